@@ -1,0 +1,39 @@
+# Every target uses the project's own virtual environment in .venv (created on demand).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PYTEST := $(BIN)/python -m pytest
+
+.PHONY: install dev run test lint bench snapshots e2e clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+install: $(BIN)/python          ## the gpuctl command alone
+	$(BIN)/pip install -q .
+
+dev: $(BIN)/python              ## editable install with the test and lint tools
+	$(BIN)/pip install -q -e '.[test]'
+
+run: install                    ## render every bundled example
+	$(BIN)/gpuctl render -f examples/
+
+test: dev
+	$(PYTEST) -n auto
+
+lint: dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: dev                      ## speed targets; a report, not a test
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+snapshots: dev                  ## rewrite the syrupy snapshots; read the diff before committing
+	$(PYTEST) --snapshot-update tests/core
+
+e2e: dev                        ## the cluster scenarios against the real cluster in KUBECONFIG
+	GPUCTL_E2E=1 $(PYTEST) -m e2e
+
+clean:
+	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache

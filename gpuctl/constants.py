@@ -1,0 +1,101 @@
+"""Every label key, prefix, default and status word gpuctl uses (seed 000, "Constants File")."""
+
+from __future__ import annotations
+
+from typing import Final
+
+SPEC_VERSIONS: Final = ("v0.1",)
+
+# Label keys. Workload labels use the runwhere.ai/ domain; node labels written by
+# `gpuctl label node` must use g8s.host/ (seed 004).
+LABEL_DOMAIN: Final = "runwhere.ai/"
+USER_NODE_LABEL_PREFIX: Final = "g8s.host/"
+
+
+class Labels:
+    JOB_TYPE: Final = "runwhere.ai/job-type"
+    PRIORITY: Final = "runwhere.ai/priority"
+    POOL: Final = "runwhere.ai/pool"
+    NAMESPACE: Final = "runwhere.ai/namespace"
+    GPU_TYPE: Final = "runwhere.ai/gpu-type"
+    GPU_TYPE_USER: Final = "g8s.host/gpu-type"
+    APP: Final = "app"
+    JOB_NAME: Final = "job-name"  # set on training pods by the Job controller
+    MANAGED_BY: Final = "app.kubernetes.io/managed-by"
+
+
+MANAGED_BY_VALUE: Final = "gpuctl"
+
+# Both node labels name a GPU model; placement and `get nodes --gpu-type` honour either.
+GPU_TYPE_NODE_LABELS: Final = (Labels.GPU_TYPE, Labels.GPU_TYPE_USER)
+
+# Extended resources.
+GPU_RESOURCE: Final = "nvidia.com/gpu"
+GPU_SHARE_RESOURCE: Final = "aliyun.com/gpu-mem"  # GPU-share device plugin, in GiB
+
+DEFAULT_NAMESPACE: Final = "default"
+DEFAULT_POOL: Final = "default"
+DEFAULT_PRIORITY: Final = "medium"
+PRIORITIES: Final = ("high", "medium", "low")
+PRIORITY_CLASS_PREFIX: Final = "gpuctl-"
+# PriorityClass values for `gpuctl priority-classes`; far below system-cluster-critical (2e9).
+PRIORITY_CLASS_VALUES: Final = {"high": 1000, "medium": 500, "low": 100}
+
+SYSTEM_NAMESPACE: Final = "gpuctl-system"  # where pool records (ConfigMaps) live
+SERVICE_PREFIX: Final = "svc-"
+POOL_CONFIGMAP_PREFIX: Final = "pool-"
+
+# Distributed training rendezvous (torchrun / DeepSpeed conventions).
+MASTER_PORT: Final = 29500
+NCCL_SOCKET_IFNAME: Final = "eth0"
+JOB_COMPLETION_INDEX_ANNOTATION: Final = "batch.kubernetes.io/job-completion-index"
+
+# Inference autoscaling metric, served per pod by the NVIDIA DCGM exporter through an adapter.
+GPU_UTILIZATION_METRIC: Final = "DCGM_FI_DEV_GPU_UTIL"
+
+# Apply bookkeeping: a hash of the rendered object, written at creation.
+ANNOTATION_PREFIX: Final = "gpuctl.runwhere.ai/"
+RENDER_HASH_ANNOTATION: Final = "gpuctl.runwhere.ai/render-hash"
+
+# Order in which objects are printed and created: a namespace before what lives in it, config
+# and services before the workloads that use them (Helm's install order, trimmed to our kinds).
+INSTALL_ORDER: Final = (
+    "Namespace",
+    "PriorityClass",
+    "ResourceQuota",
+    "ConfigMap",
+    "Secret",
+    "Service",
+    "StatefulSet",
+    "Deployment",
+    "Job",
+    "HorizontalPodAutoscaler",
+)
+
+# Container waiting reasons in words an ML engineer reads (seed 000, CONTAINER_WAITING_REASONS).
+CONTAINER_WAITING_REASONS: Final = {
+    "ContainerCreating": "Starting",
+    "PodInitializing": "Starting",
+    "ErrImagePull": "Image pull failed",
+    "ImagePullBackOff": "Image pull failed",
+    "InvalidImageName": "Invalid image name",
+    "CrashLoopBackOff": "Crashing (restarting)",
+    "CreateContainerConfigError": "Config error",
+    "CreateContainerError": "Container create failed",
+    "RunContainerError": "Container start failed",
+}
+
+
+# Job status words (seed 000, "Status Calculation Rules"; SPEC §7).
+class Status:
+    SUCCEEDED: Final = "Succeeded"
+    FAILED: Final = "Failed"
+    RUNNING: Final = "Running"
+    PARTIALLY_RUNNING: Final = "Partially Running"
+    PAUSED: Final = "Paused"
+    PENDING: Final = "Pending"
+
+
+# Input limits that keep hostile files from exhausting time or memory.
+MAX_FILE_BYTES: Final = 8 * 1024 * 1024
+MAX_YAML_NODES: Final = 200_000  # counted with aliases expanded (alias bombs)

@@ -1,0 +1,280 @@
+"""User YAML in, plain data out, with the line and column of every key and value kept.
+
+PyYAML's C parser composes the node tree (fast); we build the data ourselves from the nodes so
+that positions are recorded in the same pass and hostile input stays bounded: alias expansion
+is counted (alias bombs), files have a size cap, and timestamps stay the text the user wrote.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuctl.constants import MAX_FILE_BYTES, MAX_YAML_NODES
+from gpuctl.errors import Problem, SpecError
+
+Path_ = tuple[str | int, ...]
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_YAML_EXTENSIONS = (".yaml", ".yml")
+# Scalars that map onto JSON; anything else (!!binary, !!set, custom tags) is refused.
+_PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float"))
+
+
+@dataclass
+class Document:
+    """One YAML document of a user's file."""
+
+    source: str  # the file name as the user gave it, or <stdin>
+    index: int  # 0-based position of the document in its file
+    line: int  # 1-based line where the document starts
+    data: Any
+    # path -> (line, column), 1-based: where each value starts, and where each mapping key is.
+    values: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    # The text the user wrote for every scalar that YAML did not read as a string ("0755").
+    raw: dict[Path_, str] = field(default_factory=dict)
+
+    def position(self, path: Path_, *, key: bool = False) -> tuple[int, int]:
+        """The closest known position for `path`: the field itself, else its nearest parent."""
+        table = self.keys if key else self.values
+        if path in table:
+            return table[path]
+        for end in range(len(path) - 1, -1, -1):
+            if path[:end] in self.values:
+                return self.values[path[:end]]
+        return (self.line, 1)
+
+    def problem(self, path: Path_, message: str, hint: str = "", *, key: bool = False) -> Problem:
+        line, column = self.position(path, key=key)
+        return Problem(self.source, line, column, dotted(path), message, hint)
+
+
+def dotted(path: Path_) -> str:
+    """`("storage", "workdirs", 0, "path")` -> `storage.workdirs[0].path`."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def expand_paths(paths: Sequence[str]) -> list[str]:
+    """`-f` arguments as kubectl reads them: files, directories (their *.yaml/*.yml, sorted), -."""
+    files: list[str] = []
+    problems: list[Problem] = []
+    for given in paths:
+        if given == STDIN:
+            files.append(STDIN)
+            continue
+        path = Path(given)
+        if path.is_dir():
+            found = sorted(
+                str(p) for p in path.iterdir() if p.suffix in _YAML_EXTENSIONS and p.is_file()
+            )
+            if not found:
+                problems.append(
+                    Problem(given, None, None, "", "no *.yaml or *.yml files in this directory")
+                )
+            files.extend(found)
+        elif path.exists():
+            files.append(given)
+        else:
+            problems.append(Problem(given, None, None, "", "no such file or directory"))
+    if problems:
+        raise SpecError(problems)
+    return files
+
+
+def load_files(paths: Sequence[str]) -> list[Document]:
+    """Every document of every file; all files' problems are reported together."""
+    documents: list[Document] = []
+    problems: list[Problem] = []
+    for name in expand_paths(paths):
+        try:
+            documents.extend(load_text(display_name(name), read_text(name)))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    return documents
+
+
+def display_name(name: str) -> str:
+    return STDIN_NAME if name == STDIN else name
+
+
+def read_text(name: str) -> str:
+    """The file as text: size-capped, UTF-8 (a BOM is allowed), binary junk refused."""
+    shown = display_name(name)
+    try:
+        if name == STDIN:
+            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        else:
+            with open(name, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise SpecError([Problem(shown, None, None, "", f"cannot read: {exc.strerror}")]) from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise SpecError(
+            [Problem(shown, None, None, "", f"file is larger than {MAX_FILE_BYTES} bytes")]
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SpecError(
+            [
+                Problem(
+                    shown,
+                    line,
+                    None,
+                    "",
+                    f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                    "is this a binary file?",
+                )
+            ]
+        ) from exc
+
+
+def load_text(source: str, text: str) -> list[Document]:
+    """Parse every document of one file; empty documents are skipped, as kubectl does."""
+    loader = yaml.CSafeLoader(text)
+    documents: list[Document] = []
+    try:
+        index = 0
+        while loader.check_node():
+            node = loader.get_node()
+            if node is not None and not _is_empty(node):
+                documents.append(_build(source, index, node, loader))
+            index += 1
+    except yaml.MarkedYAMLError as exc:
+        raise SpecError([_yaml_problem(source, exc)]) from exc
+    except yaml.YAMLError as exc:  # errors without a position (e.g. reader errors)
+        raise SpecError([Problem(source, None, None, "", f"invalid YAML: {exc}")]) from exc
+    finally:
+        loader.dispose()
+    if not documents:
+        raise SpecError(
+            [Problem(source, 1, 1, "", "file is empty", "expected a gpuctl spec: kind, version, …")]
+        )
+    return documents
+
+
+def _is_empty(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+def _yaml_problem(source: str, exc: yaml.MarkedYAMLError) -> Problem:
+    mark = exc.problem_mark or exc.context_mark
+    message = exc.problem or "invalid YAML"
+    if "special characters are not allowed" in message or "unacceptable character" in message:
+        return Problem(
+            source,
+            mark.line + 1 if mark else None,
+            mark.column + 1 if mark else None,
+            "",
+            f"invalid YAML: {message}",
+            "is this a binary file?",
+        )
+    hint = f"{exc.context}" if exc.context else ""
+    if hint and exc.context_mark is not None and exc.context_mark is not mark:
+        hint += f" at line {exc.context_mark.line + 1}"
+    return Problem(
+        source,
+        mark.line + 1 if mark else None,
+        mark.column + 1 if mark else None,
+        "",
+        f"invalid YAML: {message}",
+        hint,
+    )
+
+
+class _Builder:
+    """Turns a composed node tree into data, recording positions, with a node budget."""
+
+    def __init__(self, document: Document, loader: yaml.CSafeLoader) -> None:
+        self.document = document
+        self.loader = loader
+        self.budget = MAX_YAML_NODES
+        self.constructors = loader.yaml_constructors
+
+    def build(self, node: yaml.Node, path: Path_) -> Any:
+        self.budget -= 1
+        if self.budget < 0:
+            raise SpecError(
+                [
+                    self.document.problem(
+                        path,
+                        f"document expands to more than {MAX_YAML_NODES} values",
+                        "too many YAML aliases (an alias bomb?)",
+                    )
+                ]
+            )
+        mark = node.start_mark
+        self.document.values[path] = (mark.line + 1, mark.column + 1)
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)
+        return self._scalar(node, path)
+
+    def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict[Any, Any]:
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                raise SpecError(
+                    [self.document.problem(path, "YAML merge keys (<<) are not supported")]
+                )
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise SpecError(
+                    [self.document.problem(path, "a mapping key must be a plain value")]
+                )
+            key = key_node.value if key_node.tag == _STR else self._scalar(key_node, path)
+            if isinstance(key, bool | float) or key is None:
+                key = key_node.value  # `yes:`/`1.5:`/`null:` as keys mean their text
+            child = (*path, key)
+            mark = key_node.start_mark
+            if key in result:
+                raise SpecError(
+                    [
+                        Problem(
+                            self.document.source,
+                            mark.line + 1,
+                            mark.column + 1,
+                            dotted(child),
+                            "duplicate key",
+                            "each key may appear once in a mapping",
+                        )
+                    ]
+                )
+            self.document.keys[child] = (mark.line + 1, mark.column + 1)
+            result[key] = self.build(value_node, child)
+        return result
+
+    def _scalar(self, node: yaml.ScalarNode, path: Path_) -> Any:
+        if node.tag == _STR:
+            return node.value
+        self.document.raw[path] = node.value
+        if node.tag == "tag:yaml.org,2002:timestamp":
+            return node.value  # keep what the user wrote; JSON has no dates
+        constructor = self.constructors.get(node.tag) if node.tag in _PLAIN_TAGS else None
+        if constructor is None:
+            raise SpecError(
+                [self.document.problem(path, f"unsupported YAML tag {node.tag}", "remove the tag")]
+            )
+        return constructor(self.loader, node)
+
+
+def _build(source: str, index: int, node: yaml.Node, loader: yaml.CSafeLoader) -> Document:
+    document = Document(source, index, node.start_mark.line + 1, None)
+    document.data = _Builder(document, loader).build(node, ())
+    return document

@@ -1,0 +1,279 @@
+"""The pure part of gpuctl: user files in, checked Kubernetes objects out. No cluster, ever.
+
+load (line numbers kept) -> kind lookup -> JSON Schema check -> defaults -> template context
+(kinds.py) -> Jinja templates -> parsed back and checked -> sorted in install order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import jinja2
+import yaml
+
+from gpuctl import constants as c
+from gpuctl import kinds, schema
+from gpuctl.document import Document, load_files
+from gpuctl.errors import Problem, RenderError, SpecError
+from gpuctl.kinds import Kind, Options
+from gpuctl.resources import templates_dir
+
+TEMPLATE_SUFFIX = ".yaml.j2"
+_DOCUMENT_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
+# Characters YAML will not take raw inside a double-quoted scalar: non-printables (C1 controls,
+# DEL, BOM, non-characters, surrogates) and the Unicode line breaks YAML would fold.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+
+
+class Quoted(str):
+    """Text already made safe to stand as one YAML scalar."""
+
+
+def quote(value: Any) -> Quoted:
+    """The `q` filter: any value as a YAML scalar that cannot reshape the document."""
+    if value is None or isinstance(value, bool | int | float):
+        return Quoted(json.dumps(value))
+    text = json.dumps(str(value), ensure_ascii=False)
+    return Quoted(_YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+def _require_quoted(value: Any) -> Any:
+    """Jinja `finalize`: a template may print only values that went through `| q`."""
+    if isinstance(value, Quoted):
+        return value
+    raise RenderError(f"a template printed {value!r} without the q filter (gpuctl bug)")
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+        finalize=_require_quoted,
+    )
+    env.filters["q"] = quote
+    return env
+
+
+@cache
+def template_names(kind: Kind) -> tuple[str, ...]:
+    folder = templates_dir() / kind.template_folder
+    return tuple(
+        f"{kind.template_folder}/{path.name}"
+        for path in sorted(folder.iterdir())
+        if path.name.endswith(TEMPLATE_SUFFIX)
+    )
+
+
+@dataclass
+class Manifest:
+    """One rendered Kubernetes object, the text it was rendered as, and the spec it came from."""
+
+    obj: dict[str, Any]
+    text: str
+    document: Document
+    template: str
+
+    @property
+    def kind(self) -> str:
+        return str(self.obj["kind"])
+
+    @property
+    def name(self) -> str:
+        return str(self.obj["metadata"]["name"])
+
+    @property
+    def namespace(self) -> str:
+        return str(self.obj["metadata"].get("namespace", ""))
+
+    @property
+    def group(self) -> str:
+        api_version = str(self.obj["apiVersion"])
+        return api_version.split("/", 1)[0] if "/" in api_version else ""
+
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        """(namespace, group, kind, name): what makes an object the same object."""
+        return (self.namespace, self.group, self.kind, self.name)
+
+    @property
+    def ref(self) -> str:
+        """kubectl's way to name it: `job.batch/qwen2`, `service/svc-x`."""
+        resource = self.kind.lower() + (f".{self.group}" if self.group else "")
+        return f"{resource}/{self.name}"
+
+
+@dataclass
+class Spec:
+    """A user document that passed its schema: its kind and its defaulted data."""
+
+    document: Document
+    kind: Kind
+    data: dict[str, Any]
+
+
+def check_documents(documents: Sequence[Document]) -> list[Spec]:
+    """Kind lookup, schema check and defaults for every document; all problems at once."""
+    specs: list[Spec] = []
+    problems: list[Problem] = []
+    for document in documents:
+        kind, kind_problems = _kind_of(document)
+        problems += kind_problems
+        if kind is None:
+            continue
+        schema_problems = schema.check(kind.schema, document)
+        if schema_problems:
+            problems += schema_problems
+            continue
+        specs.append(Spec(document, kind, schema.fill_defaults(kind.schema, document.data)))
+    if problems:
+        raise SpecError(problems)
+    return specs
+
+
+def _kind_of(document: Document) -> tuple[Kind | None, list[Problem]]:
+    data = document.data
+    if not isinstance(data, dict):
+        got = "a list" if isinstance(data, list) else f"{data!r}"
+        return None, [document.problem((), f"expected a mapping (kind: …, version: …), got {got}")]
+    options = kinds.spellings()
+    if "kind" not in data:
+        return None, [
+            document.problem(
+                ("kind",), "required field is missing", f"one of: {', '.join(options)}"
+            )
+        ]
+    spelling = data["kind"]
+    kind = kinds.lookup(spelling) if isinstance(spelling, str) else None
+    if kind is None:
+        hint = schema.did_you_mean(str(spelling), options)
+        return None, [document.problem(("kind",), f"unknown kind {spelling!r}", hint)]
+    return kind, []
+
+
+def render_spec(spec: Spec, options: Options) -> list[Manifest]:
+    """The objects for one spec, each parsed back from the rendered text and checked."""
+    context, problems = spec.kind.build(spec.document, spec.data, options)
+    if problems:
+        raise SpecError(problems)
+    env = environment()
+    manifests = []
+    for name in template_names(spec.kind):
+        manifests += _parse(env.get_template(name).render(context), name, spec.document)
+    return manifests
+
+
+def _parse(text: str, template: str, document: Document) -> list[Manifest]:
+    """Split a template's output into objects, parse each back at once and check it."""
+    manifests = []
+    for piece in _DOCUMENT_SEPARATOR.split(text):
+        if not piece.strip():
+            continue
+        obj = yaml.load(piece, Loader=yaml.CSafeLoader)
+        if obj is None:  # only comments: a template that chose to render nothing
+            continue
+        _check_object(obj, template)
+        manifests.append(Manifest(obj, piece.lstrip("\n"), document, template))
+    return manifests
+
+
+def _check_object(obj: Any, template: str) -> None:
+    """What every object we print must have; anything else is a template bug."""
+    if not isinstance(obj, dict):
+        raise RenderError(f"{template} rendered {type(obj).__name__}, not an object")
+    metadata = obj.get("metadata")
+    ok = (
+        isinstance(obj.get("apiVersion"), str)
+        and isinstance(obj.get("kind"), str)
+        and isinstance(metadata, dict)
+        and isinstance(metadata.get("name"), str)
+        and (metadata.get("labels") or {}).get(c.Labels.MANAGED_BY) == c.MANAGED_BY_VALUE
+    )
+    if not ok:
+        raise RenderError(
+            f"{template} rendered an object without apiVersion, kind, metadata.name or the "
+            f"{c.Labels.MANAGED_BY} label"
+        )
+
+
+def render(paths: Sequence[str], options: Options | None = None) -> list[Manifest]:
+    """Every object the files describe, in install order (namespaces first)."""
+    return render_documents(load_files(paths), options or Options())
+
+
+def render_documents(documents: Sequence[Document], options: Options) -> list[Manifest]:
+    specs = check_documents(documents)
+    manifests: list[Manifest] = []
+    problems: list[Problem] = []
+    for spec in specs:
+        try:
+            manifests += render_spec(spec, options)
+        except SpecError as exc:
+            problems += exc.problems
+    if problems:
+        raise SpecError(problems)
+    order = {kind: index for index, kind in enumerate(c.INSTALL_ORDER)}
+    return sorted(_unique(manifests), key=lambda m: order.get(m.kind, len(order)))
+
+
+def _unique(manifests: list[Manifest]) -> list[Manifest]:
+    """Two specs must not render the same object. Namespaces are the exception: two quota or
+    pool files may well share one, and it is kept once."""
+    seen: dict[tuple[str, str, str, str], Manifest] = {}
+    result = []
+    problems = []
+    for manifest in manifests:
+        first = seen.setdefault(manifest.identity, manifest)
+        if first is manifest:
+            result.append(manifest)
+        elif manifest.kind != "Namespace":
+            problems.append(
+                manifest.document.problem(
+                    (),
+                    f"{manifest.ref} in namespace {manifest.namespace or '(cluster)'} is also "
+                    f"rendered by {first.document.source}:{first.document.line}",
+                    "give each job its own name",
+                )
+            )
+    if problems:
+        raise SpecError(problems)
+    return result
+
+
+def to_yaml(manifests: Sequence[Manifest]) -> str:
+    return "---\n".join(m.text if m.text.endswith("\n") else m.text + "\n" for m in manifests)
+
+
+def to_json(manifests: Sequence[Manifest]) -> str:
+    items = [m.obj for m in manifests]
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2) + "\n"
+
+
+PRIORITY_CLASSES_TEMPLATE = "_shared/priority-classes.yaml.j2"
+
+
+def render_priority_classes() -> list[Manifest]:
+    """The PriorityClasses gpuctl-high/-medium/-low that `--priority-classes` refers to."""
+    context = {
+        "classes": [
+            {
+                "name": c.PRIORITY_CLASS_PREFIX + priority,
+                "value": value,
+                "description": f"gpuctl jobs with priority: {priority}",
+            }
+            for priority, value in c.PRIORITY_CLASS_VALUES.items()
+        ],
+        "labels": {c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
+    }
+    text = environment().get_template(PRIORITY_CLASSES_TEMPLATE).render(context)
+    origin = Document("<priority-classes>", 0, 1, None)
+    return _parse(text, PRIORITY_CLASSES_TEMPLATE, origin)

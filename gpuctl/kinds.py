@@ -1,0 +1,255 @@
+"""The registry of kinds: the one place that knows which kinds exist.
+
+A kind is a schema in schemas/, a folder in templates/ and one entry in KINDS. Nothing else in
+gpuctl branches on a kind's name; what differs between kinds is data here or in the templates.
+The builders turn a validated, defaulted spec into the template context (derived values only:
+no YAML is written here).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gpuctl import constants as c
+from gpuctl.constants import Labels
+from gpuctl.document import Document, Path_
+from gpuctl.errors import Problem
+
+
+@dataclass(frozen=True)
+class Options:
+    """Choices made on the command line that change what is rendered."""
+
+    namespace: str | None = None  # -n/--namespace: wins over job.namespace
+    priority_classes: bool = False  # set priorityClassName gpuctl-<priority>
+
+
+Builder = Callable[[Document, dict[str, Any], Options], tuple[dict[str, Any], list[Problem]]]
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    summary: str
+    build: Builder  # spec (validated, defaulted) -> (template context, problems)
+    spellings: tuple[str, ...] = ()  # other values of `kind:` accepted for this kind
+
+    @property
+    def schema(self) -> str:
+        return f"{self.name}.json"
+
+    @property
+    def template_folder(self) -> str:
+        return self.name
+
+
+# ---------------------------------------------------------------------------- builders
+
+
+def quantity(value: int | float | str) -> str:
+    """A number from YAML as the Kubernetes quantity text (`8`, `0.5`); strings pass through."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _duplicates(document: Document, items: list[Any], field: str, base: Path_) -> list[Problem]:
+    seen: dict[Any, int] = {}
+    problems = []
+    for index, item in enumerate(items):
+        value = item.get(field)
+        if value in seen:
+            problems.append(
+                document.problem(
+                    (*base, index, field),
+                    f"duplicate {value!r}",
+                    f"already given at {base[-1]}[{seen[value]}]",
+                )
+            )
+        else:
+            seen[value] = index
+    return problems
+
+
+def _workload(kind: str) -> Builder:
+    """The builder shared by the four workload kinds (training, inference, notebook, compute)."""
+
+    def build(
+        document: Document, spec: dict[str, Any], options: Options
+    ) -> tuple[dict[str, Any], list[Problem]]:
+        job, env_spec, res = spec["job"], spec["environment"], spec["resources"]
+        service = spec.get("service", {})
+        problems: list[Problem] = []
+        name = job["name"]
+        namespace = options.namespace or job.get("namespace") or c.DEFAULT_NAMESPACE
+
+        env_items = env_spec.get("env", [])
+        problems += _duplicates(document, env_items, "name", ("environment", "env"))
+        env = []
+        for index, item in enumerate(env_items):
+            value = item.get("value", "")
+            if not isinstance(value, str):  # numbers and booleans: the text the user wrote
+                value = document.raw.get(("environment", "env", index, "value"), str(value))
+            env.append({"name": item["name"], "value": value})
+
+        workdirs = spec.get("storage", {}).get("workdirs", [])
+        problems += _duplicates(document, workdirs, "path", ("storage", "workdirs"))
+
+        autoscaling = service.get("autoscaling")
+        if autoscaling and autoscaling["min_replicas"] > autoscaling["max_replicas"]:
+            problems.append(
+                document.problem(
+                    ("service", "autoscaling", "min_replicas"),
+                    f"min_replicas ({autoscaling['min_replicas']}) is above max_replicas "
+                    f"({autoscaling['max_replicas']})",
+                )
+            )
+
+        gpu = res.get("gpu", 0)
+        resources = {"cpu": quantity(res["cpu"]), "memory": quantity(res["memory"])}
+        if gpu > 0:
+            resources[c.GPU_RESOURCE] = str(gpu)
+        if "gpu-share" in res:
+            resources[c.GPU_SHARE_RESOURCE] = res["gpu-share"].removesuffix("Gi")
+
+        labels = {
+            Labels.JOB_TYPE: kind,
+            Labels.PRIORITY: job["priority"],
+            Labels.POOL: res["pool"],
+            Labels.NAMESPACE: namespace,
+        }
+        node_count = res.get("node_count", 1)
+        context: dict[str, Any] = {
+            "name": name,
+            "namespace": namespace,
+            "service_name": c.SERVICE_PREFIX + name,
+            "description": job.get("description", ""),
+            "labels": {**labels, Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
+            "app_label": Labels.APP,
+            "job_name_label": Labels.JOB_NAME,
+            "description_annotation": c.ANNOTATION_PREFIX + "description",
+            "image": env_spec["image"],
+            "image_pull_secret": env_spec.get("imagePullSecret"),
+            "command": env_spec.get("command", []),
+            "args": env_spec.get("args", []),
+            "env": env,
+            "resources": resources,
+            "pool_selector": ({Labels.POOL: res["pool"]} if res["pool"] != c.DEFAULT_POOL else {}),
+            "gpu_type": res.get("gpu-type"),
+            "gpu_type_labels": list(c.GPU_TYPE_NODE_LABELS),
+            "workdirs": [
+                {"name": f"workdir-{i}", "path": w["path"]} for i, w in enumerate(workdirs)
+            ],
+            "priority_class": (
+                c.PRIORITY_CLASS_PREFIX + job["priority"] if options.priority_classes else None
+            ),
+            "replicas": service.get("replicas", 1),
+            "port": service.get("port"),
+            "health_check": service.get("health_check"),
+            "autoscaling": autoscaling,
+            "gpu_metric": c.GPU_UTILIZATION_METRIC,
+            "node_count": node_count,
+            "distributed": node_count > 1,
+            "rendezvous": {
+                "MASTER_ADDR": f"{name}-0.{name}",
+                "MASTER_PORT": str(c.MASTER_PORT),
+                "WORLD_SIZE": str(node_count),
+                "NPROC_PER_NODE": str(max(gpu, 1)),
+                "NCCL_SOCKET_IFNAME": c.NCCL_SOCKET_IFNAME,
+            },
+            "completion_index_field": (
+                f"metadata.annotations['{c.JOB_COMPLETION_INDEX_ANNOTATION}']"
+            ),
+        }
+        return context, problems
+
+    return build
+
+
+def _pool(
+    document: Document, spec: dict[str, Any], options: Options
+) -> tuple[dict[str, Any], list[Problem]]:
+    meta = spec.get("metadata") or spec["pool"]  # kind: resource names the pool under pool:
+    nodes = {name: (node or {}).get("gpu-type") for name, node in spec["nodes"].items()}
+    record = {"name": meta["name"], "description": meta.get("description", ""), "nodes": nodes}
+    context = {
+        "name": meta["name"],
+        "namespace": c.SYSTEM_NAMESPACE,
+        "configmap_name": c.POOL_CONFIGMAP_PREFIX + meta["name"],
+        "description": meta.get("description", ""),
+        "nodes_json": json.dumps(nodes, sort_keys=True),
+        "record": record,
+        "labels": {Labels.POOL: meta["name"], Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
+        "namespace_labels": {Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
+    }
+    return context, []
+
+
+def _quota(
+    document: Document, spec: dict[str, Any], options: Options
+) -> tuple[dict[str, Any], list[Problem]]:
+    users = []
+    for user, limits in spec["users"].items():
+        hard: dict[str, str] = {}
+        if "cpu" in limits:
+            hard["requests.cpu"] = hard["limits.cpu"] = quantity(limits["cpu"])
+        if "memory" in limits:
+            hard["requests.memory"] = hard["limits.memory"] = quantity(limits["memory"])
+        if "gpu" in limits:  # 0 is a hard limit of none, not "unlimited"
+            hard[f"requests.{c.GPU_RESOURCE}"] = str(limits["gpu"])
+        users.append({"namespace": user, "hard": hard})
+    context = {
+        "name": spec["metadata"]["name"],
+        "description": spec["metadata"].get("description", ""),
+        "description_annotation": c.ANNOTATION_PREFIX + "description",
+        "users": users,
+        "labels": {Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
+    }
+    return context, []
+
+
+KINDS: dict[str, Kind] = {
+    kind.name: kind
+    for kind in (
+        Kind(
+            "training",
+            "a training run: a Job (Indexed, with rendezvous, over several nodes)",
+            _workload("training"),
+        ),
+        Kind(
+            "inference",
+            "an inference service: Deployment + NodePort Service (+ HPA)",
+            _workload("inference"),
+        ),
+        Kind(
+            "notebook", "a notebook: StatefulSet of one + NodePort Service", _workload("notebook")
+        ),
+        Kind("compute", "a CPU service: Deployment + NodePort Service", _workload("compute")),
+        Kind(
+            "pool",
+            "a resource pool: a record of its nodes and their GPU types",
+            _pool,
+            spellings=("resource",),
+        ),
+        Kind("quota", "a team quota: per user a Namespace and a ResourceQuota", _quota),
+    )
+}
+
+
+def lookup(spelling: str) -> Kind | None:
+    """The kind written as `spelling` in a file's `kind:` field."""
+    if spelling in KINDS:
+        return KINDS[spelling]
+    for kind in KINDS.values():
+        if spelling in kind.spellings:
+            return kind
+    return None
+
+
+def spellings() -> list[str]:
+    return [spelling for kind in KINDS.values() for spelling in (kind.name, *kind.spellings)]

@@ -14,13 +14,19 @@ from typing import Any
 import click
 
 from gpuctl import __version__
-from gpuctl.errors import GpuctlError
+from gpuctl.errors import GpuctlError, SpecError
 
 
 class LazyGroup(click.Group):
-    """A group whose subcommands live in other modules and are imported only when run."""
+    """A group whose subcommands live in other modules and are imported only when run.
 
-    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+    `lazy` maps a command name to ("module:attribute", one-line help); the help is given here
+    so that `gpuctl --help` lists the command without importing it.
+    """
+
+    def __init__(
+        self, *args: Any, lazy: dict[str, tuple[str, str]] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = lazy or {}
 
@@ -29,11 +35,24 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.lazy:
-            module_name, attr = self.lazy[cmd_name].split(":")
+            module_name, attr = self.lazy[cmd_name][0].split(":")
             command = getattr(importlib.import_module(module_name), attr)
             assert isinstance(command, click.Command)
             return command
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [
+            (name, self.lazy[name][1] if name in self.lazy else self._short_help(ctx, name))
+            for name in self.list_commands(ctx)
+        ]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def _short_help(self, ctx: click.Context, name: str) -> str:
+        command = super().get_command(ctx, name)
+        return command.get_short_help_str(limit=80) if command else ""
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -42,7 +61,12 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 @click.group(
     cls=LazyGroup,
     context_settings=CONTEXT_SETTINGS,
-    lazy={"sandbox": "gpuctl.sandbox.cli:sandbox"},
+    lazy={
+        "sandbox": (
+            "gpuctl.sandbox.cli:sandbox",
+            "Run a simulated GPU cluster to try gpuctl and kubectl without one.",
+        ),
+    },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")
 def cli() -> None:
@@ -191,10 +215,15 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:  # `gpuctl render | head`: the reader left, that is fine
         _silence_stdout()
         sys.exit(0)
+    except SpecError as exc:  # each problem is already one line that starts with FILE:LINE
+        if debug:
+            raise
+        click.echo(str(exc), err=True)
+        sys.exit(exc.exit_code)
     except GpuctlError as exc:
         if debug:
             raise
-        click.echo(str(exc) if _starts_with_location(str(exc)) else f"error: {exc}", err=True)
+        click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
     except Exception as exc:  # a bug in gpuctl: still one line, the traceback on request
         if debug:
@@ -206,12 +235,6 @@ def main(argv: list[str] | None = None) -> None:
         )
         sys.exit(1)
     sys.exit(result if isinstance(result, int) else 0)
-
-
-def _starts_with_location(message: str) -> bool:
-    """Spec problems already begin with FILE:LINE: and need no `error:` prefix."""
-    first = message.split(" ", 1)[0]
-    return first.endswith(":") and first.count(":") >= 2
 
 
 def _silence_stdout() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -64,7 +65,26 @@ def _full_validator(name: str) -> Any:
         _BASE + COMMON, Resource.from_contents(load(COMMON))
     )
     schema = {**load(name), "$id": _BASE + name}
-    return jsonschema.Draft202012Validator(schema, registry=registry)
+    validator_class = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        jsonschema.Draft202012Validator, {"pattern": _ecma_pattern}
+    )
+    return validator_class(schema, registry=registry)
+
+
+def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    """`pattern` as ECMA-262 (and jsonschema-rs) read it: a final `$` is the end of the text.
+
+    Python's `$` also matches before a trailing newline, so "img\n" would pass here and fail
+    the fast validator; both must agree on every input.
+    """
+    import jsonschema
+
+    if not isinstance(instance, str):
+        return
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    if not re.search(pattern, instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def check(name: str, document: Document) -> list[Problem]:

@@ -1,0 +1,151 @@
+"""The offline commands through the installed `gpuctl` entry point, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import yaml
+
+from gpuctl import __version__
+
+from .conftest import EXAMPLES, GPUCTL, REPO, run_gpuctl
+
+TRAINING = str(EXAMPLES / "training.yaml")
+
+
+def test_render_prints_multi_document_yaml() -> None:
+    done = run_gpuctl("render", "-f", TRAINING)
+    assert done.returncode == 0, done.stderr
+    objects = list(yaml.safe_load_all(done.stdout))
+    assert [o["kind"] for o in objects] == ["Job"]
+    assert done.stderr == ""
+
+
+def test_render_takes_directories_repeated_files_and_stdin() -> None:
+    whole = run_gpuctl("render", "-f", str(EXAMPLES))
+    assert whole.returncode == 0, whole.stderr
+    kinds = [o["kind"] for o in yaml.safe_load_all(whole.stdout)]
+    assert kinds[0] == "Namespace" and "StatefulSet" in kinds and "ResourceQuota" in kinds
+
+    text = (EXAMPLES / "inference.yaml").read_text()
+    piped = run_gpuctl("render", "-f", TRAINING, "-f", "-", stdin=text)
+    assert piped.returncode == 0, piped.stderr
+    assert {o["kind"] for o in yaml.safe_load_all(piped.stdout)} == {"Job", "Deployment", "Service"}
+
+
+def test_render_json_is_one_list() -> None:
+    done = run_gpuctl("render", "-o", "json", "-f", str(EXAMPLES / "compute.yaml"))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["kind"] == "List"
+    assert [i["kind"] for i in data["items"]] == ["Service", "Deployment"]
+
+
+def test_namespace_flag_wins_over_the_file() -> None:
+    spec = (EXAMPLES / "compute.yaml").read_text().replace("job:\n", "job:\n  namespace: team-a\n")
+    from_file = run_gpuctl("render", "-f", "-", stdin=spec)
+    flagged = run_gpuctl("render", "-n", "team-b", "-f", "-", stdin=spec)
+    assert {o["metadata"]["namespace"] for o in yaml.safe_load_all(from_file.stdout)} == {"team-a"}
+    objects = list(yaml.safe_load_all(flagged.stdout))
+    assert {o["metadata"]["namespace"] for o in objects} == {"team-b"}
+    assert objects[1]["metadata"]["labels"]["runwhere.ai/namespace"] == "team-b"
+
+
+def test_priority_classes_are_opt_in() -> None:
+    plain = yaml.safe_load(run_gpuctl("render", "-f", TRAINING).stdout)
+    assert "priorityClassName" not in plain["spec"]["template"]["spec"]
+    done = run_gpuctl("render", "--priority-classes", "-f", TRAINING)
+    job = yaml.safe_load(done.stdout)
+    assert job["spec"]["template"]["spec"]["priorityClassName"] == "gpuctl-high"
+    classes = list(yaml.safe_load_all(run_gpuctl("priority-classes").stdout))
+    names = [c["metadata"]["name"] for c in classes]
+    assert names == ["gpuctl-high", "gpuctl-medium", "gpuctl-low"]
+
+
+def test_validate_says_ok_per_file() -> None:
+    done = run_gpuctl("validate", "-f", str(EXAMPLES))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(list(EXAMPLES.glob("*.yaml")))
+    assert all(line.endswith(": ok") for line in lines)
+
+
+def test_schema_prints_a_self_contained_schema() -> None:
+    done = run_gpuctl("schema", "training")
+    assert done.returncode == 0, done.stderr
+    schema = json.loads(done.stdout)
+    assert "common.json" not in done.stdout
+    assert "node_count" in schema["$defs"]["trainingResources"]["properties"]
+    import jsonschema
+
+    jsonschema.Draft202012Validator.check_schema(schema)
+    spec = yaml.safe_load((EXAMPLES / "training.yaml").read_text())
+    jsonschema.Draft202012Validator(schema).validate(spec)
+    bad = {**spec, "resources": {**spec["resources"], "gpu_type": "x"}}
+    assert not jsonschema.Draft202012Validator(schema).is_valid(bad)
+
+
+def test_schema_of_an_unknown_kind_is_a_usage_error() -> None:
+    done = run_gpuctl("schema", "trainig")
+    assert done.returncode == 2
+    assert "did you mean 'training'" in done.stderr
+
+
+def test_version_and_help() -> None:
+    assert run_gpuctl("--version").stdout.strip() == f"gpuctl {__version__}"
+    helped = run_gpuctl("--help")
+    for command in ("render", "validate", "schema", "completion", "sandbox"):
+        assert command in helped.stdout
+
+
+def test_usage_errors_exit_2() -> None:
+    done = run_gpuctl("render")
+    assert done.returncode == 2
+    assert "Missing option '-f'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_missing_file_is_one_line() -> None:
+    done = run_gpuctl("render", "-f", "/nonexistent/x.yaml")
+    assert done.returncode == 1
+    assert done.stderr.strip() == "/nonexistent/x.yaml: no such file or directory"
+
+
+def test_shell_completion_script_and_completions() -> None:
+    script = run_gpuctl("completion", "bash")
+    assert script.returncode == 0 and "_GPUCTL_COMPLETE" in script.stdout
+    done = run_gpuctl(
+        env={"_GPUCTL_COMPLETE": "bash_complete", "COMP_WORDS": "gpuctl ren", "COMP_CWORD": "1"}
+    )
+    assert "render" in done.stdout
+
+
+def test_render_output_survives_a_closed_pipe() -> None:
+    head = subprocess.run(
+        f"{GPUCTL} render -f {EXAMPLES} | head -c 10",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "Traceback" not in head.stderr and "Broken pipe" not in head.stderr
+
+
+def test_render_does_not_import_the_kubernetes_client() -> None:
+    code = (
+        "import sys\n"
+        "from gpuctl.cli import main\n"
+        "try:\n"
+        f"    main(['render', '-f', {str(EXAMPLES)!r}, '-o', 'json'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in\n"
+        "    ('kubernetes', 'kubernetes_validate', 'jsonschema', 'gpuctl.sandbox'))\n"
+        "sys.stderr.write(repr(heavy))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert done.stderr == "[]"

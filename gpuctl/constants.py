@@ -99,3 +99,4 @@ class Status:
 # Input limits that keep hostile files from exhausting time or memory.
 MAX_FILE_BYTES: Final = 8 * 1024 * 1024
 MAX_YAML_NODES: Final = 200_000  # counted with aliases expanded (alias bombs)
+MAX_YAML_DEPTH: Final = 64  # no spec nests deeper than ~6; this stops stack exhaustion

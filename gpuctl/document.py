@@ -7,6 +7,8 @@ is counted (alias bombs), files have a size cap, and timestamps stay the text th
 
 from __future__ import annotations
 
+import codecs
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from gpuctl.constants import MAX_FILE_BYTES, MAX_YAML_NODES
+from gpuctl.constants import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 from gpuctl.errors import Problem, SpecError
 
 Path_ = tuple[str | int, ...]
@@ -26,6 +28,11 @@ _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 _YAML_EXTENSIONS = (".yaml", ".yml")
 # Scalars that map onto JSON; anything else (!!binary, !!set, custom tags) is refused.
+_COLLECTION_TAGS = frozenset(("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"))
+# Everything YAML treats as printable; anything else in a spec is binary junk or a paste error.
+_NON_PRINTABLE = re.compile(
+    "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
 _PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float"))
 
 
@@ -53,8 +60,20 @@ class Document:
                 return self.values[path[:end]]
         return (self.line, 1)
 
-    def problem(self, path: Path_, message: str, hint: str = "", *, key: bool = False) -> Problem:
-        line, column = self.position(path, key=key)
+    def problem(
+        self,
+        path: Path_,
+        message: str,
+        hint: str = "",
+        *,
+        key: bool = False,
+        at: Path_ | None = None,
+    ) -> Problem:
+        """A problem with `path`, placed at `path` itself (its key when `key`), or at `at`."""
+        if at is not None:
+            line, column = self.keys.get(at) or self.position(at)
+        else:
+            line, column = self.position(path, key=key)
         return Problem(self.source, line, column, dotted(path), message, hint)
 
 
@@ -126,8 +145,10 @@ def read_text(name: str) -> str:
         raise SpecError(
             [Problem(shown, None, None, "", f"file is larger than {MAX_FILE_BYTES} bytes")]
         )
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or _looks_like_utf16(data):
+        raise SpecError([Problem(shown, 1, None, "", "file is UTF-16 text", "save it as UTF-8")])
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise SpecError(
@@ -142,10 +163,41 @@ def read_text(name: str) -> str:
                 )
             ]
         ) from exc
+    return text
+
+
+def _looks_like_utf16(data: bytes) -> bool:
+    """UTF-16 without a byte-order mark: ASCII text with a NUL beside every character."""
+    head = data[:64]
+    return len(head) >= 4 and (
+        head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4
+    )
+
+
+def check_printable(source: str, text: str) -> None:
+    """YAML takes only printable characters; name the first other one and where it is."""
+    match = _NON_PRINTABLE.search(text)
+    if match is None:
+        return
+    line = text.count("\n", 0, match.start()) + 1
+    column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+    raise SpecError(
+        [
+            Problem(
+                source,
+                line,
+                column,
+                "",
+                f"control character U+{ord(match.group()):04X} is not allowed in YAML",
+                "is this a binary file?",
+            )
+        ]
+    )
 
 
 def load_text(source: str, text: str) -> list[Document]:
     """Parse every document of one file; empty documents are skipped, as kubectl does."""
+    check_printable(source, text)
     loader = yaml.CSafeLoader(text)
     documents: list[Document] = []
     try:
@@ -156,14 +208,23 @@ def load_text(source: str, text: str) -> list[Document]:
                 documents.append(_build(source, index, node, loader))
             index += 1
     except yaml.MarkedYAMLError as exc:
-        raise SpecError([_yaml_problem(source, exc)]) from exc
+        raise SpecError([_yaml_problem(source, text, exc)]) from exc
     except yaml.YAMLError as exc:  # errors without a position (e.g. reader errors)
         raise SpecError([Problem(source, None, None, "", f"invalid YAML: {exc}")]) from exc
     finally:
         loader.dispose()
     if not documents:
         raise SpecError(
-            [Problem(source, 1, 1, "", "file is empty", "expected a gpuctl spec: kind, version, …")]
+            [
+                Problem(
+                    source,
+                    1,
+                    1,
+                    "",
+                    "file holds no spec: it is empty or only comments",
+                    "expected a gpuctl spec with kind, version, …",
+                )
+            ]
         )
     return documents
 
@@ -172,9 +233,18 @@ def _is_empty(node: yaml.Node) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
-def _yaml_problem(source: str, exc: yaml.MarkedYAMLError) -> Problem:
+def _yaml_problem(source: str, text: str, exc: yaml.MarkedYAMLError) -> Problem:
     mark = exc.problem_mark or exc.context_mark
     message = exc.problem or "invalid YAML"
+    if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
+        return Problem(
+            source,
+            mark.line + 1,
+            mark.column + 1,
+            "",
+            "invalid YAML: a tab character here",
+            "YAML indentation must use spaces, not tabs",
+        )
     if "special characters are not allowed" in message or "unacceptable character" in message:
         return Problem(
             source,
@@ -197,6 +267,13 @@ def _yaml_problem(source: str, exc: yaml.MarkedYAMLError) -> Problem:
     )
 
 
+def _char_at(text: str, line: int, column: int) -> str:
+    lines = text.split("\n", line + 1)
+    if line < len(lines) and column < len(lines[line]):
+        return lines[line][column]
+    return ""
+
+
 class _Builder:
     """Turns a composed node tree into data, recording positions, with a node budget."""
 
@@ -205,8 +282,17 @@ class _Builder:
         self.loader = loader
         self.budget = MAX_YAML_NODES
         self.constructors = loader.yaml_constructors
+        self.open: set[int] = set()  # collections being built: an alias to one is a cycle
 
     def build(self, node: yaml.Node, path: Path_) -> Any:
+        if len(path) > MAX_YAML_DEPTH:
+            raise SpecError(
+                [
+                    self.document.problem(
+                        path[:MAX_YAML_DEPTH], f"nested more than {MAX_YAML_DEPTH} levels deep"
+                    )
+                ]
+            )
         self.budget -= 1
         if self.budget < 0:
             raise SpecError(
@@ -220,19 +306,44 @@ class _Builder:
             )
         mark = node.start_mark
         self.document.values[path] = (mark.line + 1, mark.column + 1)
-        if isinstance(node, yaml.MappingNode):
-            return self._mapping(node, path)
-        if isinstance(node, yaml.SequenceNode):
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node, path)
+        if node.tag not in _COLLECTION_TAGS:
+            raise SpecError(
+                [self.document.problem(path, f"unsupported YAML tag {node.tag}", "remove the tag")]
+            )
+        if id(node) in self.open:
+            raise SpecError(
+                [
+                    self.document.problem(
+                        path, "recursive YAML alias", "an alias may not contain itself"
+                    )
+                ]
+            )
+        self.open.add(id(node))
+        try:
+            if isinstance(node, yaml.MappingNode):
+                return self._mapping(node, path)
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
-        assert isinstance(node, yaml.ScalarNode)
-        return self._scalar(node, path)
+        finally:
+            self.open.discard(id(node))
 
     def _mapping(self, node: yaml.MappingNode, path: Path_) -> dict[Any, Any]:
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE:
+                mark = key_node.start_mark
                 raise SpecError(
-                    [self.document.problem(path, "YAML merge keys (<<) are not supported")]
+                    [
+                        Problem(
+                            self.document.source,
+                            mark.line + 1,
+                            mark.column + 1,
+                            dotted(path),
+                            "YAML merge keys (<<) are not supported",
+                            "write the fields out",
+                        )
+                    ]
                 )
             if not isinstance(key_node, yaml.ScalarNode):
                 raise SpecError(

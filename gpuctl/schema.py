@@ -132,6 +132,7 @@ def _explain(document: Document, error: Any) -> list[Problem]:
                 (*path, name),
                 "required field is missing",
                 _resolve(field_schemas.get(name, {})).get("description", ""),
+                at=path,
             )
             for name in missing_names
         ]

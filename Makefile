@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install dev run test lint bench snapshots e2e clean
+.PHONY: install dev run test lint bench snapshots readme e2e clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,9 @@ bench: dev                      ## speed targets; a report, not a test
 
 snapshots: dev                  ## rewrite the syrupy snapshots; read the diff before committing
 	$(PYTEST) --snapshot-update tests/core
+
+readme: dev                     ## regenerate the README's field reference from schemas/
+	$(BIN)/python -m gpuctl.reference README.md
 
 e2e: dev                        ## the cluster scenarios against the real cluster in KUBECONFIG
 	GPUCTL_E2E=1 $(PYTEST) -m e2e

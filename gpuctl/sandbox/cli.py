@@ -1,0 +1,163 @@
+"""`gpuctl sandbox up|down|status`: run a sandbox in the background for people and scripts."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import click
+
+
+def state_dir() -> Path:
+    return Path(os.environ.get("GPUCTL_SANDBOX_DIR") or Path.home() / ".gpuctl" / "sandbox")
+
+
+def _state() -> dict[str, object] | None:
+    path = state_dir() / "state.json"
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/readyz", timeout=1) as response:
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+@click.group()
+def sandbox() -> None:
+    """A simulated GPU cluster on this machine, for trying gpuctl without a real one.
+
+    It speaks the Kubernetes API over HTTP (kubectl and gpuctl both work against it), has four
+    simulated nodes (two with 8 A100s, one with 4 T4s, one CPU-only) and runs Jobs,
+    Deployments and StatefulSets; nothing ever executes a container.
+    """
+
+
+@sandbox.command()
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Nodes and timings (YAML).",
+)
+@click.option(
+    "--port", type=int, default=0, show_default=True, help="Port on 127.0.0.1 (0: any free port)."
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(dir_okay=False),
+    help="Where to write the kubeconfig [default: ~/.gpuctl/sandbox/kubeconfig].",
+)
+def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
+    """Start the sandbox in the background and write a kubeconfig for it."""
+    state = _state()
+    if state and _alive(int(str(state["pid"]))) and _healthy(str(state["url"])):
+        raise click.ClickException(
+            f"a sandbox is already running at {state['url']} (pid {state['pid']}); "
+            "run `gpuctl sandbox down` first"
+        )
+    directory = state_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    kubeconfig_path = Path(kubeconfig).resolve() if kubeconfig else directory / "kubeconfig"
+    ready = directory / "ready.json"
+    ready.unlink(missing_ok=True)
+    log = (directory / "sandbox.log").open("ab")
+    command = [
+        sys.executable,
+        "-m",
+        "gpuctl.sandbox",
+        "--port",
+        str(port),
+        "--kubeconfig",
+        str(kubeconfig_path),
+        "--ready-file",
+        str(ready),
+    ]
+    if config_file:
+        command += ["--config", str(Path(config_file).resolve())]
+    process = subprocess.Popen(
+        command, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + 20
+    while not ready.exists():
+        if process.poll() is not None:
+            tail = (directory / "sandbox.log").read_text(errors="replace").strip().splitlines()[-1:]
+            raise click.ClickException(
+                f"the sandbox did not start: {tail[0] if tail else 'no output'}"
+            )
+        if time.monotonic() > deadline:
+            process.terminate()
+            raise click.ClickException("the sandbox did not start within 20 seconds")
+        time.sleep(0.05)
+    info = json.loads(ready.read_text())
+    (directory / "state.json").write_text(
+        json.dumps({"pid": process.pid, "url": info["url"], "kubeconfig": str(kubeconfig_path)})
+    )
+    click.echo(f"sandbox running at {info['url']} (pid {process.pid})", err=True)
+    click.echo(f"export KUBECONFIG={kubeconfig_path}")
+
+
+@sandbox.command()
+def down() -> None:
+    """Stop the background sandbox."""
+    state = _state()
+    if not state or not _alive(int(str(state["pid"]))):
+        (state_dir() / "state.json").unlink(missing_ok=True)
+        raise click.ClickException("no sandbox is running")
+    pid = int(str(state["pid"]))
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):  # reap it if it happens to be our child
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.05)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+    (state_dir() / "state.json").unlink(missing_ok=True)
+    click.echo(f"sandbox stopped (pid {pid})")
+
+
+@sandbox.command()
+def status() -> None:
+    """Show whether the sandbox runs, where, and its nodes."""
+    state = _state()
+    if not state or not _alive(int(str(state["pid"]))) or not _healthy(str(state["url"])):
+        raise click.ClickException("no sandbox is running (start one with `gpuctl sandbox up`)")
+    url = str(state["url"])
+    with urllib.request.urlopen(f"{url}/api/v1/nodes", timeout=5) as response:
+        nodes = json.loads(response.read())["items"]
+    click.echo(f"running at {url} (pid {state['pid']})")
+    click.echo(f"kubeconfig: {state['kubeconfig']}")
+    for node in nodes:
+        cap = node["status"]["capacity"]
+        gpus = cap.get("nvidia.com/gpu", "0")
+        gpu_type = node["metadata"].get("labels", {}).get("runwhere.ai/gpu-type", "-")
+        click.echo(
+            f"  {node['metadata']['name']:<14} gpus={gpus:<3} type={gpu_type:<10} "
+            f"cpu={cap.get('cpu')} memory={cap.get('memory')}"
+        )

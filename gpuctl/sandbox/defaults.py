@@ -1,0 +1,176 @@
+"""Defaulting as the API server does it, for the fields gpuctl's objects and kubectl show."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from gpuctl.sandbox import quantity
+
+
+def _containers(spec: dict[str, Any], is_pod: bool) -> None:
+    for field in ("containers", "initContainers"):
+        for c in spec.get(field) or []:
+            image = str(c.get("image", ""))
+            tag = image.rsplit("/", 1)[-1]
+            if "imagePullPolicy" not in c:
+                latest = "@" not in tag and (":" not in tag or tag.endswith(":latest"))
+                c["imagePullPolicy"] = "Always" if latest else "IfNotPresent"
+            c.setdefault("terminationMessagePath", "/dev/termination-log")
+            c.setdefault("terminationMessagePolicy", "File")
+            resources = c.setdefault("resources", {})
+            if is_pod and resources.get("limits"):
+                # requests default to limits for whatever is only limited (Pods, not templates)
+                requests = resources.setdefault("requests", {})
+                for name, value in resources["limits"].items():
+                    requests.setdefault(name, value)
+            for port in c.get("ports") or []:
+                port.setdefault("protocol", "TCP")
+            for env in c.get("env") or []:
+                field_ref = (env.get("valueFrom") or {}).get("fieldRef")
+                if field_ref is not None:
+                    field_ref.setdefault("apiVersion", "v1")
+
+
+def pod_spec(spec: dict[str, Any], is_pod: bool = False) -> None:
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("securityContext", {})
+    spec.setdefault("schedulerName", "default-scheduler")
+    _containers(spec, is_pod)
+    for volume in spec.get("volumes") or []:
+        if "hostPath" in volume:
+            volume["hostPath"].setdefault("type", "")
+        for kind in ("configMap", "secret"):
+            if kind in volume:
+                volume[kind].setdefault("defaultMode", 420)
+    if is_pod:
+        spec.setdefault("serviceAccountName", "default")
+        spec.setdefault("serviceAccount", spec["serviceAccountName"])
+        spec.setdefault("priority", 0)
+        spec.setdefault("enableServiceLinks", True)
+        spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+        spec.setdefault(
+            "tolerations",
+            [
+                {
+                    "key": f"node.kubernetes.io/{what}",
+                    "operator": "Exists",
+                    "effect": "NoExecute",
+                    "tolerationSeconds": 300,
+                }
+                for what in ("not-ready", "unreachable")
+            ],
+        )
+
+
+def _template(obj: dict[str, Any]) -> dict[str, Any]:
+    spec = obj.setdefault("spec", {})
+    template = spec.setdefault("template", {})
+    template.setdefault("metadata", {})
+    pod_spec(template.setdefault("spec", {}))
+    result: dict[str, Any] = spec
+    return result
+
+
+def apply_defaults(kind: str, obj: dict[str, Any], uid: str) -> None:
+    if kind == "Pod":
+        pod_spec(obj.setdefault("spec", {}), is_pod=True)
+    elif kind == "Job":
+        spec = _template(obj)
+        if spec.get("completions") is None and spec.get("parallelism") is None:
+            spec["completions"] = 1
+        spec.setdefault("parallelism", 1)
+        spec.setdefault("backoffLimit", 6)
+        spec.setdefault("completionMode", "NonIndexed")
+        spec.setdefault("suspend", False)
+        spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
+        if not spec.get("manualSelector"):
+            labels = spec["template"]["metadata"].setdefault("labels", {})
+            job_uid = (
+                spec.get("selector", {})
+                .get("matchLabels", {})
+                .get("batch.kubernetes.io/controller-uid", uid)
+            )
+            name = obj["metadata"]["name"]
+            labels.setdefault("batch.kubernetes.io/controller-uid", job_uid)
+            labels.setdefault("batch.kubernetes.io/job-name", name)
+            labels.setdefault("controller-uid", job_uid)
+            labels.setdefault("job-name", name)
+            spec.setdefault(
+                "selector", {"matchLabels": {"batch.kubernetes.io/controller-uid": job_uid}}
+            )
+    elif kind == "Deployment":
+        spec = _template(obj)
+        spec.setdefault("replicas", 1)
+        strategy = spec.setdefault("strategy", {})
+        strategy.setdefault("type", "RollingUpdate")
+        if strategy["type"] == "RollingUpdate":
+            rolling = strategy.setdefault("rollingUpdate", {})
+            rolling.setdefault("maxUnavailable", "25%")
+            rolling.setdefault("maxSurge", "25%")
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("progressDeadlineSeconds", 600)
+    elif kind == "ReplicaSet":
+        spec = _template(obj)
+        spec.setdefault("replicas", 1)
+    elif kind == "StatefulSet":
+        spec = _template(obj)
+        spec.setdefault("replicas", 1)
+        spec.setdefault("podManagementPolicy", "OrderedReady")
+        strategy = spec.setdefault("updateStrategy", {})
+        strategy.setdefault("type", "RollingUpdate")
+        if strategy["type"] == "RollingUpdate":
+            strategy.setdefault("rollingUpdate", {}).setdefault("partition", 0)
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault(
+            "persistentVolumeClaimRetentionPolicy",
+            {"whenDeleted": "Retain", "whenScaled": "Retain"},
+        )
+    elif kind == "Service":
+        spec = obj.setdefault("spec", {})
+        spec.setdefault("type", "ClusterIP")
+        spec.setdefault("sessionAffinity", "None")
+        for port in spec.get("ports") or []:
+            port.setdefault("protocol", "TCP")
+            port.setdefault("targetPort", port.get("port"))
+        spec.setdefault("internalTrafficPolicy", "Cluster")
+        if spec["type"] in ("NodePort", "LoadBalancer"):
+            spec.setdefault("externalTrafficPolicy", "Cluster")
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+    elif kind == "Namespace":
+        obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+        labels = obj["metadata"].setdefault("labels", {})
+        labels["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
+    elif kind == "PriorityClass":
+        obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
+    elif kind == "Secret":
+        obj.setdefault("type", "Opaque")
+        string_data = obj.pop("stringData", None) or {}
+        data = obj.setdefault("data", {}) if string_data else obj.get("data")
+        for key, value in string_data.items():
+            assert data is not None
+            data[key] = base64.b64encode(str(value).encode()).decode()
+    elif kind == "HorizontalPodAutoscaler":
+        obj.setdefault("spec", {}).setdefault("minReplicas", 1)
+
+
+def qos_class(spec: dict[str, Any]) -> str:
+    requests_any = limits_all = False
+    guaranteed = True
+    for c in spec.get("containers") or []:
+        res = c.get("resources") or {}
+        req, lim = res.get("requests") or {}, res.get("limits") or {}
+        if req or lim:
+            requests_any = True
+        for name in ("cpu", "memory"):
+            if name not in lim or quantity.parse(req.get(name, lim[name])) != quantity.parse(
+                lim[name]
+            ):
+                guaranteed = False
+        limits_all = limits_all or bool(lim)
+    if not requests_any:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed and limits_all else "Burstable"

@@ -1,0 +1,894 @@
+"""The HTTP face of the sandbox: routing, content negotiation, watch and log streaming, the
+admin endpoints, and `Sandbox`, which runs the server and the controllers in threads."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import yaml
+
+from gpuctl.sandbox import discovery, tables
+from gpuctl.sandbox.api import Api
+from gpuctl.sandbox.config import SandboxConfig
+from gpuctl.sandbox.controllers import Controllers
+from gpuctl.sandbox.errors import ApiError, bad_request, method_not_allowed
+from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
+from gpuctl.sandbox.logs import log_lines, rfc3339_nano
+from gpuctl.sandbox.resources import Registry, Resource
+from gpuctl.sandbox.selectors import (
+    parse_field_selector,
+    parse_label_selector,
+    selector_string,
+)
+from gpuctl.sandbox.store import Store
+
+_PATCH_TYPES = {
+    "application/json-patch+json": "json",
+    "application/merge-patch+json": "merge",
+    "application/strategic-merge-patch+json": "strategic",
+    "application/apply-patch+yaml": "apply",
+    "application/apply-patch+cbor": "apply-cbor",
+}
+
+
+class _Drop(Exception):
+    """Close the connection without answering."""
+
+
+class Route:
+    def __init__(self) -> None:
+        self.res: Resource | None = None
+        self.namespace = ""
+        self.name = ""
+        self.sub = ""
+        self.watch_path = False
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+    sandbox: Sandbox
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # without this, Nagle's algorithm plus delayed ACKs add ~40 ms to every keep-alive request
+    disable_nagle_algorithm = True
+    server: _Server
+    server_version = "gpuctl-sandbox"
+    sys_version = ""
+    # per request, set by _serve
+    _code = 0
+    _logged = False
+    _url = urlsplit("/")
+    _verb = ""
+    _route_info: Route | None = None
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _send(
+        self,
+        code: int,
+        body: Any,
+        headers: dict[str, str] | None = None,
+        content_type: str = "application/json",
+    ) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body, separators=(",", ":")).encode()
+        self._code = code
+        self._log_request()
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-cache, private")
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _warn_headers(self, warnings: list[str]) -> dict[str, str]:
+        # http.server cannot repeat a header through a dict, so join them the way RFC 7234 allows
+        if not warnings:
+            return {}
+        return {"Warning": ", ".join('299 - "' + w.replace('"', '\\"') + '"' for w in warnings)}
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _start_stream(self, content_type: str) -> None:
+        self._code = 200
+        self._log_request()
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.end_headers()
+
+    def _end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _read_body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            return self.rfile.read(length)
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            data = b""
+            while True:
+                size = int(self.rfile.readline().strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return data
+                data += self.rfile.read(size)
+                self.rfile.readline()
+        return b""
+
+    # -- dispatch -----------------------------------------------------------------------------
+
+    def _log_request(self) -> None:
+        """Record this request once; before the answer goes out, so tests never race it."""
+        if self._logged or self._url.path.startswith("/sandbox/"):
+            return
+        self._logged = True
+        route = self._route_info
+        res = route.res if route is not None else None
+        self.server.sandbox.requests.append(
+            Request(
+                self.command,
+                self._url.path,
+                self._url.query,
+                self._verb,
+                (res.plural + (f"/{route.sub}" if route and route.sub else "")) if res else "",
+                route.namespace if route else "",
+                route.name if route else "",
+                self._code,
+            )
+        )
+
+    def _serve(self, method: str) -> None:
+        sandbox = self.server.sandbox
+        self._code = 0
+        self._logged = False
+        self._route_info = None
+        self._verb = ""
+        url = self._url = urlsplit(self.path)
+        query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        body = self._read_body()
+        route: Route | None = None
+        verb = ""
+        try:
+            route = self._route_info = self._route(url.path)
+            if route is not None and route.res is not None:
+                verb = self._verb = _verb(method, route, query)
+            resource = ""
+            if route is not None and route.res is not None:
+                resource = route.res.plural + (f"/{route.sub}" if route.sub else "")
+            for fault in (
+                sandbox.faults.take(
+                    method,
+                    verb,
+                    resource,
+                    route.namespace if route else "",
+                    route.name if route else "",
+                )
+                if not url.path.startswith("/sandbox/")
+                else []
+            ):
+                self._apply_fault(fault)
+            if url.path.startswith("/sandbox/"):
+                self._admin(method, url.path, body)
+            elif route is None:
+                self._discovery(method, url.path)
+            else:
+                self._api(method, route, query, body)
+        except ApiError as err:
+            self._send(err.code, err.status())
+        except _Drop:
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except Exception as exc:  # a sandbox bug: answer like the real server's panic handler
+            self._send(
+                500,
+                ApiError(
+                    500,
+                    "InternalError",
+                    f'an error on the server ("{type(exc).__name__}: {exc}") has prevented the '
+                    "request from succeeding",
+                ).status(),
+            )
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            self._log_request()
+
+    def _apply_fault(self, fault: Fault) -> None:
+        released = self.server.sandbox.faults.released
+        if fault.action == "latency":
+            released.wait(fault.seconds)
+        elif fault.action == "timeout":
+            released.wait(fault.seconds)
+            raise _Drop()
+        elif fault.action == "drop":
+            raise _Drop()
+        elif fault.action == "fail":
+            raise ApiError(fault.status, fault.body()["reason"], fault.body()["message"])
+
+    def _route(self, path: str) -> Route | None:
+        """None for discovery and friends; otherwise which resource the path names."""
+        parts = [p for p in path.split("/") if p]
+        registry = self.server.sandbox.registry
+        if len(parts) >= 3 and parts[0] == "api" and parts[1] == "v1":
+            group, version, rest = "", "v1", parts[2:]
+        elif len(parts) >= 4 and parts[0] == "apis":
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            return None
+        route = Route()
+        if rest and rest[0] == "watch":
+            route.watch_path = True
+            rest = rest[1:]
+        if len(rest) >= 3 and rest[0] == "namespaces":
+            res = registry.lookup(group, version, rest[2])
+            if res is not None and res.namespaced:
+                route.namespace = rest[1]
+                rest = rest[2:]
+        if not rest:
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        res = registry.lookup(group, version, rest[0])
+        if res is None or len(rest) > 3:
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        route.res = res
+        if len(rest) >= 2:
+            route.name = rest[1]
+        if len(rest) == 3:
+            if rest[2] not in res.subresources:
+                raise ApiError(404, "NotFound", "the server could not find the requested resource")
+            route.sub = rest[2]
+        return route
+
+    def _discovery(self, method: str, path: str) -> None:
+        sandbox = self.server.sandbox
+        registry = sandbox.registry
+        if method != "GET":
+            raise method_not_allowed()
+        path = path.rstrip("/") or "/"
+        parts = [p for p in path.split("/") if p]
+        doc: Any = None
+        if path in ("/healthz", "/readyz", "/livez"):
+            self._send(200, b"ok", content_type="text/plain; charset=utf-8")
+            return
+        if path == "/version":
+            doc = discovery.version(sandbox.config.kubernetes_version)
+        elif path == "/api":
+            doc = discovery.core_versions(f"127.0.0.1:{sandbox.port}")
+        elif path == "/api/v1":
+            doc = discovery.resource_list(registry, "", "v1")
+        elif path == "/apis":
+            doc = discovery.group_list(registry)
+        elif len(parts) == 2 and parts[0] == "apis":
+            doc = discovery.group(registry, parts[1])
+        elif len(parts) == 3 and parts[0] == "apis":
+            doc = discovery.resource_list(registry, parts[1], parts[2])
+        elif path.startswith("/openapi/v3"):
+            index, docs = discovery.openapi_index(registry)
+            rest = path[len("/openapi/v3") :].strip("/")
+            doc = index if not rest else docs.get(rest)
+        if doc is None:
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        self._send(200, doc)
+
+    def _admin(self, method: str, path: str, body: bytes) -> None:
+        """/sandbox/faults (GET, POST, DELETE) and /sandbox/requests (GET, DELETE)."""
+        sandbox = self.server.sandbox
+        if path == "/sandbox/faults":
+            if method == "POST":
+                try:
+                    fault = sandbox.faults.add_from_json(json.loads(body or b"{}"))
+                except (ValueError, TypeError) as exc:
+                    raise bad_request(str(exc)) from None
+                self._send(201, fault.__dict__)
+                return
+            if method == "DELETE":
+                sandbox.faults.clear()
+            self._send(200, {"faults": [f.__dict__ for f in sandbox.faults.rules]})
+            return
+        if path == "/sandbox/requests":
+            if method == "DELETE":
+                sandbox.requests.clear()
+            self._send(200, {"requests": [r._asdict() for r in sandbox.requests]})
+            return
+        raise ApiError(404, "NotFound", "the server could not find the requested resource")
+
+    # -- API verbs ----------------------------------------------------------------------------
+
+    def _decode_body(self, body: bytes, res: Resource) -> Any:
+        ctype = (self.headers.get("Content-Type") or "application/json").split(";")[0].strip()
+        if "protobuf" in ctype or "cbor" in ctype:
+            raise ApiError(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types include: "
+                "application/json, application/yaml",
+            )
+        try:
+            if ctype in ("application/yaml", "application/apply-patch+yaml"):
+                return yaml.safe_load(body) if body else {}
+            return json.loads(body) if body else {}
+        except (ValueError, yaml.YAMLError) as exc:
+            raise bad_request(
+                f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: {exc}'
+            ) from None
+
+    def _api(self, method: str, route: Route, query: dict[str, str], body: bytes) -> None:
+        sandbox = self.server.sandbox
+        api = sandbox.api
+        res = route.res
+        assert res is not None
+        ns = route.namespace
+        if res.namespaced and route.name and not ns and method != "GET":
+            raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        dry_run = query.get("dryRun") == "All"
+        if "dryRun" in query and not dry_run:
+            raise bad_request(
+                f'dryRun: Unsupported value: "{query["dryRun"]}": supported values: "All"'
+            )
+        fv = query.get("fieldValidation") or "Warn"
+        if fv not in ("Ignore", "Warn", "Strict"):
+            raise bad_request(
+                f'fieldValidation: Unsupported value: "{fv}": supported values: '
+                '"Ignore", "Warn", "Strict"'
+            )
+        warnings: list[str] = []
+        if method == "GET" and not route.name:
+            if route.watch_path or query.get("watch") in ("1", "true", "True"):
+                self._watch(res, ns or None, query)
+            else:
+                self._list(res, ns or None, query)
+            return
+        if method == "GET":
+            if route.sub == "log":
+                self._log(res, ns, route.name, query)
+                return
+            obj = api.get(res, ns, route.name)
+            if route.sub == "scale":
+                self._send(200, _scale(res, obj))
+                return
+            self._send_object(200, res, obj, [])
+            return
+        if method == "POST" and not route.name:
+            obj = api.create(
+                res,
+                ns,
+                self._decode_body(body, res),
+                dry_run=dry_run,
+                field_validation=fv,
+                warnings=warnings,
+            )
+            self._send_object(201, res, obj, warnings)
+            return
+        if method == "PUT" and route.name:
+            data = self._decode_body(body, res)
+            if route.sub == "scale":
+                obj = self._set_scale(res, ns, route.name, data, dry_run)
+                self._send(200, obj)
+                return
+            obj = api.update(
+                res,
+                ns,
+                route.name,
+                data,
+                subresource=route.sub,
+                dry_run=dry_run,
+                field_validation=fv,
+                warnings=warnings,
+            )
+            self._send_object(200, res, obj, warnings)
+            return
+        if method == "PATCH" and route.name:
+            ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+            patch_type = _PATCH_TYPES.get(ctype)
+            if patch_type is None or patch_type == "apply-cbor":
+                raise ApiError(
+                    415,
+                    "UnsupportedMediaType",
+                    "the body of the request was in an unknown format - accepted media types "
+                    "include: application/json-patch+json, application/merge-patch+json, "
+                    "application/apply-patch+yaml, application/strategic-merge-patch+json",
+                )
+            data = self._decode_body(body, res)
+            if route.sub == "scale":
+                current = _scale(res, api.get(res, ns, route.name))
+                from gpuctl.sandbox.patches import (
+                    json_merge_patch,
+                    json_patch,
+                    strategic_merge_patch,
+                )
+
+                patched = (
+                    json_patch(current, data)
+                    if patch_type == "json"
+                    else json_merge_patch(current, data)
+                    if patch_type == "merge"
+                    else strategic_merge_patch(current, data)
+                )
+                self._send(200, self._set_scale(res, ns, route.name, patched, dry_run))
+                return
+            obj = api.patch(
+                res,
+                ns,
+                route.name,
+                patch_type,
+                data,
+                subresource=route.sub,
+                dry_run=dry_run,
+                field_validation=fv,
+                warnings=warnings,
+                field_manager=query.get("fieldManager", ""),
+            )
+            self._send_object(200, res, obj, warnings)
+            return
+        if method == "DELETE":
+            options = self._decode_body(body, res) if body else {}
+            if not isinstance(options, dict):
+                options = {}
+            propagation = query.get("propagationPolicy") or options.get("propagationPolicy")
+            if propagation is None:
+                orphan = query.get("orphanDependents", options.get("orphanDependents"))
+                if orphan is not None:
+                    propagation = "Orphan" if str(orphan).lower() == "true" else "Background"
+            grace_text = query.get("gracePeriodSeconds", options.get("gracePeriodSeconds"))
+            grace = int(grace_text) if grace_text not in (None, "") else None
+            dry_run = dry_run or options.get("dryRun") == ["All"]
+            if route.name:
+                obj = api.delete(
+                    res,
+                    ns,
+                    route.name,
+                    propagation=propagation,
+                    grace=grace,
+                    dry_run=dry_run,
+                    preconditions=options.get("preconditions"),
+                    warnings=warnings,
+                )
+                still_there = api.find(res, ns, route.name) is not None and not dry_run
+                self._send_object(202 if still_there else 200, res, obj, warnings)
+                return
+            listed = api.list_objects(
+                res,
+                ns or None,
+                parse_label_selector(query.get("labelSelector", "")),
+                parse_field_selector(query.get("fieldSelector", ""), res.kind),
+            )
+            deleted = []
+            for item in listed.items:
+                try:
+                    deleted.append(
+                        api.delete(
+                            res,
+                            item["metadata"].get("namespace", ""),
+                            item["metadata"]["name"],
+                            propagation=propagation,
+                            grace=grace,
+                            dry_run=dry_run,
+                        )
+                    )
+                except ApiError as err:
+                    if err.code != 404:
+                        raise
+            self._send(
+                200,
+                {
+                    "kind": f"{res.kind}List",
+                    "apiVersion": res.api_version,
+                    "metadata": {"resourceVersion": str(sandbox.store.rv)},
+                    "items": deleted,
+                },
+                self._warn_headers(warnings),
+            )
+            return
+        raise method_not_allowed()
+
+    def _send_object(self, code: int, res: Resource, obj: Any, warnings: list[str]) -> None:
+        if self._wants_table():
+            self._send(
+                code,
+                tables.table(
+                    res, [obj], int(obj["metadata"].get("resourceVersion", 0)), self._include()
+                ),
+            )
+            return
+        self._send(code, obj, self._warn_headers(warnings))
+
+    def _wants_table(self) -> bool:
+        accept = self.headers.get("Accept") or ""
+        return "as=Table" in accept
+
+    def _include(self) -> str:
+        query = {k: v[-1] for k, v in parse_qs(urlsplit(self.path).query).items()}
+        return query.get("includeObject", "Metadata")
+
+    def _list(self, res: Resource, ns: str | None, query: dict[str, str]) -> None:
+        api = self.server.sandbox.api
+        result = api.list_objects(
+            res,
+            ns,
+            parse_label_selector(query.get("labelSelector", "")),
+            parse_field_selector(query.get("fieldSelector", ""), res.kind),
+            int(query.get("limit") or 0),
+            query.get("continue", ""),
+        )
+        meta: dict[str, Any] = {"resourceVersion": str(result.rv)}
+        if result.continue_token:
+            meta["continue"] = result.continue_token
+            meta["remainingItemCount"] = result.remaining
+        if self._wants_table():
+            self._send(200, tables.table(res, result.items, result.rv, self._include(), meta))
+            return
+        # list items leave out kind and apiVersion, as the real server's do
+        items = [
+            {k: v for k, v in o.items() if k not in ("kind", "apiVersion")} for o in result.items
+        ]
+        self._send(
+            200,
+            {
+                "kind": f"{res.kind}List",
+                "apiVersion": res.api_version,
+                "metadata": meta,
+                "items": items,
+            },
+        )
+
+    def _watch(self, res: Resource, ns: str | None, query: dict[str, str]) -> None:
+        sandbox = self.server.sandbox
+        store = sandbox.store
+        labels = parse_label_selector(query.get("labelSelector", ""))
+        fields = parse_field_selector(query.get("fieldSelector", ""), res.kind)
+        rv_text = query.get("resourceVersion", "")
+        timeout = float(query.get("timeoutSeconds") or 1800)
+        bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+        send_initial = query.get("sendInitialEvents") == "true"
+        deadline = time.monotonic() + timeout
+        table = self._wants_table()
+
+        def matches(obj: dict[str, Any]) -> bool:
+            meta = obj["metadata"]
+            if ns is not None and res.namespaced and meta.get("namespace") != ns:
+                return False
+            from gpuctl.sandbox.selectors import matches_labels
+
+            return matches_labels(labels, meta.get("labels")) and all(
+                f.matches(obj) for f in fields
+            )
+
+        def line(kind: str, obj: dict[str, Any]) -> bytes:
+            if table and kind != "BOOKMARK" and kind != "ERROR":
+                obj = tables.table(
+                    res, [obj], int(obj["metadata"]["resourceVersion"]), self._include()
+                )
+            return json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
+
+        with store.lock:
+            initial: list[dict[str, Any]] = []
+            if rv_text in ("", "0") or send_initial:
+                initial = [
+                    o for o in store.objects(res.key, ns if res.namespaced else None) if matches(o)
+                ]
+                cursor = store.rv
+            else:
+                try:
+                    cursor = int(rv_text)
+                except ValueError:
+                    raise bad_request(f"invalid resource version: {rv_text}") from None
+            expired = store.expired(cursor)
+            oldest = store.oldest_rv
+        self._start_stream("application/json")
+        try:
+            if expired:
+                status = ApiError(
+                    410, "Expired", f"too old resource version: {cursor} ({oldest - 1})"
+                ).status()
+                self._chunk(line("ERROR", status))
+                self._end_stream()
+                return
+            for obj in sorted(initial, key=lambda o: int(o["metadata"]["resourceVersion"])):
+                self._chunk(line("ADDED", obj))
+            if send_initial and bookmarks:
+                self._chunk(
+                    line(
+                        "BOOKMARK",
+                        {
+                            "kind": res.kind,
+                            "apiVersion": res.api_version,
+                            "metadata": {
+                                "resourceVersion": str(cursor),
+                                "annotations": {"k8s.io/initial-events-end": "true"},
+                            },
+                        },
+                    )
+                )
+            last_bookmark = time.monotonic()
+            while not sandbox.stopping.is_set():
+                now = time.monotonic()
+                if now >= deadline:
+                    break
+                with store.lock:
+                    events = store.events_after(cursor)
+                    if not events:
+                        store.changed.wait(min(deadline - now, 0.25))
+                        events = store.events_after(cursor)
+                out = []
+                for ev in events:
+                    cursor = ev.rv
+                    if ev.key != res.key or not matches(ev.obj):
+                        continue
+                    out.append(line(ev.type, ev.obj))
+                if out:
+                    self._chunk(b"".join(out))
+                if (
+                    bookmarks
+                    and time.monotonic() - last_bookmark >= sandbox.config.bookmark_seconds
+                ):
+                    last_bookmark = time.monotonic()
+                    self._chunk(
+                        line(
+                            "BOOKMARK",
+                            {
+                                "kind": res.kind,
+                                "apiVersion": res.api_version,
+                                "metadata": {"resourceVersion": str(cursor)},
+                            },
+                        )
+                    )
+            self._end_stream()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+
+    def _log(self, res: Resource, ns: str, name: str, query: dict[str, str]) -> None:
+        sandbox = self.server.sandbox
+        api = sandbox.api
+        pod = api.get(res, ns, name)
+        containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
+        container = query.get("container") or ""
+        if not container:
+            if len(containers) > 1:
+                raise bad_request(
+                    f"a container name must be specified for pod {name}, choose one of: "
+                    f"[{' '.join(containers)}]"
+                )
+            container = containers[0] if containers else ""
+        if container not in containers:
+            raise bad_request(f"container {container} is not valid for pod {name}")
+        runtime = api.runtime.get(pod["metadata"]["uid"])
+        if runtime is None or runtime.started_at is None:
+            waiting = "ContainerCreating"
+            for cs in (pod.get("status") or {}).get("containerStatuses") or []:
+                if cs.get("name") == container and (cs.get("state") or {}).get("waiting"):
+                    waiting = cs["state"]["waiting"].get("reason", waiting)
+            raise bad_request(
+                f'container "{container}" in pod "{name}" is waiting to start: {waiting}'
+            )
+        stamps = query.get("timestamps") in ("true", "1")
+        interval = sandbox.config.log_interval_seconds
+
+        def render(entries: list[tuple[float, str]]) -> bytes:
+            return b"".join(
+                ((rfc3339_nano(ts) + " ") if stamps else "").encode() + text.encode() + b"\n"
+                for ts, text in entries
+            )
+
+        lines = log_lines(name, container, runtime, interval)
+        tail = query.get("tailLines")
+        shown = (
+            lines[-int(tail) :]
+            if tail not in (None, "") and int(tail) > 0
+            else ([] if tail == "0" else lines)
+        )
+        if query.get("follow") not in ("true", "1"):
+            data = render(shown)
+            limit = query.get("limitBytes")
+            if limit:
+                data = data[: int(limit)]
+            self._send(200, data, content_type="text/plain")
+            return
+        self._start_stream("text/plain")
+        try:
+            self._chunk(render(shown)) if shown else None
+            sent = len(lines)
+            while not sandbox.stopping.is_set():
+                time.sleep(min(interval, 0.05))
+                current = api.runtime.get(pod["metadata"]["uid"])
+                lines = log_lines(name, container, current, interval)
+                if len(lines) > sent:
+                    self._chunk(render(lines[sent:]))
+                    sent = len(lines)
+                if current is None or current.finished_at is not None:
+                    break
+            self._end_stream()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+
+    def _set_scale(
+        self, res: Resource, ns: str, name: str, scale: Any, dry_run: bool
+    ) -> dict[str, Any]:
+        api = self.server.sandbox.api
+        replicas = (scale.get("spec") or {}).get("replicas") if isinstance(scale, dict) else None
+        if not isinstance(replicas, int) or replicas < 0:
+            raise ApiError(
+                422,
+                "Invalid",
+                f'Scale.autoscaling "{name}" is invalid: spec.replicas: Invalid value: '
+                f"{replicas}: must be greater than or equal to 0",
+            )
+        with self.server.sandbox.store.lock:
+            obj = copy.deepcopy(api.get(res, ns, name))
+            rv = (scale.get("metadata") or {}).get("resourceVersion")
+            if rv and rv != obj["metadata"]["resourceVersion"]:
+                from gpuctl.sandbox.errors import conflict
+
+                raise conflict(res, name)
+            obj["spec"]["replicas"] = replicas
+            updated = api.update(res, ns, name, obj, dry_run=dry_run, internal=True)
+        return _scale(res, updated)
+
+
+def _verb(method: str, route: Route, query: dict[str, str]) -> str:
+    if method == "GET":
+        if route.name:
+            return "get"
+        return (
+            "watch" if route.watch_path or query.get("watch") in ("1", "true", "True") else "list"
+        )
+    if method == "POST":
+        return "create"
+    if method == "PUT":
+        return "update"
+    if method == "PATCH":
+        return "patch"
+    if method == "DELETE":
+        return "delete" if route.name else "deletecollection"
+    return method.lower()
+
+
+def _scale(res: Resource, obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj["metadata"]
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            k: meta[k]
+            for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+            if k in meta
+        },
+        "spec": {"replicas": (obj.get("spec") or {}).get("replicas", 0)},
+        "status": {
+            "replicas": (obj.get("status") or {}).get("replicas", 0),
+            "selector": selector_string((obj.get("spec") or {}).get("selector")),
+        },
+    }
+
+
+class Sandbox:
+    """One simulated cluster: `start()` it (or use it as a context manager), talk to `.url`."""
+
+    def __init__(
+        self, config: SandboxConfig | None = None, port: int = 0, host: str = "127.0.0.1"
+    ) -> None:
+        self.config = config or SandboxConfig()
+        self.registry = Registry()
+        self.store = Store(self.config.watch_history)
+        self.api = Api(self.config, self.registry, self.store)
+        self.faults = Faults()
+        self.requests = RequestLog()
+        self.stopping = threading.Event()
+        self.controllers = Controllers(self.api, self.config, self.stopping)
+        self._host = host
+        self._port = port
+        self._server: _Server | None = None
+        self._threads: list[threading.Thread] = []
+        self.controllers.bootstrap()
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1] if self._server else self._port
+
+    @property
+    def url(self) -> str:
+        return f"http://{self._host}:{self.port}"
+
+    def start(self) -> Sandbox:
+        self._server = _Server((self._host, self._port), Handler)
+        self._server.sandbox = self
+        serve = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.01},
+            name="sandbox-http",
+            daemon=True,
+        )
+        loop = threading.Thread(
+            target=self.controllers.run, name="sandbox-controllers", daemon=True
+        )
+        self._threads = [serve, loop]
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.faults.released.set()
+        with self.store.lock:
+            self.store.changed.notify_all()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        for thread in self._threads:
+            thread.join(timeout=2)
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def kubeconfig(self, namespace: str = "default") -> dict[str, Any]:
+        return {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "gpuctl-sandbox", "cluster": {"server": self.url}}],
+            "users": [{"name": "gpuctl-sandbox", "user": {}}],
+            "contexts": [
+                {
+                    "name": "gpuctl-sandbox",
+                    "context": {
+                        "cluster": "gpuctl-sandbox",
+                        "user": "gpuctl-sandbox",
+                        "namespace": namespace,
+                    },
+                }
+            ],
+            "current-context": "gpuctl-sandbox",
+            "preferences": {},
+        }
+
+    def write_kubeconfig(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(self.kubeconfig(), sort_keys=False))
+        return path

@@ -1,0 +1,499 @@
+"""Server-side validation: the official JSON schemas (from kubernetes-validate), names, labels,
+and the type-specific rules and immutable fields gpuctl's objects run into."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+
+from gpuctl.sandbox import quantity
+from gpuctl.sandbox.errors import Cause
+from gpuctl.sandbox.resources import Resource
+
+SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+
+SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+    r"for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
+    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+DNS1035_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
+
+# Types whose names must be DNS labels (or DNS-1035 labels for services) rather than subdomains.
+_LABEL_NAMED = {"Namespace"}
+_DNS1035_NAMED = {"Service"}
+
+
+def _schema_dir(version: str) -> Path:
+    import kubernetes_validate
+
+    base = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+    return base / f"v{version}.0-local-strict"
+
+
+class SchemaValidator:
+    """One compiled validator per (apiVersion, kind), built on first use and kept."""
+
+    def __init__(self, version: str) -> None:
+        self._dir = _schema_dir(version)
+        self._lock = threading.Lock()
+        self._defs: dict[str, Any] | None = None
+        self._validators: dict[tuple[str, str], Any] = {}
+
+    def _validator(self, api_version: str, kind: str) -> Any:
+        key = (api_version, kind)
+        with self._lock:
+            if key in self._validators:
+                return self._validators[key]
+            group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+            path = self._dir / f"{kind.lower()}-{group_version}.json"
+            validator = None
+            if path.exists():
+                if self._defs is None:
+                    self._defs = json.loads((self._dir / "_definitions.json").read_text())["$defs"]
+                text = path.read_text().replace("/api/_definitions.json#/$defs/", "#/$defs/")
+                schema = json.loads(text)
+                schema["$defs"] = self._defs
+                validator = jsonschema_rs.validator_for(schema)
+            self._validators[key] = validator
+            return validator
+
+    def check(self, obj: dict[str, Any]) -> tuple[list[str], list[Cause], list[str]]:
+        """(unknown fields, invalid-value causes, type errors) for one object."""
+        validator = self._validator(str(obj.get("apiVersion")), str(obj.get("kind")))
+        if validator is None:
+            return [], [], []
+        unknown: list[str] = []
+        causes: list[Cause] = []
+        type_errors: list[str] = []
+        for err in validator.iter_errors(obj):
+            path = _field_path(list(err.instance_path))
+            kind = type(err.kind).__name__
+            if kind == "AdditionalProperties":
+                for name in getattr(err.kind, "unexpected", None) or re.findall(
+                    r"'([^']+)'", err.message
+                ):
+                    unknown.append(f"{path}.{name}" if path else str(name))
+            elif kind == "Required":
+                missing = getattr(err.kind, "property", None)
+                name = missing if isinstance(missing, str) else _first_quoted(err.message)
+                causes.append(Cause(f"{path}.{name}" if path else name, "Required value"))
+            elif kind == "Enum":
+                options = getattr(err.kind, "options", None) or []
+                supported = ", ".join(f'"{o}"' for o in options if o is not None)
+                causes.append(
+                    Cause(path, "Unsupported value", f"supported values: {supported}", err.instance)
+                )
+            elif kind == "Type":
+                type_errors.append(
+                    f"json: cannot unmarshal {_json_type(err.instance)} into Go struct field "
+                    f".{path} of type {_go_type(err.message)}"
+                )
+            else:
+                causes.append(Cause(path, "Invalid value", err.message, err.instance))
+        return unknown, causes, type_errors
+
+
+def _first_quoted(text: str) -> str:
+    m = re.search(r'"([^"]+)"', text) or re.search(r"'([^']+)'", text)
+    return m.group(1) if m else text
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+def _go_type(message: str) -> str:
+    for word, go in (
+        ("integer", "int32"),
+        ("boolean", "bool"),
+        ("string", "string"),
+        ("array", "[]interface {}"),
+        ("object", "map[string]interface {}"),
+    ):
+        if word in message:
+            return go
+    return "interface {}"
+
+
+def _field_path(parts: list[Any]) -> str:
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def validate_name(kind: str, name: str, field: str = "metadata.name") -> list[Cause]:
+    if kind in _DNS1035_NAMED:
+        ok, msg, limit = DNS1035.match(name) and len(name) <= 63, DNS1035_MSG, 63
+    elif kind in _LABEL_NAMED:
+        ok, msg, limit = LABEL.match(name) and len(name) <= 63, LABEL_MSG, 63
+    else:
+        ok, msg, limit = SUBDOMAIN.match(name) and len(name) <= 253, SUBDOMAIN_MSG, 253
+    if ok:
+        return []
+    if len(name) > limit:
+        return [Cause(field, "Invalid value", f"must be no more than {limit} characters", name)]
+    return [Cause(field, "Invalid value", msg, name)]
+
+
+def validate_labels(labels: dict[str, Any] | None, field: str) -> list[Cause]:
+    causes: list[Cause] = []
+    for key, value in (labels or {}).items():
+        prefix, _, name = key.rpartition("/")
+        if (
+            (prefix and not SUBDOMAIN.match(prefix))
+            or not QUALIFIED_NAME.match(name)
+            or len(name) > 63
+        ):
+            causes.append(
+                Cause(
+                    field,
+                    "Invalid value",
+                    "name part must consist of alphanumeric characters, '-', '_' or '.', and "
+                    "must start and end with an alphanumeric character",
+                    key,
+                )
+            )
+        if not isinstance(value, str) or len(value) > 63 or not LABEL_VALUE.match(value):
+            causes.append(
+                Cause(
+                    f"{field}",
+                    "Invalid value",
+                    "a valid label must be an empty string or consist of alphanumeric "
+                    "characters, '-', '_' or '.', and must start and end with an alphanumeric "
+                    "character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
+                    "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+                    value,
+                )
+            )
+    return causes
+
+
+def _pod_spec_causes(spec: dict[str, Any], field: str) -> list[Cause]:
+    causes: list[Cause] = []
+    containers = spec.get("containers")
+    if not containers:
+        causes.append(Cause(f"{field}.containers", "Required value"))
+    seen: set[str] = set()
+    for i, c in enumerate(containers or []):
+        cf = f"{field}.containers[{i}]"
+        name = c.get("name", "")
+        if name and not LABEL.match(name):
+            causes.append(Cause(f"{cf}.name", "Invalid value", LABEL_MSG, name))
+        if name in seen:
+            causes.append(Cause(f"{cf}.name", "Duplicate value", "", name))
+        seen.add(name)
+        if not c.get("image"):
+            causes.append(Cause(f"{cf}.image", "Required value"))
+        for part in ("limits", "requests"):
+            for rname, value in ((c.get("resources") or {}).get(part) or {}).items():
+                if not quantity.is_quantity(value):
+                    causes.append(
+                        Cause(
+                            f"{cf}.resources.{part}[{rname}]",
+                            "Invalid value",
+                            "must be a valid quantity",
+                            value,
+                        )
+                    )
+        limits = (c.get("resources") or {}).get("limits") or {}
+        requests = (c.get("resources") or {}).get("requests") or {}
+        for rname, value in requests.items():
+            if (
+                "/" in rname
+                and not rname.startswith("kubernetes.io/")
+                and rname in limits
+                and quantity.is_quantity(value)
+                and quantity.is_quantity(limits[rname])
+                and (quantity.parse(value) != quantity.parse(limits[rname]))
+            ):
+                causes.append(
+                    Cause(
+                        f"{cf}.resources.requests[{rname}]",
+                        "Invalid value",
+                        f"must be equal to {rname} limit of {limits[rname]}",
+                        value,
+                    )
+                )
+    return causes
+
+
+def _template_causes(
+    obj: dict[str, Any], restart_policies: tuple[str, ...], check_selector: bool
+) -> list[Cause]:
+    spec = obj.get("spec") or {}
+    template = spec.get("template") or {}
+    causes: list[Cause] = []
+    tlabels = (template.get("metadata") or {}).get("labels") or {}
+    causes += validate_labels(tlabels, "spec.template.metadata.labels")
+    pod_spec = template.get("spec") or {}
+    causes += _pod_spec_causes(pod_spec, "spec.template.spec")
+    policy = pod_spec.get("restartPolicy")
+    if policy not in restart_policies:
+        valid = ", ".join(f'"{p}"' for p in restart_policies)
+        if policy:
+            causes.append(
+                Cause(
+                    "spec.template.spec.restartPolicy",
+                    "Unsupported value",
+                    f"supported values: {valid}",
+                    policy,
+                )
+            )
+        else:
+            causes.append(
+                Cause(
+                    "spec.template.spec.restartPolicy", "Required value", f"valid values: {valid}"
+                )
+            )
+    if check_selector:
+        from gpuctl.sandbox.selectors import label_selector_from_object, matches_labels
+
+        selector = spec.get("selector")
+        if not selector:
+            causes.append(Cause("spec.selector", "Required value"))
+        elif not matches_labels(label_selector_from_object(selector), tlabels):
+            causes.append(
+                Cause(
+                    "spec.template.metadata.labels",
+                    "Invalid value",
+                    "`selector` does not match template `labels`",
+                    tlabels,
+                )
+            )
+    return causes
+
+
+def type_causes(res: Resource, obj: dict[str, Any]) -> list[Cause]:
+    """Rules the schemas cannot express, per kind."""
+    kind = res.kind
+    spec = obj.get("spec") or {}
+    if kind == "Pod":
+        causes = _pod_spec_causes(spec, "spec")
+        if spec.get("restartPolicy") not in (None, "Always", "OnFailure", "Never"):
+            causes.append(
+                Cause(
+                    "spec.restartPolicy",
+                    "Unsupported value",
+                    'supported values: "Always", "OnFailure", "Never"',
+                    spec.get("restartPolicy"),
+                )
+            )
+        return causes
+    if kind == "Job":
+        causes = _template_causes(obj, ("OnFailure", "Never"), check_selector=True)
+        if spec.get("completionMode") == "Indexed" and spec.get("completions") is None:
+            causes.append(
+                Cause("spec.completions", "Required value", "when completion mode is Indexed")
+            )
+        for f in ("parallelism", "completions", "backoffLimit"):
+            if isinstance(spec.get(f), int) and spec[f] < 0:
+                causes.append(
+                    Cause(
+                        f"spec.{f}", "Invalid value", "must be greater than or equal to 0", spec[f]
+                    )
+                )
+        return causes
+    if kind in ("Deployment", "ReplicaSet", "StatefulSet"):
+        causes = _template_causes(obj, ("Always",), check_selector=True)
+        if isinstance(spec.get("replicas"), int) and spec["replicas"] < 0:
+            causes.append(
+                Cause(
+                    "spec.replicas",
+                    "Invalid value",
+                    "must be greater than or equal to 0",
+                    spec["replicas"],
+                )
+            )
+        return causes
+    if kind == "Service":
+        causes = []
+        for i, port in enumerate(spec.get("ports") or []):
+            node_port = port.get("nodePort")
+            if node_port and not 30000 <= node_port <= 32767:
+                causes.append(
+                    Cause(
+                        f"spec.ports[{i}].nodePort",
+                        "Invalid value",
+                        "provided port is not in the valid range. The range of valid ports is "
+                        "30000-32767",
+                        node_port,
+                    )
+                )
+            if node_port and spec.get("type", "ClusterIP") == "ClusterIP":
+                causes.append(
+                    Cause(
+                        f"spec.ports[{i}].nodePort",
+                        "Forbidden",
+                        "may not be used when `type` is 'ClusterIP'",
+                    )
+                )
+        if spec.get("type", "ClusterIP") != "ClusterIP" and spec.get("clusterIP") == "None":
+            causes.append(
+                Cause(
+                    "spec.clusterIPs[0]",
+                    "Invalid value",
+                    "may not be set to 'None' for LoadBalancer services",
+                    ["None"],
+                )
+                if spec.get("type") == "LoadBalancer"
+                else Cause("spec.type", "Invalid value", "", spec.get("type"))
+            )
+        return causes
+    if kind == "ResourceQuota":
+        causes = []
+        for rname, value in ((spec.get("hard")) or {}).items():
+            if not quantity.is_quantity(value):
+                causes.append(
+                    Cause(f"spec.hard[{rname}]", "Invalid value", "must be a valid quantity", value)
+                )
+        return causes
+    return []
+
+
+def _selector_text(selector: dict[str, Any] | None) -> str:
+    labels = (selector or {}).get("matchLabels")
+    exprs = (selector or {}).get("matchExpressions")
+    ml = (
+        "map[string]string{" + ", ".join(f'"{k}":"{v}"' for k, v in sorted(labels.items())) + "}"
+        if labels
+        else "map[string]string(nil)"
+    )
+    me = "[]v1.LabelSelectorRequirement(nil)" if not exprs else "[]v1.LabelSelectorRequirement{...}"
+    return f"v1.LabelSelector{{MatchLabels:{ml}, MatchExpressions:{me}}}"
+
+
+class _Raw:
+    """A value rendered verbatim in a cause message (Go's %#v of a struct)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_STS_MUTABLE = {
+    "replicas",
+    "template",
+    "updateStrategy",
+    "minReadySeconds",
+    "ordinals",
+    "persistentVolumeClaimRetentionPolicy",
+}
+
+
+def immutable_causes(res: Resource, old: dict[str, Any], new: dict[str, Any]) -> list[Cause]:
+    """Fields that may not change on update."""
+    kind = res.kind
+    o, n = old.get("spec") or {}, new.get("spec") or {}
+    causes: list[Cause] = []
+    if kind == "Job":
+        if o.get("selector") != n.get("selector"):
+            causes.append(
+                Cause(
+                    "spec.selector",
+                    "Invalid value",
+                    "field is immutable",
+                    _Raw(_selector_text(n.get("selector"))),
+                )
+            )
+        if _comparable_template(o.get("template")) != _comparable_template(n.get("template")):
+            causes.append(
+                Cause(
+                    "spec.template",
+                    "Invalid value",
+                    "field is immutable",
+                    _Raw("core.PodTemplateSpec{...}"),
+                )
+            )
+        if o.get("completionMode", "NonIndexed") != n.get("completionMode", "NonIndexed"):
+            causes.append(
+                Cause(
+                    "spec.completionMode",
+                    "Invalid value",
+                    "field is immutable",
+                    n.get("completionMode"),
+                )
+            )
+    elif kind in ("Deployment", "ReplicaSet"):
+        if o.get("selector") != n.get("selector"):
+            causes.append(
+                Cause(
+                    "spec.selector",
+                    "Invalid value",
+                    "field is immutable",
+                    _Raw(_selector_text(n.get("selector"))),
+                )
+            )
+    elif kind == "StatefulSet":
+        if {k: v for k, v in o.items() if k not in _STS_MUTABLE} != {
+            k: v for k, v in n.items() if k not in _STS_MUTABLE
+        }:
+            causes.append(
+                Cause(
+                    "spec",
+                    "Forbidden",
+                    "updates to statefulset spec for fields other than 'replicas', 'ordinals', "
+                    "'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and "
+                    "'minReadySeconds' are forbidden",
+                )
+            )
+    elif kind == "Service":
+        if o.get("clusterIP") and n.get("clusterIP") and o["clusterIP"] != n["clusterIP"]:
+            causes.append(
+                Cause(
+                    "spec.clusterIPs[0]",
+                    "Invalid value",
+                    "may not change once set",
+                    _Raw(f'[]string{{"{n["clusterIP"]}"}}'),
+                )
+            )
+            causes.append(
+                Cause("spec.clusterIP", "Invalid value", "field is immutable", n["clusterIP"])
+            )
+    elif kind == "PriorityClass" and old.get("value") != new.get("value"):
+        causes.append(Cause("value", "Forbidden", "may not be changed in an update."))
+    return causes
+
+
+def _comparable_template(template: Any) -> Any:
+    return json.dumps(template, sort_keys=True)
+
+
+@cache
+def schema_validator(version: str) -> SchemaValidator:
+    return SchemaValidator(version)

@@ -1,0 +1,428 @@
+"""The simulated cluster: controllers, scheduler, pod lifecycle, logs, quota, deletion."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+from kubernetes import client
+from kubernetes.client import ApiException
+
+from gpuctl.sandbox.testing import SandboxCluster, wait_for
+
+
+def _core(cluster: SandboxCluster) -> Any:
+    return client.CoreV1Api(cluster.api_client())
+
+
+def _batch(cluster: SandboxCluster) -> Any:
+    return client.BatchV1Api(cluster.api_client())
+
+
+def _apps(cluster: SandboxCluster) -> Any:
+    return client.AppsV1Api(cluster.api_client())
+
+
+def _pod_spec(image: str = "pytorch/pytorch:2.1", gpus: int = 0, **extra: Any) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "main", "image": image}
+    if gpus:
+        container["resources"] = {"limits": {"nvidia.com/gpu": str(gpus)}}
+    return {"containers": [container], **extra}
+
+
+def _job(
+    name: str, gpus: int = 0, image: str = "pytorch/pytorch:2.1", **spec: Any
+) -> dict[str, Any]:
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name},
+        "spec": {"template": {"spec": _pod_spec(image, gpus, restartPolicy="Never")}, **spec},
+    }
+
+
+def _events(cluster: SandboxCluster, reason: str) -> list[Any]:
+    return [e for e in _core(cluster).list_namespaced_event("default").items if e.reason == reason]
+
+
+def _condition(obj: Any, type_: str) -> str | None:
+    for cond in obj.status.conditions or []:
+        if cond.type == type_:
+            return str(cond.status)
+    return None
+
+
+def test_default_nodes(sandbox: SandboxCluster) -> None:
+    nodes = {n.metadata.name: n for n in _core(sandbox).list_node().items}
+    assert sorted(nodes) == ["cpu-0", "gpu-a100-0", "gpu-a100-1", "gpu-t4-0"]
+    a100 = _core(sandbox).list_node(label_selector="runwhere.ai/gpu-type=A100-80G").items
+    assert [n.status.capacity["nvidia.com/gpu"] for n in a100] == ["8", "8"]
+    t4 = nodes["gpu-t4-0"].status.allocatable
+    assert t4["nvidia.com/gpu"] == "4" and "aliyun.com/gpu-mem" in t4
+    assert "nvidia.com/gpu" not in nodes["cpu-0"].status.capacity
+
+
+def test_job_runs_to_completion(sandbox: SandboxCluster) -> None:
+    batch = _batch(sandbox)
+    batch.create_namespaced_job("default", _job("train", gpus=8, completions=2, parallelism=2))
+    job = wait_for(
+        lambda: (j := batch.read_namespaced_job("train", "default")).status.succeeded == 2 and j,
+        what="job to succeed",
+    )
+    assert _condition(job, "Complete") == "True"
+    assert _condition(job, "SuccessCriteriaMet") == "True"
+    assert job.status.completion_time and job.status.start_time
+    pods = (
+        _core(sandbox)
+        .list_namespaced_pod("default", label_selector="batch.kubernetes.io/job-name=train")
+        .items
+    )
+    assert sorted(p.status.phase for p in pods) == ["Succeeded", "Succeeded"]
+    # 8 GPUs each: the two A100 nodes
+    assert sorted(p.spec.node_name for p in pods) == ["gpu-a100-0", "gpu-a100-1"]
+    assert pods[0].metadata.owner_references[0].kind == "Job"
+
+
+def test_indexed_job_gets_completion_indexes(sandbox: SandboxCluster) -> None:
+    batch = _batch(sandbox)
+    batch.create_namespaced_job(
+        "default", _job("idx", completions=3, parallelism=3, completionMode="Indexed")
+    )
+    job = wait_for(
+        lambda: (j := batch.read_namespaced_job("idx", "default")).status.succeeded == 3 and j
+    )
+    assert job.status.completed_indexes == "0-2"
+    pods = _core(sandbox).list_namespaced_pod("default").items
+    indexes = sorted(
+        p.metadata.annotations["batch.kubernetes.io/job-completion-index"] for p in pods
+    )
+    assert indexes == ["0", "1", "2"]
+    assert sorted(p.spec.hostname for p in pods) == ["idx-0", "idx-1", "idx-2"]
+
+
+def test_suspended_job_creates_no_pods(sandbox: SandboxCluster) -> None:
+    batch = _batch(sandbox)
+    batch.create_namespaced_job("default", _job("later", suspend=True))
+    wait_for(
+        lambda: _condition(batch.read_namespaced_job("later", "default"), "Suspended") == "True"
+    )
+    assert _core(sandbox).list_namespaced_pod("default").items == []
+    batch.patch_namespaced_job("later", "default", {"spec": {"suspend": False}})
+    wait_for(
+        lambda: _condition(batch.read_namespaced_job("later", "default"), "Complete") == "True"
+    )
+
+
+def test_crashing_job_hits_backoff_limit(sandbox: SandboxCluster) -> None:
+    batch = _batch(sandbox)
+    batch.create_namespaced_job("default", _job("bad", image="example/crash:1", backoffLimit=1))
+    wait_for(lambda: _condition(batch.read_namespaced_job("bad", "default"), "Failed") == "True")
+    job = batch.read_namespaced_job("bad", "default")
+    failed = next(c for c in job.status.conditions if c.type == "Failed")
+    assert failed.reason == "BackoffLimitExceeded"
+    assert failed.message == "Job has reached the specified backoff limit"
+
+
+def test_unschedulable_pod_gets_failed_scheduling_event(sandbox: SandboxCluster) -> None:
+    _batch(sandbox).create_namespaced_job("default", _job("huge", gpus=16))
+    event = wait_for(lambda: _events(sandbox, "FailedScheduling"), what="FailedScheduling")[0]
+    assert event.type == "Warning"
+    assert event.message.startswith("0/4 nodes are available: 4 Insufficient nvidia.com/gpu.")
+    assert (
+        "preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
+        in event.message
+    )
+    pod = _core(sandbox).list_namespaced_pod("default").items[0]
+    assert pod.status.phase == "Pending"
+    scheduled = next(c for c in pod.status.conditions if c.type == "PodScheduled")
+    assert (scheduled.status, scheduled.reason) == ("False", "Unschedulable")
+
+
+def test_scheduler_honours_selector_and_affinity(sandbox: SandboxCluster) -> None:
+    affinity = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {"key": "runwhere.ai/gpu-type", "operator": "In", "values": ["T4-16G"]}
+                        ]
+                    },
+                    {
+                        "matchExpressions": [
+                            {"key": "g8s.host/gpu-type", "operator": "In", "values": ["T4-16G"]}
+                        ]
+                    },
+                ]
+            }
+        }
+    }
+    job = _job("t4", gpus=1)
+    job["spec"]["template"]["spec"]["affinity"] = affinity
+    _batch(sandbox).create_namespaced_job("default", job)
+    pod = wait_for(
+        lambda: [p for p in _core(sandbox).list_namespaced_pod("default").items if p.spec.node_name]
+    )[0]
+    assert pod.spec.node_name == "gpu-t4-0"
+
+    pool = _job("pooled", gpus=1)
+    pool["spec"]["template"]["spec"]["nodeSelector"] = {"runwhere.ai/pool": "research"}
+    _batch(sandbox).create_namespaced_job("default", pool)
+    event = wait_for(lambda: _events(sandbox, "FailedScheduling"))[0]
+    assert event.message.startswith(
+        "0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector. preemption: "
+        "0/4 nodes are available: 4 Preemption is not helpful for scheduling."
+    )
+    _core(sandbox).patch_node(
+        "gpu-a100-1", {"metadata": {"labels": {"runwhere.ai/pool": "research"}}}
+    )
+    wait_for(lambda: _batch(sandbox).read_namespaced_job("pooled", "default").status.succeeded == 1)
+
+
+def test_image_pull_errors(sandbox: SandboxCluster) -> None:
+    _core(sandbox).create_namespaced_pod(
+        "default",
+        {"metadata": {"name": "p"}, "spec": _pod_spec("registry.example/app:does-not-exist")},
+    )
+
+    def reason() -> str | None:
+        statuses = (
+            _core(sandbox).read_namespaced_pod("p", "default").status.container_statuses or []
+        )
+        waiting = statuses[0].state.waiting if statuses else None
+        return waiting.reason if waiting else None
+
+    wait_for(lambda: reason() == "ErrImagePull")
+    wait_for(lambda: reason() == "ImagePullBackOff")
+    assert _core(sandbox).read_namespaced_pod("p", "default").status.phase == "Pending"
+
+
+def test_deployment_rolls_out_replicasets_and_pods(sandbox: SandboxCluster) -> None:
+    apps = _apps(sandbox)
+    apps.create_namespaced_deployment(
+        "default",
+        {
+            "metadata": {"name": "web"},
+            "spec": {
+                "replicas": 2,
+                "selector": {"matchLabels": {"app": "web"}},
+                "template": {
+                    "metadata": {"labels": {"app": "web"}},
+                    "spec": _pod_spec("nginx:1.27"),
+                },
+            },
+        },
+    )
+    dep = wait_for(
+        lambda: (
+            (d := apps.read_namespaced_deployment("web", "default")).status.ready_replicas == 2
+            and d
+        )
+    )
+    assert dep.status.available_replicas == 2 and dep.status.updated_replicas == 2
+    assert _condition(dep, "Available") == "True"
+    progressing = next(c for c in dep.status.conditions if c.type == "Progressing")
+    assert progressing.reason == "NewReplicaSetAvailable"
+    rs = apps.list_namespaced_replica_set("default").items
+    assert len(rs) == 1 and rs[0].metadata.name.startswith("web-")
+    pods = _core(sandbox).list_namespaced_pod("default", label_selector="app=web").items
+    assert all(p.metadata.name.startswith(rs[0].metadata.name + "-") for p in pods)
+    apps.patch_namespaced_deployment(
+        "web",
+        "default",
+        {"spec": {"template": {"spec": {"containers": [{"name": "main", "image": "nginx:1.28"}]}}}},
+    )
+    wait_for(lambda: len(apps.list_namespaced_replica_set("default").items) == 2)
+    wait_for(
+        lambda: (
+            sorted(
+                p.spec.containers[0].image
+                for p in _core(sandbox).list_namespaced_pod("default").items
+                if not p.metadata.deletion_timestamp
+            )
+            == ["nginx:1.28", "nginx:1.28"]
+        ),
+        what="rollout",
+    )
+    apps.patch_namespaced_deployment_scale("web", "default", {"spec": {"replicas": 0}})
+    wait_for(lambda: _core(sandbox).list_namespaced_pod("default").items == [])
+
+
+def test_statefulset_pods_are_ordinal(sandbox: SandboxCluster) -> None:
+    apps = _apps(sandbox)
+    apps.create_namespaced_stateful_set(
+        "default",
+        {
+            "metadata": {"name": "db"},
+            "spec": {
+                "replicas": 3,
+                "serviceName": "db",
+                "selector": {"matchLabels": {"app": "db"}},
+                "template": {
+                    "metadata": {"labels": {"app": "db"}},
+                    "spec": _pod_spec("postgres:16"),
+                },
+            },
+        },
+    )
+    sts = wait_for(
+        lambda: (
+            (s := apps.read_namespaced_stateful_set("db", "default")).status.ready_replicas == 3
+            and s
+        )
+    )
+    assert sts.status.current_revision == sts.status.update_revision
+    names = sorted(p.metadata.name for p in _core(sandbox).list_namespaced_pod("default").items)
+    assert names == ["db-0", "db-1", "db-2"]
+    apps.patch_namespaced_stateful_set_scale("db", "default", {"spec": {"replicas": 1}})
+    wait_for(
+        lambda: (
+            sorted(p.metadata.name for p in _core(sandbox).list_namespaced_pod("default").items)
+            == ["db-0"]
+        )
+    )
+
+
+def test_services_get_cluster_ips_and_node_ports(sandbox: SandboxCluster) -> None:
+    core = _core(sandbox)
+    svc = core.create_namespaced_service(
+        "default",
+        {
+            "metadata": {"name": "a"},
+            "spec": {"type": "NodePort", "selector": {"app": "a"}, "ports": [{"port": 80}]},
+        },
+    )
+    assert (
+        svc.spec.cluster_ip.startswith("10.96.") and 30000 <= svc.spec.ports[0].node_port <= 32767
+    )
+    assert svc.spec.ports[0].target_port == 80
+    asked = core.create_namespaced_service(
+        "default",
+        {
+            "metadata": {"name": "b"},
+            "spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 30080}]},
+        },
+    )
+    assert asked.spec.ports[0].node_port == 30080
+    with pytest.raises(ApiException) as err:
+        core.create_namespaced_service(
+            "default",
+            {
+                "metadata": {"name": "c"},
+                "spec": {"type": "NodePort", "ports": [{"port": 80, "nodePort": 30080}]},
+            },
+        )
+    assert (
+        err.value.status == 422
+        and "provided port is already allocated" in json.loads(err.value.body or "{}")["message"]
+    )
+    headless = core.create_namespaced_service(
+        "default",
+        {"metadata": {"name": "h"}, "spec": {"clusterIP": "None", "ports": [{"port": 5432}]}},
+    )
+    assert headless.spec.cluster_ip == "None"
+    # a replace that leaves clusterIP and nodePort out keeps them, as the real server does
+    body = core.read_namespaced_service("a", "default").to_dict()
+    replaced = core.replace_namespaced_service(
+        "a",
+        "default",
+        {
+            "metadata": {"name": "a", "resourceVersion": body["metadata"]["resource_version"]},
+            "spec": {"type": "NodePort", "ports": [{"port": 80}]},
+        },
+    )
+    assert replaced.spec.cluster_ip == svc.spec.cluster_ip
+    assert replaced.spec.ports[0].node_port == svc.spec.ports[0].node_port
+
+
+def test_quota_admission_and_status(sandbox: SandboxCluster) -> None:
+    core = _core(sandbox)
+    core.create_namespaced_resource_quota(
+        "default",
+        {
+            "metadata": {"name": "q"},
+            "spec": {"hard": {"requests.nvidia.com/gpu": "4", "pods": "10"}},
+        },
+    )
+    core.create_namespaced_pod("default", {"metadata": {"name": "a"}, "spec": _pod_spec(gpus=2)})
+    with pytest.raises(ApiException) as err:
+        core.create_namespaced_pod(
+            "default", {"metadata": {"name": "b"}, "spec": _pod_spec(gpus=4)}
+        )
+    status = json.loads(err.value.body or "{}")
+    assert err.value.status == 403 and status["reason"] == "Forbidden"
+    assert status["message"] == (
+        'pods "b" is forbidden: exceeded quota: q, requested: requests.nvidia.com/gpu=4, '
+        "used: requests.nvidia.com/gpu=2, limited: requests.nvidia.com/gpu=4"
+    )
+    quota = wait_for(
+        lambda: (q := core.read_namespaced_resource_quota("q", "default")).status.used and q
+    )
+    assert quota.status.used == {"requests.nvidia.com/gpu": "2", "pods": "1"}
+    # a job's pods are refused the same way; the job controller reports it in an event
+    _batch(sandbox).create_namespaced_job("default", _job("big", gpus=4))
+    event = wait_for(lambda: _events(sandbox, "FailedCreate"))[0]
+    assert event.message.startswith('Error creating: pods "big-')
+    assert "exceeded quota: q" in event.message
+
+
+def test_logs_and_follow(sandbox: SandboxCluster) -> None:
+    core = _core(sandbox)
+    core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+    wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
+    wait_for(lambda: len(core.read_namespaced_pod_log("p", "default").splitlines()) >= 3)
+    text = core.read_namespaced_pod_log("p", "default")
+    assert text.splitlines()[:2] == ["p/main: started", "p/main: step 1"]
+    assert core.read_namespaced_pod_log("p", "default", tail_lines=1).count("\n") == 1
+    stamped = core.read_namespaced_pod_log("p", "default", timestamps=True).splitlines()[0]
+    assert stamped.endswith(" p/main: started") and stamped[:4].isdigit()
+    # follow streams new lines while the pod runs
+    with urllib.request.urlopen(
+        f"{sandbox.url}/api/v1/namespaces/default/pods/p/log?follow=true", timeout=5
+    ) as r:
+        first = [r.readline() for _ in range(5)]
+    assert first[0] == b"p/main: started\n" and first[4].startswith(b"p/main: step")
+
+
+def test_deletion_semantics(sandbox: SandboxCluster) -> None:
+    core, batch = _core(sandbox), _batch(sandbox)
+    core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+    wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
+    deleted = core.delete_namespaced_pod("p", "default")
+    assert deleted.metadata.deletion_timestamp is not None  # graceful: still there for a moment
+    assert core.read_namespaced_pod("p", "default").metadata.deletion_grace_period_seconds == 30
+    wait_for(lambda: core.list_namespaced_pod("default").items == [])
+
+    # background (kubectl's default): the job goes at once, its pods follow
+    batch.create_namespaced_job("default", _job("bg", completions=2))
+    wait_for(lambda: len(core.list_namespaced_pod("default").items) == 1)
+    batch.delete_namespaced_job("bg", "default", propagation_policy="Background")
+    wait_for(lambda: core.list_namespaced_pod("default").items == [])
+
+    # the API's own default for batch/v1 Jobs orphans the pods
+    batch.create_namespaced_job("default", _job("orphan"))
+    wait_for(lambda: core.list_namespaced_pod("default").items)
+    batch.delete_namespaced_job("orphan", "default")
+    pod = core.list_namespaced_pod("default").items[0]
+    assert pod.metadata.owner_references is None
+
+    # foreground: the job waits with a finalizer until its pods are gone
+    core.delete_collection_namespaced_pod("default", grace_period_seconds=0)
+    batch.create_namespaced_job("default", _job("fg", completions=1))
+    wait_for(lambda: core.list_namespaced_pod("default").items)
+    batch.delete_namespaced_job("fg", "default", propagation_policy="Foreground")
+    job = batch.read_namespaced_job("fg", "default")
+    assert job.metadata.finalizers == ["foregroundDeletion"] and job.metadata.deletion_timestamp
+    wait_for(lambda: not batch.list_namespaced_job("default").items, what="job gone")
+    assert core.list_namespaced_pod("default").items == []
+    # finalizers hold an object until they are removed
+    core.create_namespaced_config_map(
+        "default", {"metadata": {"name": "f", "finalizers": ["example.com/keep"]}}
+    )
+    core.delete_namespaced_config_map("f", "default")
+    assert core.read_namespaced_config_map("f", "default").metadata.deletion_timestamp
+    core.patch_namespaced_config_map("f", "default", {"metadata": {"finalizers": None}})
+    with pytest.raises(ApiException):
+        core.read_namespaced_config_map("f", "default")

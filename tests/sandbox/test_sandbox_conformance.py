@@ -1,0 +1,228 @@
+"""Conformance scenarios: the real `kubectl` and the official client against a cluster.
+
+Each test runs against the sandbox; with GPUCTL_E2E=1 (`make e2e`) also against the cluster in
+KUBECONFIG, so a behaviour the sandbox gets wrong shows up as a scenario that fails on one only.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes import client, dynamic, watch
+
+from gpuctl.sandbox.testing import Cluster, SandboxCluster
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _job(name: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "labels": {"app.kubernetes.io/managed-by": "gpuctl", **(labels or {})},
+        },
+        "spec": {
+            "backoffLimit": 0,
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {
+                            "name": "main",
+                            "image": "busybox:1.36",
+                            "command": [
+                                "sh",
+                                "-c",
+                                "for i in 1 2 3; do echo step $i; sleep 0.2; done",
+                            ],
+                        }
+                    ],
+                }
+            },
+        },
+    }
+
+
+def _deployment(name: str, replicas: int = 1) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "labels": {"app.kubernetes.io/managed-by": "gpuctl"}},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]},
+            },
+        },
+    }
+
+
+def _write(cluster: Cluster, name: str, *docs: dict[str, Any]) -> str:
+    path = cluster.workdir / name
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+    return str(path)
+
+
+def test_get_nodes_and_all(cluster: Cluster) -> None:
+    nodes = cluster.kubectl("get", "nodes", "-o", "name", namespaced=False).stdout.split()
+    assert nodes and all(n.startswith("node/") for n in nodes)
+    out = cluster.kubectl("get", "all").stdout + cluster.kubectl("get", "all").stderr
+    assert "No resources found" in out or "NAME" in out
+    if isinstance(cluster, SandboxCluster):
+        gpu = cluster.kubectl(
+            "get", "nodes", "-l", "runwhere.ai/gpu-type=A100-80G", "-o", "name", namespaced=False
+        )
+        assert gpu.stdout.split() == ["node/gpu-a100-0", "node/gpu-a100-1"]
+        table = cluster.kubectl("get", "nodes", namespaced=False).stdout.splitlines()
+        assert table[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
+
+
+def test_apply_validates_reapplies_and_labels(cluster: Cluster) -> None:
+    bad = _job("conf-apply")
+    bad["spec"]["foo"] = 1
+    result = cluster.kubectl("apply", "-f", _write(cluster, "bad.yaml", bad), check=False)
+    assert result.returncode != 0
+    assert 'strict decoding error: unknown field "spec.foo"' in result.stderr
+    assert "BadRequest" in result.stderr
+
+    path = _write(cluster, "job.yaml", _job("conf-apply"))
+    assert cluster.kubectl("apply", "-f", path).stdout.strip() == "job.batch/conf-apply created"
+    assert cluster.kubectl("apply", "-f", path).stdout.strip() == "job.batch/conf-apply unchanged"
+    changed = _write(cluster, "job2.yaml", _job("conf-apply", {"team": "a"}))
+    assert (
+        cluster.kubectl("apply", "-f", changed).stdout.strip() == "job.batch/conf-apply configured"
+    )
+
+    out = cluster.kubectl("label", "job", "conf-apply", "team=b", "--overwrite").stdout
+    assert out.strip() == "job.batch/conf-apply labeled"
+    refused = cluster.kubectl("label", "job", "conf-apply", "team=c", check=False)
+    assert refused.returncode != 0 and "already has a value (b)" in refused.stderr
+    assert cluster.kubectl("get", "jobs", "-l", "team=b", "-o", "name").stdout.split() == [
+        "job.batch/conf-apply"
+    ]
+    assert cluster.kubectl("get", "jobs", "-l", "team in (x,y)", "-o", "name").stdout.split() == []
+    assert cluster.kubectl("get", "jobs", "-l", "!team", "-o", "name").stdout.split() == []
+    assert "job.batch/conf-apply" in cluster.kubectl("get", "all", "-o", "name").stdout.split()
+
+    dry = cluster.kubectl(
+        "apply", "--dry-run=server", "-f", _write(cluster, "d.yaml", _deployment("conf-dry"))
+    )
+    assert dry.stdout.strip() == "deployment.apps/conf-dry created (server dry run)"
+    assert cluster.kubectl("get", "deployment", "conf-dry", check=False).returncode != 0
+
+
+def test_job_wait_logs_and_foreground_delete(cluster: Cluster) -> None:
+    cluster.kubectl("apply", "-f", _write(cluster, "job.yaml", _job("conf-job")))
+    follow = cluster.kubectl(
+        "logs", "-f", "job/conf-job", "--pod-running-timeout=60s", timeout=90, check=False
+    )
+    if follow.returncode != 0:  # the pod had not started yet: kubectl logs does not wait for that
+        time.sleep(1)
+        follow = cluster.kubectl("logs", "-f", "job/conf-job", timeout=90)
+    assert follow.stdout.strip()
+    cluster.kubectl(
+        "wait", "--for=condition=complete", "job/conf-job", "--timeout=90s", timeout=120
+    )
+    assert cluster.kubectl("logs", "job/conf-job").stdout.strip()
+    assert (
+        cluster.kubectl("get", "job", "conf-job", "-o", "jsonpath={.status.succeeded}").stdout
+        == "1"
+    )
+    out = cluster.kubectl("delete", "job", "conf-job", "--cascade=foreground", timeout=120).stdout
+    assert out.strip() == 'job.batch "conf-job" deleted'
+    # kubectl returned only once the job was gone, and its pods with it
+    gone = cluster.kubectl("get", "job", "conf-job", check=False)
+    assert gone.returncode != 0 and "NotFound" in gone.stderr
+    assert (
+        cluster.kubectl(
+            "get", "pods", "-l", "batch.kubernetes.io/job-name=conf-job", "-o", "name"
+        ).stdout
+        == ""
+    )
+
+
+def test_scale_deployment(cluster: Cluster) -> None:
+    cluster.kubectl("apply", "-f", _write(cluster, "d.yaml", _deployment("conf-web")))
+    out = cluster.kubectl("scale", "deployment/conf-web", "--replicas=3").stdout
+    assert out.strip() == "deployment.apps/conf-web scaled"
+    cluster.kubectl(
+        "wait",
+        "--for=jsonpath={.status.readyReplicas}=3",
+        "deployment/conf-web",
+        "--timeout=120s",
+        timeout=150,
+    )
+    cluster.kubectl("rollout", "status", "deployment/conf-web", "--timeout=60s", timeout=90)
+    assert (
+        len(cluster.kubectl("get", "pods", "-l", "app=conf-web", "-o", "name").stdout.split()) == 3
+    )
+    cluster.kubectl("scale", "deployment/conf-web", "--replicas=0")
+    cluster.kubectl("delete", "deployment", "conf-web", "--cascade=foreground", timeout=120)
+
+
+def test_official_client_typed_dynamic_and_watch(cluster: Cluster) -> None:
+    api = cluster.api_client()
+    core: Any = client.CoreV1Api(api)
+    dyn: Any = dynamic.DynamicClient(api)  # type: ignore[no-untyped-call]
+    configmaps = dyn.resources.get(api_version="v1", kind="ConfigMap")
+    start = core.list_namespaced_config_map(cluster.namespace).metadata.resource_version
+
+    def writes() -> None:
+        time.sleep(0.1)
+        configmaps.create(
+            body={
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "conf-cm", "labels": {"w": "1"}},
+            },
+            namespace=cluster.namespace,
+        )
+        core.patch_namespaced_config_map("conf-cm", cluster.namespace, {"data": {"a": "b"}})
+        core.delete_namespaced_config_map("conf-cm", cluster.namespace)
+
+    threading.Thread(target=writes).start()
+    seen = []
+    w: Any = watch.Watch()  # type: ignore[no-untyped-call]
+    for event in w.stream(
+        core.list_namespaced_config_map,
+        cluster.namespace,
+        label_selector="w=1",
+        resource_version=start,
+        timeout_seconds=20,
+    ):
+        seen.append(event["type"])
+        if event["type"] == "DELETED":
+            w.stop()
+    assert seen == ["ADDED", "MODIFIED", "DELETED"]
+
+
+def test_rendered_manifests_apply_cleanly(sandbox: SandboxCluster) -> None:
+    """What `gpuctl render` produces goes onto the sandbox, and a second apply changes nothing."""
+    rendered = subprocess.run(
+        [sys.executable, "-m", "gpuctl", "render", "-f", str(REPO / "examples")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if rendered.returncode != 0 or not rendered.stdout.strip():
+        pytest.skip(f"gpuctl render is not available here: {rendered.stderr.strip()[:200]}")
+    path = sandbox.workdir / "rendered.yaml"
+    path.write_text(rendered.stdout)
+    first = sandbox.kubectl("apply", "-f", str(path), namespaced=False)
+    assert first.stdout.count(" created") == first.stdout.count("\n")
+    second = sandbox.kubectl("apply", "-f", str(path), namespaced=False)
+    assert second.stdout.count(" unchanged") == second.stdout.count("\n")
+    sandbox.requests.clear()
+    sandbox.kubectl("apply", "-f", str(path), namespaced=False)
+    assert sandbox.requests.only_reads()

@@ -13,6 +13,9 @@ import urllib.request
 from pathlib import Path
 
 import click
+import yaml
+
+from gpuctl.sandbox.config import SandboxConfig
 
 
 def state_dir() -> Path:
@@ -81,6 +84,11 @@ def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
             f"a sandbox is already running at {state['url']} (pid {state['pid']}); "
             "run `gpuctl sandbox down` first"
         )
+    if config_file:
+        try:  # refuse a bad file here, with its own message, rather than from the background
+            SandboxConfig.load(config_file)
+        except (ValueError, TypeError, KeyError, yaml.YAMLError) as exc:
+            raise click.ClickException(f"{config_file}: {exc}") from None
     directory = state_dir()
     directory.mkdir(parents=True, exist_ok=True)
     kubeconfig_path = Path(kubeconfig).resolve() if kubeconfig else directory / "kubeconfig"

@@ -76,7 +76,7 @@ class SandboxConfig:
     def load(cls, path: str | Path) -> SandboxConfig:
         data = yaml.safe_load(Path(path).read_text()) or {}
         if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected a mapping at the top")
+            raise ValueError("expected a mapping at the top")
         values: dict[str, Any] = {}
         for key, value in data.items():
             key = key.replace("-", "_")
@@ -85,7 +85,7 @@ class SandboxConfig:
             elif key in cls.__dataclass_fields__:
                 values[key] = value
             else:
-                raise ValueError(f"{path}: unknown setting {key!r}")
+                raise ValueError(f"unknown setting {key!r}")
         return cls(**values)
 
     def image_fails_pull(self, image: str) -> bool:

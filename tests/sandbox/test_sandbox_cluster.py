@@ -357,10 +357,8 @@ def test_quota_admission_and_status(sandbox: SandboxCluster) -> None:
         'pods "b" is forbidden: exceeded quota: q, requested: requests.nvidia.com/gpu=4, '
         "used: requests.nvidia.com/gpu=2, limited: requests.nvidia.com/gpu=4"
     )
-    quota = wait_for(
-        lambda: (q := core.read_namespaced_resource_quota("q", "default")).status.used and q
-    )
-    assert quota.status.used == {"requests.nvidia.com/gpu": "2", "pods": "1"}
+    expected = {"requests.nvidia.com/gpu": "2", "pods": "1"}
+    wait_for(lambda: core.read_namespaced_resource_quota("q", "default").status.used == expected)
     # a job's pods are refused the same way; the job controller reports it in an event
     _batch(sandbox).create_namespaced_job("default", _job("big", gpus=4))
     event = wait_for(lambda: _events(sandbox, "FailedCreate"))[0]

@@ -1,0 +1,82 @@
+"""`gpuctl sandbox up|status|down` and starting a sandbox in-process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gpuctl.sandbox import Sandbox, SandboxConfig
+from gpuctl.sandbox.cli import sandbox
+
+
+def test_start_and_stop_are_quick() -> None:
+    timings = []
+    for _ in range(3):
+        started = time.perf_counter()
+        Sandbox(SandboxConfig.fast()).start().stop()
+        timings.append(time.perf_counter() - started)
+    # the issue asks for well under 100 ms; CI machines vary, so leave room
+    assert min(timings) < 0.25, timings
+
+
+def test_up_status_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUCTL_SANDBOX_DIR", str(tmp_path / "state"))
+    config = tmp_path / "cluster.yaml"
+    config.write_text(
+        "nodes:\n"
+        "  - name: big\n"
+        "    labels: {runwhere.ai/gpu-type: H100-80G}\n"
+        "    capacity: {cpu: 64, memory: 512Gi, nvidia.com/gpu: 8}\n"
+        "pod_start_seconds: 0.1\n"
+    )
+    kubeconfig = tmp_path / "kc"
+    runner = CliRunner()
+    try:
+        up = runner.invoke(
+            sandbox, ["up", "--config", str(config), "--kubeconfig", str(kubeconfig)]
+        )
+        assert up.exit_code == 0, up.output
+        assert up.stdout.strip() == f"export KUBECONFIG={kubeconfig}"
+        again = runner.invoke(sandbox, ["up"])
+        assert again.exit_code == 1 and "already running" in again.output
+        status = runner.invoke(sandbox, ["status"])
+        assert status.exit_code == 0 and "big" in status.output and "H100-80G" in status.output
+        nodes = subprocess.run(
+            ["kubectl", "--kubeconfig", str(kubeconfig), "get", "nodes", "-o", "name"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert nodes.stdout.split() == ["node/big"]
+    finally:
+        down = runner.invoke(sandbox, ["down"])
+    assert down.exit_code == 0, down.output
+    gone = runner.invoke(sandbox, ["status"])
+    assert gone.exit_code == 1 and "no sandbox is running" in gone.output
+
+
+def test_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUCTL_SANDBOX_DIR", str(tmp_path))
+    result = subprocess.run(
+        [sys.executable, "-m", "gpuctl", "sandbox", "down"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert result.stderr.strip() == "Error: no sandbox is running"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("colour: blue\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "gpuctl", "sandbox", "up", "--config", str(bad)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1
+    assert "unknown setting 'colour'" in result.stderr

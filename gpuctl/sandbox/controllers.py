@@ -1448,52 +1448,119 @@ class Controllers:
             self._set_status(self.quotas, quota, status)
 
     def _hpas(self) -> None:
+        """Min/max enforcement as the real HPA does it; no metrics server, so no metric scaling."""
         for hpa in self.store.objects(self.hpas.key, None):
-            ref = (hpa.get("spec") or {}).get("scaleTargetRef") or {}
+            spec = hpa.get("spec") or {}
+            ref = spec.get("scaleTargetRef") or {}
             target_res = {
                 "Deployment": self.deployments,
                 "StatefulSet": self.statefulsets,
                 "ReplicaSet": self.replicasets,
             }.get(ref.get("kind", ""))
-            target = (
-                self.store.get(target_res.key, hpa["metadata"]["namespace"], ref.get("name", ""))
-                if target_res
-                else None
-            )
-            current = int(((target or {}).get("spec") or {}).get("replicas", 0))
+            ns = hpa["metadata"]["namespace"]
+            target = self.store.get(target_res.key, ns, ref.get("name", "")) if target_res else None
             status = copy.deepcopy(hpa.get("status") or {})
-            status["currentReplicas"] = current
-            status["desiredReplicas"] = current
             conditions = status.get("conditions") or []
-            if target is None:
+            if target is None or target_res is None:
+                kind = str(ref.get("kind", "")).lower()
                 conditions = _condition(
                     conditions,
                     "AbleToScale",
                     "False",
                     "FailedGetScale",
-                    f"the HPA controller was unable to get the target's current scale: "
-                    f'{ref.get("kind", "").lower()}s.apps "{ref.get("name", "")}" not found',
+                    "the HPA controller was unable to get the target's current scale: "
+                    f'{kind}s.apps "{ref.get("name", "")}" not found',
                 )
-            else:
-                conditions = _condition(
-                    conditions,
-                    "AbleToScale",
-                    "True",
-                    "SucceededGetScale",
-                    "the HPA controller was able to get the target's current scale",
-                )
+                status["conditions"] = conditions
+                self._set_status(self.hpas, hpa, status)
+                continue
+            current = int((target.get("spec") or {}).get("replicas", 1))
+            low, high = int(spec.get("minReplicas", 1)), int(spec.get("maxReplicas", 1))
+            desired, reason = current, ""
+            if current > high:
+                desired, reason = high, "Current number of replicas above Spec.MaxReplicas"
+            elif 0 < current < low:
+                desired, reason = low, "Current number of replicas below Spec.MinReplicas"
+            conditions = _condition(
+                conditions,
+                "AbleToScale",
+                "True",
+                "SucceededRescale" if reason else "SucceededGetScale",
+                f"the HPA controller was able to update the target scale to {desired}"
+                if reason
+                else "the HPA controller was able to get the target's current scale",
+            )
+            if current == 0 and low != 0:
                 conditions = _condition(
                     conditions,
                     "ScalingActive",
                     "False",
-                    "FailedGetResourceMetric",
-                    "the HPA was unable to compute the replica count: failed to get cpu "
-                    "utilization: unable to get metrics for resource cpu: unable to fetch "
-                    "metrics from resource metrics API: the server could not find the "
-                    "requested resource (get pods.metrics.k8s.io)",
+                    "ScalingDisabled",
+                    "scaling is disabled since the replica count of the target is zero",
                 )
+            else:
+                conditions = _condition(
+                    conditions, "ScalingActive", "False", *_metric_failure(spec)
+                )
+            if reason:
+                new = copy.deepcopy(target)
+                new["spec"]["replicas"] = desired
+                self._update(target_res, new)
+                self.api.emit_event(
+                    hpa,
+                    "Normal",
+                    "SuccessfulRescale",
+                    f"New size: {desired}; reason: {reason}",
+                    "horizontal-pod-autoscaler",
+                )
+                status["lastScaleTime"] = now_rfc3339()
+            if desired <= low and current < low:
+                limited = (
+                    "True",
+                    "TooFewReplicas",
+                    "the desired replica count is less than the minimum replica count",
+                )
+            elif current > high:
+                limited = (
+                    "True",
+                    "TooManyReplicas",
+                    "the desired replica count is more than the maximum replica count",
+                )
+            else:
+                limited = (
+                    "False",
+                    "DesiredWithinRange",
+                    "the desired count is within the acceptable range",
+                )
+            conditions = _condition(conditions, "ScalingLimited", *limited)
+            status["currentReplicas"] = current
+            status["desiredReplicas"] = desired
             status["conditions"] = conditions
             self._set_status(self.hpas, hpa, status)
+
+
+def _metric_failure(spec: Obj) -> tuple[str, str]:
+    """The reason and message the real HPA gives when no metrics API answers."""
+    metric = (spec.get("metrics") or [{"type": "Resource", "resource": {"name": "cpu"}}])[0]
+    kind = metric.get("type", "Resource")
+    head = "the HPA was unable to compute the replica count: "
+    if kind == "Resource":
+        name = (metric.get("resource") or {}).get("name", "cpu")
+        return (
+            "FailedGetResourceMetric",
+            f"{head}failed to get {name} utilization: unable to get metrics for resource {name}: "
+            "unable to fetch metrics from resource metrics API: the server could not find the "
+            "requested resource (get pods.metrics.k8s.io)",
+        )
+    section = metric.get(kind[0].lower() + kind[1:]) or {}
+    name = (section.get("metric") or {}).get("name", "")
+    api = "external.metrics.k8s.io" if kind == "External" else "custom.metrics.k8s.io"
+    which = "external" if kind == "External" else "custom"
+    return (
+        f"FailedGet{kind}Metric",
+        f"{head}unable to get metric {name}: unable to fetch metrics from {which} metrics API: "
+        f"no {which} metrics API ({api}) registered",
+    )
 
 
 def _sha(text: str) -> str:

@@ -652,9 +652,18 @@ class Handler(BaseHTTPRequestHandler):
                 out = []
                 for ev in events:
                     cursor = ev.rv
-                    if ev.key != res.key or not matches(ev.obj):
+                    if ev.key != res.key:
                         continue
-                    out.append(line(ev.type, ev.obj))
+                    now_in = matches(ev.obj)
+                    if ev.type == "MODIFIED" and ev.prev is not None and (labels or fields):
+                        # leaving or entering the selection reads as deleted or added, as the
+                        # real watch cache reports it
+                        was_in = matches(ev.prev)
+                        if was_in != now_in:
+                            out.append(line("ADDED" if now_in else "DELETED", ev.obj))
+                            continue
+                    if now_in:
+                        out.append(line(ev.type, ev.obj))
                 if out:
                     self._chunk(b"".join(out))
                 if (

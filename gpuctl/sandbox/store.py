@@ -22,6 +22,7 @@ class Event:
     namespace: str
     type: str  # ADDED | MODIFIED | DELETED
     obj: Obj
+    prev: Obj | None = None  # the object before a MODIFIED, for selector-filtered watches
 
 
 class Store:
@@ -72,7 +73,7 @@ class Store:
             self._unindex(key, old)
         self._objects.setdefault(key, {}).setdefault(namespace, {})[name] = obj
         self._index(key, obj)
-        self._record(Event(int(meta["resourceVersion"]), key, namespace, event_type, obj))
+        self._record(Event(int(meta["resourceVersion"]), key, namespace, event_type, obj, old))
         return obj
 
     def remove(self, key: Key, obj: Obj) -> None:

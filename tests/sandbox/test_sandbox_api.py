@@ -551,3 +551,25 @@ def test_namespace_termination(sandbox: SandboxCluster) -> None:
     assert (
         err.value.status == 404 and _status(err.value)["message"] == 'namespaces "team" not found'
     )
+
+
+def test_watch_reports_objects_leaving_and_entering_a_selector(sandbox: SandboxCluster) -> None:
+    core = _core(sandbox)
+    core.create_namespaced_config_map("default", _cm("s", {"team": "a"}))
+    rv = core.list_namespaced_config_map("default").metadata.resource_version
+    core.patch_namespaced_config_map("s", "default", {"metadata": {"labels": {"team": "b"}}})
+    core.patch_namespaced_config_map("s", "default", {"metadata": {"labels": {"team": "a"}}})
+    core.patch_namespaced_config_map("s", "default", {"data": {"k": "changed"}})
+    seen = []
+    w = _watch()
+    for event in w.stream(
+        core.list_namespaced_config_map,
+        "default",
+        label_selector="team=a",
+        resource_version=rv,
+        timeout_seconds=1,
+    ):
+        seen.append(event["type"])
+        if len(seen) == 3:
+            w.stop()
+    assert seen == ["DELETED", "ADDED", "MODIFIED"]

@@ -424,3 +424,50 @@ def test_deletion_semantics(sandbox: SandboxCluster) -> None:
     core.patch_namespaced_config_map("f", "default", {"metadata": {"finalizers": None}})
     with pytest.raises(ApiException):
         core.read_namespaced_config_map("f", "default")
+
+
+def test_hpa_enforces_bounds_without_metrics(sandbox: SandboxCluster) -> None:
+    apps = _apps(sandbox)
+    apps.create_namespaced_deployment(
+        "default",
+        {
+            "metadata": {"name": "chat"},
+            "spec": {
+                "replicas": 1,
+                "selector": {"matchLabels": {"app": "chat"}},
+                "template": {
+                    "metadata": {"labels": {"app": "chat"}},
+                    "spec": _pod_spec("vllm/vllm-openai:v0.6.0"),
+                },
+            },
+        },
+    )
+    autoscaling: Any = client.AutoscalingV2Api(sandbox.api_client())
+    autoscaling.create_namespaced_horizontal_pod_autoscaler(
+        "default",
+        {
+            "metadata": {"name": "chat"},
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "chat"},
+                "minReplicas": 2,
+                "maxReplicas": 4,
+                "metrics": [
+                    {
+                        "type": "Pods",
+                        "pods": {
+                            "metric": {"name": "DCGM_FI_DEV_GPU_UTIL"},
+                            "target": {"type": "AverageValue", "averageValue": "70"},
+                        },
+                    }
+                ],
+            },
+        },
+    )
+    wait_for(lambda: apps.read_namespaced_deployment("chat", "default").spec.replicas == 2)
+    event = wait_for(lambda: _events(sandbox, "SuccessfulRescale"))[0]
+    assert event.message == "New size: 2; reason: Current number of replicas below Spec.MinReplicas"
+    hpa: Any = client.AutoscalingV2Api(
+        sandbox.api_client()
+    ).read_namespaced_horizontal_pod_autoscaler("chat", "default")
+    active = next(c for c in hpa.status.conditions if c.type == "ScalingActive")
+    assert (active.status, active.reason) == ("False", "FailedGetPodsMetric")

@@ -18,6 +18,7 @@ class ApiError(Exception):
         self.reason = reason
         self.message = message
         self.details = details
+        self.headers: dict[str, str] = {}
 
     def status(self) -> dict[str, Any]:
         body: dict[str, Any] = {

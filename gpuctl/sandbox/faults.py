@@ -107,6 +107,7 @@ class Fault:
     reason: str = ""
     message: str = ""
     seconds: float = 0.0
+    retry_after: int | None = None  # seconds, sent as a Retry-After header (429s, 503s)
     hits: int = field(default=0)
 
     def matches(self, method: str, verb: str, resource: str, namespace: str, name: str) -> bool:
@@ -184,10 +185,23 @@ class Faults:
         reason: str = "",
         message: str = "",
         times: int | None = 1,
+        retry_after: int | None = None,
     ) -> Fault:
         """Answer matching requests with a `Status` error of code `status` instead of serving."""
         return self._add(
-            Fault("fail", method, verb, resource, name, namespace, times, status, reason, message)
+            Fault(
+                "fail",
+                method,
+                verb,
+                resource,
+                name,
+                namespace,
+                times,
+                status,
+                reason,
+                message,
+                retry_after=retry_after,
+            )
         )
 
     def timeout(

@@ -211,7 +211,7 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self._api(method, route, query, body)
         except ApiError as err:
-            self._send(err.code, err.status())
+            self._send(err.code, err.status(), err.headers)
         except _Drop:
             self.close_connection = True
             with contextlib.suppress(OSError):
@@ -244,7 +244,11 @@ class Handler(BaseHTTPRequestHandler):
         elif fault.action == "drop":
             raise _Drop()
         elif fault.action == "fail":
-            raise ApiError(fault.status, fault.body()["reason"], fault.body()["message"])
+            body = fault.body()
+            err = ApiError(fault.status, body["reason"], body["message"])
+            if fault.retry_after is not None:
+                err.headers["Retry-After"] = str(fault.retry_after)
+            raise err
 
     def _route(self, path: str) -> Route | None:
         """None for discovery and friends; otherwise which resource the path names."""

@@ -573,3 +573,20 @@ def test_watch_reports_objects_leaving_and_entering_a_selector(sandbox: SandboxC
         if len(seen) == 3:
             w.stop()
     assert seen == ["DELETED", "ADDED", "MODIFIED"]
+
+
+def test_throttling_fault_sends_retry_after(sandbox: SandboxCluster) -> None:
+    sandbox.faults.fail(verb="list", resource="jobs.batch", status=429, retry_after=1, times=2)
+    for _ in range(2):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"{sandbox.url}/apis/batch/v1/namespaces/default/jobs")
+        assert err.value.code == 429 and err.value.headers["Retry-After"] == "1"
+        assert json.loads(err.value.read())["reason"] == "TooManyRequests"
+    assert (
+        urllib.request.urlopen(f"{sandbox.url}/apis/batch/v1/namespaces/default/jobs").status == 200
+    )
+    assert [r.code for r in sandbox.requests.matching(verb="list", resource="jobs")] == [
+        429,
+        429,
+        200,
+    ]

@@ -224,6 +224,8 @@ class Api:
                 meta.pop(key, None)
             uid = str(uuid.uuid4())
             self._prepare(res, obj, uid)
+            if res.kind == "Pod":
+                self._admit_priority(res, obj)
             if not internal:
                 self._validate(res, obj, field_validation, warnings)
             if res.namespaced:
@@ -303,6 +305,27 @@ class Api:
         causes += more or []
         if causes:
             raise invalid(res, name, causes)
+
+    def _admit_priority(self, res: Resource, pod: Obj) -> None:
+        """The Priority admission plugin: resolve priorityClassName into spec.priority."""
+        spec = pod.setdefault("spec", {})
+        classes = self.registry.get("scheduling.k8s.io", "priorityclasses")
+        wanted = spec.get("priorityClassName")
+        if wanted:
+            found = self.store.get(classes.key, "", wanted)
+            if found is None:
+                name = pod["metadata"].get("name") or pod["metadata"].get("generateName", "")
+                raise forbidden(res, name, f"no PriorityClass with name {wanted} was found")
+        else:
+            found = next(
+                (pc for pc in self.store.objects(classes.key, None) if pc.get("globalDefault")),
+                None,
+            )
+            if found is not None:
+                spec["priorityClassName"] = found["metadata"]["name"]
+        if found is not None:
+            spec["priority"] = int(found.get("value", 0))
+            spec["preemptionPolicy"] = found.get("preemptionPolicy", "PreemptLowerPriority")
 
     def _admit_namespace(self, res: Resource, namespace: str, name: str) -> None:
         ns_res = self.registry.get("", "namespaces")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import select
 import socket
 import threading
 import time
@@ -132,6 +133,14 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache, private")
         self.end_headers()
+
+    def _client_gone(self) -> bool:
+        """Whether the client closed its end (a stream would otherwise notice only on write)."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     def _end_stream(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
@@ -487,8 +496,12 @@ class Handler(BaseHTTPRequestHandler):
                     preconditions=options.get("preconditions"),
                     warnings=warnings,
                 )
+                # 202 only for a deletion still under way that asked orphanDependents=false,
+                # as the real handler does; otherwise 200 with the object
                 still_there = api.find(res, ns, route.name) is not None and not dry_run
-                self._send_object(202 if still_there else 200, res, obj, warnings)
+                orphan = query.get("orphanDependents", options.get("orphanDependents"))
+                accepted = still_there and str(orphan).lower() == "false"
+                self._send_object(202 if accepted else 200, res, obj, warnings)
                 return
             listed = api.list_objects(
                 res,
@@ -646,7 +659,7 @@ class Handler(BaseHTTPRequestHandler):
             last_bookmark = time.monotonic()
             while not sandbox.stopping.is_set():
                 now = time.monotonic()
-                if now >= deadline:
+                if now >= deadline or self._client_gone():
                     break
                 with store.lock:
                     events = store.events_after(cursor)
@@ -742,6 +755,8 @@ class Handler(BaseHTTPRequestHandler):
             sent = len(lines)
             while not sandbox.stopping.is_set():
                 time.sleep(min(interval, 0.05))
+                if self._client_gone():
+                    break
                 current = api.runtime.get(pod["metadata"]["uid"])
                 lines = log_lines(name, container, current, interval)
                 if len(lines) > sent:

@@ -231,6 +231,23 @@ def _pod_spec_causes(spec: dict[str, Any], field: str) -> list[Cause]:
                     )
         limits = (c.get("resources") or {}).get("limits") or {}
         requests = (c.get("resources") or {}).get("requests") or {}
+        for rname in ("cpu", "memory"):
+            value, limit = requests.get(rname), limits.get(rname)
+            if (
+                value is not None
+                and limit is not None
+                and quantity.is_quantity(value)
+                and quantity.is_quantity(limit)
+                and quantity.parse(value) > quantity.parse(limit)
+            ):
+                causes.append(
+                    Cause(
+                        f"{cf}.resources.requests",
+                        "Invalid value",
+                        f"must be less than or equal to {rname} limit of {limit}",
+                        str(value),
+                    )
+                )
         for rname, value in requests.items():
             if (
                 "/" in rname

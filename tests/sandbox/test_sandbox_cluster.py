@@ -471,3 +471,42 @@ def test_hpa_enforces_bounds_without_metrics(sandbox: SandboxCluster) -> None:
     ).read_namespaced_horizontal_pod_autoscaler("chat", "default")
     active = next(c for c in hpa.status.conditions if c.type == "ScalingActive")
     assert (active.status, active.reason) == ("False", "FailedGetPodsMetric")
+
+
+def test_priority_classes_are_admitted(sandbox: SandboxCluster) -> None:
+    core = _core(sandbox)
+    with pytest.raises(ApiException) as err:
+        core.create_namespaced_pod(
+            "default", {"metadata": {"name": "p"}, "spec": _pod_spec(priorityClassName="urgent")}
+        )
+    assert err.value.status == 403
+    assert json.loads(err.value.body or "{}")["message"] == (
+        'pods "p" is forbidden: no PriorityClass with name urgent was found'
+    )
+    scheduling: Any = client.SchedulingV1Api(sandbox.api_client())
+    scheduling.create_priority_class({"metadata": {"name": "urgent"}, "value": 1000})
+    pod = core.create_namespaced_pod(
+        "default", {"metadata": {"name": "p"}, "spec": _pod_spec(priorityClassName="urgent")}
+    )
+    assert pod.spec.priority == 1000
+
+
+def test_abandoned_watches_end_on_the_server(sandbox: SandboxCluster) -> None:
+    import socket
+    import threading
+    import time
+
+    before = threading.active_count()
+    connections = []
+    for _ in range(3):
+        sock = socket.create_connection(("127.0.0.1", sandbox.sandbox.port))
+        sock.sendall(b"GET /api/v1/pods?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(15).startswith(b"HTTP/1.1 200")
+        connections.append(sock)
+    assert threading.active_count() >= before + 3
+    for sock in connections:
+        sock.close()
+    deadline = time.monotonic() + 3
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() <= before

@@ -339,13 +339,13 @@ class Controllers:
         try:
             created = self.api.create(self.pods, owner["metadata"]["namespace"], pod, internal=True)
         except ApiError as err:
-            self.api.emit_event(
-                owner,
-                "Warning",
-                "FailedCreate",
-                f"Error creating: {err.message}",
-                _component(owner_res),
-            )
+            message = f"Error creating: {err.message}"
+            if owner_res.kind == "StatefulSet":
+                owner_name = owner["metadata"]["name"]
+                message = (
+                    f"create Pod {name} in StatefulSet {owner_name} failed error: {err.message}"
+                )
+            self.api.emit_event(owner, "Warning", "FailedCreate", message, _component(owner_res))
             return None
         return created
 

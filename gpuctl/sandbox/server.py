@@ -75,6 +75,7 @@ class Handler(BaseHTTPRequestHandler):
     _url = urlsplit("/")
     _verb = ""
     _route_info: Route | None = None
+    _warnings: list[str] = []  # noqa: RUF012 - replaced per request, never mutated
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -112,14 +113,14 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache, private")
         for key, value in (headers or {}).items():
             self.send_header(key, value)
+        for warning in self._warnings:  # one header each, as the real server sends them
+            self.send_header("Warning", '299 - "' + warning.replace('"', '\\"') + '"')
         self.end_headers()
         self.wfile.write(data)
 
     def _warn_headers(self, warnings: list[str]) -> dict[str, str]:
-        # http.server cannot repeat a header through a dict, so join them the way RFC 7234 allows
-        if not warnings:
-            return {}
-        return {"Warning": ", ".join('299 - "' + w.replace('"', '\\"') + '"' for w in warnings)}
+        self._warnings = list(warnings)
+        return {}
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
@@ -189,6 +190,7 @@ class Handler(BaseHTTPRequestHandler):
         self._logged = False
         self._route_info = None
         self._verb = ""
+        self._warnings = []
         url = self._url = urlsplit(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
         body = self._read_body()

@@ -510,3 +510,21 @@ def test_abandoned_watches_end_on_the_server(sandbox: SandboxCluster) -> None:
     while threading.active_count() > before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert threading.active_count() <= before
+
+
+def test_crashing_container_backs_off(sandbox: SandboxCluster) -> None:
+    core = _core(sandbox)
+    core.create_namespaced_pod(
+        "default", {"metadata": {"name": "c"}, "spec": _pod_spec("example/crash:2")}
+    )
+
+    def status() -> Any:
+        statuses = core.read_namespaced_pod("c", "default").status.container_statuses or []
+        return statuses[0] if statuses else None
+
+    wait_for(lambda: (s := status()) is not None and s.restart_count >= 2, what="restarts")
+    current = status()
+    assert current.state.waiting is None or current.state.waiting.reason == "CrashLoopBackOff"
+    assert current.last_state.terminated.exit_code == 1
+    wait_for(lambda: _events(sandbox, "BackOff"))
+    assert core.read_namespaced_pod("c", "default").status.phase == "Running"

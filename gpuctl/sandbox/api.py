@@ -267,8 +267,8 @@ class Api:
             raise bad_request("metadata must be an object")
         return obj
 
-    def _prepare(self, res: Resource, obj: Obj, uid: str) -> None:
-        defaults.apply_defaults(res.kind, obj, uid)
+    def _prepare(self, res: Resource, obj: Obj, uid: str, creating: bool = True) -> None:
+        defaults.apply_defaults(res.kind, obj, uid, creating)
 
     def _validate(
         self,
@@ -621,7 +621,7 @@ class Api:
                     new.pop("status", None)
             if res.kind == "Namespace" and subresource != "finalize":
                 new["spec"] = copy.deepcopy(old.get("spec", {}))
-            self._prepare(res, new, old_meta["uid"])
+            self._prepare(res, new, old_meta["uid"], creating=False)
             causes = validation.immutable_causes(res, old, new)
             if not internal and subresource != "status":
                 self._validate(res, new, field_validation, warnings, causes)

@@ -74,7 +74,8 @@ def _template(obj: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def apply_defaults(kind: str, obj: dict[str, Any], uid: str) -> None:
+def apply_defaults(kind: str, obj: dict[str, Any], uid: str, creating: bool = True) -> None:
+    """Defaults for `kind`; `creating` adds what only creation does (a Job's selector)."""
     if kind == "Pod":
         pod_spec(obj.setdefault("spec", {}), is_pod=True)
     elif kind == "Job":
@@ -86,7 +87,9 @@ def apply_defaults(kind: str, obj: dict[str, Any], uid: str) -> None:
         spec.setdefault("completionMode", "NonIndexed")
         spec.setdefault("suspend", False)
         spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
-        if not spec.get("manualSelector"):
+        # the server generates a Job's selector and labels on create only: a replace without
+        # them fails validation, as on a real cluster
+        if creating and not spec.get("manualSelector"):
             labels = spec["template"]["metadata"].setdefault("labels", {})
             job_uid = (
                 spec.get("selector", {})

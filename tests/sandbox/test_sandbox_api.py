@@ -590,3 +590,21 @@ def test_throttling_fault_sends_retry_after(sandbox: SandboxCluster) -> None:
         429,
         200,
     ]
+
+
+def test_replacing_a_job_needs_the_server_set_selector(sandbox: SandboxCluster) -> None:
+    batch = _batch(sandbox)
+    batch.create_namespaced_job("default", _job("r"))
+    rendered = _job("r")  # what a renderer produces: no selector, no controller-uid labels
+    with pytest.raises(ApiException) as err:
+        batch.replace_namespaced_job("r", "default", rendered)
+    status = _status(err.value)
+    assert err.value.status == 422
+    fields = {c["field"] for c in status["details"]["causes"]}
+    assert {"spec.selector", "spec.template"} <= fields
+    # the same change as a merge patch keeps what the server set
+    patched = batch.patch_namespaced_job("r", "default", {"metadata": {"labels": {"x": "y"}}})
+    assert (
+        patched.spec.selector.match_labels["batch.kubernetes.io/controller-uid"]
+        == patched.metadata.uid
+    )

@@ -7,7 +7,9 @@
 
 A rule matches on HTTP method (`method="PATCH"`) and/or API verb (`verb="list"`), resource
 (plural, `jobs`, `jobs.batch` or `jobs/status`), name and namespace; `None` matches anything.
-Each rule applies to the next `times` matching requests (`None`: until cleared).
+Each rule lets the first `after` matching requests through, then applies to the next `times`
+(`None`: until cleared), e.g. `fail(verb="create", resource="services", after=1)` fails the
+second service an apply creates.
 """
 
 from __future__ import annotations
@@ -108,7 +110,9 @@ class Fault:
     message: str = ""
     seconds: float = 0.0
     retry_after: int | None = None  # seconds, sent as a Retry-After header (429s, 503s)
-    hits: int = field(default=0)
+    after: int = 0  # let this many matching requests through first
+    seen: int = field(default=0)  # matching requests so far
+    hits: int = field(default=0)  # requests this rule acted on
 
     def matches(self, method: str, verb: str, resource: str, namespace: str, name: str) -> bool:
         if self.times is not None and self.hits >= self.times:
@@ -186,6 +190,7 @@ class Faults:
         message: str = "",
         times: int | None = 1,
         retry_after: int | None = None,
+        after: int = 0,
     ) -> Fault:
         """Answer matching requests with a `Status` error of code `status` instead of serving."""
         return self._add(
@@ -201,6 +206,7 @@ class Faults:
                 reason,
                 message,
                 retry_after=retry_after,
+                after=after,
             )
         )
 
@@ -214,10 +220,21 @@ class Faults:
         namespace: str | None = None,
         seconds: float = 30.0,
         times: int | None = 1,
+        after: int = 0,
     ) -> Fault:
         """Hold matching requests without answering for `seconds`, then close the connection."""
         return self._add(
-            Fault("timeout", method, verb, resource, name, namespace, times, seconds=seconds)
+            Fault(
+                "timeout",
+                method,
+                verb,
+                resource,
+                name,
+                namespace,
+                times,
+                seconds=seconds,
+                after=after,
+            )
         )
 
     def drop(
@@ -229,9 +246,10 @@ class Faults:
         verb: str | None = None,
         namespace: str | None = None,
         times: int | None = 1,
+        after: int = 0,
     ) -> Fault:
         """Close the connection of matching requests without any response."""
-        return self._add(Fault("drop", method, verb, resource, name, namespace, times))
+        return self._add(Fault("drop", method, verb, resource, name, namespace, times, after=after))
 
     def latency(
         self,
@@ -243,10 +261,21 @@ class Faults:
         verb: str | None = None,
         namespace: str | None = None,
         times: int | None = None,
+        after: int = 0,
     ) -> Fault:
         """Delay matching requests by `seconds`, then serve them normally."""
         return self._add(
-            Fault("latency", method, verb, resource, name, namespace, times, seconds=seconds)
+            Fault(
+                "latency",
+                method,
+                verb,
+                resource,
+                name,
+                namespace,
+                times,
+                seconds=seconds,
+                after=after,
+            )
         )
 
     def clear(self) -> None:
@@ -264,6 +293,9 @@ class Faults:
         with self._lock:
             for rule in self._rules:
                 if rule.matches(method, verb, resource, namespace, name):
+                    rule.seen += 1
+                    if rule.seen <= rule.after:
+                        continue
                     rule.hits += 1
                     hit.append(rule)
                     if rule.action != "latency":
@@ -272,7 +304,7 @@ class Faults:
 
     def add_from_json(self, data: dict[str, Any]) -> Fault:
         """The admin endpoint's form: {"action": "fail", "resource": "jobs", ...}."""
-        allowed = set(Fault.__dataclass_fields__) - {"hits"}
+        allowed = set(Fault.__dataclass_fields__) - {"hits", "seen"}
         unknown = set(data) - allowed
         if unknown or data.get("action") not in ("fail", "timeout", "drop", "latency"):
             raise ValueError(f"bad fault: {data}")

@@ -608,3 +608,14 @@ def test_replacing_a_job_needs_the_server_set_selector(sandbox: SandboxCluster) 
         patched.spec.selector.match_labels["batch.kubernetes.io/controller-uid"]
         == patched.metadata.uid
     )
+
+
+def test_a_fault_can_let_the_first_requests_through(sandbox: SandboxCluster) -> None:
+    core = _core(sandbox)
+    sandbox.faults.fail(verb="create", resource="configmaps", after=2, status=503)
+    core.create_namespaced_config_map("default", _cm("one"))
+    core.create_namespaced_config_map("default", _cm("two"))
+    with pytest.raises(ApiException) as err:
+        core.create_namespaced_config_map("default", _cm("three"))
+    assert err.value.status == 503 and _status(err.value)["reason"] == "ServiceUnavailable"
+    core.create_namespaced_config_map("default", _cm("three"))

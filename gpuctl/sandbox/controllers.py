@@ -224,6 +224,21 @@ class Controllers:
                 },
                 internal=True,
             )
+        leases = api.registry.get("coordination.k8s.io", "leases")
+        for node in self.config.nodes:
+            api.create(
+                leases,
+                "kube-node-lease",
+                {
+                    "metadata": {"name": node.name},
+                    "spec": {
+                        "holderIdentity": node.name,
+                        "leaseDurationSeconds": 40,
+                        "renewTime": now_rfc3339().replace("Z", ".000000Z"),
+                    },
+                },
+                internal=True,
+            )
         services = api.registry.get("", "services")
         api.create(
             services,

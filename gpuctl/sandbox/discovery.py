@@ -7,7 +7,7 @@ import hashlib
 import json
 from typing import Any
 
-from gpuctl.sandbox.resources import VERBS, Registry, Resource
+from gpuctl.sandbox.resources import Registry, Resource
 
 
 def version(kubernetes_version: str) -> dict[str, Any]:
@@ -64,7 +64,7 @@ def resource_list(registry: Registry, group_name: str, version_name: str) -> dic
             "singularName": res.singular,
             "namespaced": res.namespaced,
             "kind": res.kind,
-            "verbs": list(VERBS),
+            "verbs": list(res.verbs),
         }
         if res.short_names:
             entry["shortNames"] = list(res.short_names)

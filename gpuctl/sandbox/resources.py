@@ -17,6 +17,7 @@ class Resource:
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     subresources: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = tuple(VERBS)
     # the CRD's openAPIV3Schema for custom resources; None for built-in types
     crd_schema: dict[str, object] | None = field(default=None, compare=False, hash=False)
 
@@ -89,6 +90,15 @@ BUILTIN: list[Resource] = [
         ("status",),
     ),
     _r("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, ("pc",)),
+    _r("coordination.k8s.io", "v1", "leases", "Lease"),
+    Resource(
+        "authorization.k8s.io",
+        "v1",
+        "selfsubjectaccessreviews",
+        "SelfSubjectAccessReview",
+        False,
+        verbs=("create",),
+    ),
     _r(
         "apiextensions.k8s.io",
         "v1",

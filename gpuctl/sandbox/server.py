@@ -387,6 +387,19 @@ class Handler(BaseHTTPRequestHandler):
                 '"Ignore", "Warn", "Strict"'
             )
         warnings: list[str] = []
+        if res.kind == "SelfSubjectAccessReview":
+            if method != "POST" or route.name:
+                raise method_not_allowed()
+            # kubectl sends this one as protobuf; the answer is the same whatever was asked
+            ctype = self.headers.get("Content-Type") or ""
+            review = {} if "protobuf" in ctype else self._decode_body(body, res)
+            review = review if isinstance(review, dict) else {}
+            review.setdefault("apiVersion", "authorization.k8s.io/v1")
+            review.setdefault("kind", "SelfSubjectAccessReview")
+            review.setdefault("metadata", {})
+            review["status"] = {"allowed": True, "reason": "the sandbox has no authorization"}
+            self._send(201, review)
+            return
         if method == "GET" and not route.name:
             if route.watch_path or query.get("watch") in ("1", "true", "True"):
                 self._watch(res, ns or None, query)

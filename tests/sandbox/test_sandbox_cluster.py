@@ -528,3 +528,12 @@ def test_crashing_container_backs_off(sandbox: SandboxCluster) -> None:
     assert current.last_state.terminated.exit_code == 1
     wait_for(lambda: _events(sandbox, "BackOff"))
     assert core.read_namespaced_pod("c", "default").status.phase == "Running"
+
+
+def test_kubectl_extras_work(sandbox: SandboxCluster) -> None:
+    assert sandbox.kubectl("auth", "can-i", "create", "jobs").stdout.strip() == "yes"
+    lease = sandbox.kubectl("describe", "node", "gpu-a100-0", namespaced=False).stdout
+    assert "HolderIdentity:  gpu-a100-0" in lease and "nvidia.com/gpu" in lease
+    refused = sandbox.kubectl("create", "namespace", "x", check=False, namespaced=False)
+    # kubectl's generators send protobuf, which the sandbox does not speak (apply -f works)
+    assert refused.returncode != 0 and "UnsupportedMediaType" in refused.stderr

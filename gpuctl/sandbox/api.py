@@ -30,7 +30,12 @@ from gpuctl.sandbox.errors import (
     invalid,
     not_found,
 )
-from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
+from gpuctl.sandbox.patches import (
+    json_merge_patch,
+    json_patch,
+    prune_unapplied,
+    strategic_merge_patch,
+)
 from gpuctl.sandbox.resources import Registry, Resource
 from gpuctl.sandbox.selectors import (
     FieldRequirement,
@@ -95,6 +100,7 @@ class Api:
         self._next_ip = 0
         self._node_ports: set[int] = set()
         self._event_index: dict[tuple[str, str, str], str] = {}
+        self.applied: dict[tuple[str, str], Any] = {}  # (uid, fieldManager) → last applied
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -675,7 +681,7 @@ class Api:
                 if self.find(res, namespace, name) is None and not subresource:
                     body = copy.deepcopy(patch)
                     body.setdefault("metadata", {})["name"] = name
-                    return self.create(
+                    created = self.create(
                         res,
                         namespace,
                         body,
@@ -683,6 +689,11 @@ class Api:
                         field_validation=field_validation,
                         warnings=warnings,
                     )
+                    if not dry_run:
+                        self.applied[(created["metadata"]["uid"], field_manager)] = copy.deepcopy(
+                            patch
+                        )
+                    return created
             old = self.get(res, namespace, name)
             base = copy.deepcopy(old)
             if patch_type == "merge":
@@ -705,6 +716,15 @@ class Api:
                         "json: cannot unmarshal into Go value of type map[string]interface {}"
                     )
                 new = strategic_merge_patch(base, patch)
+                if patch_type == "apply":
+                    # server-side apply, approximated: the manager's fields it no longer applies
+                    # are removed (no managedFields, no conflicts between managers)
+                    key = (old["metadata"]["uid"], field_manager)
+                    previous = self.applied.get(key)
+                    if previous is not None:
+                        prune_unapplied(new, previous, patch)
+                    if not dry_run:
+                        self.applied[key] = copy.deepcopy(patch)
             elif patch_type == "json":
                 new = json_patch(base, patch)
             else:

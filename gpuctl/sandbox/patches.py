@@ -147,6 +147,40 @@ def _merge_list(name: str, original: Any, patch: list[Any]) -> list[Any]:
     return result
 
 
+def prune_unapplied(live: Any, previous: Any, applied: Any) -> None:
+    """Remove from `live` what `previous` applied and `applied` no longer does."""
+    if not (isinstance(live, dict) and isinstance(previous, dict) and isinstance(applied, dict)):
+        return
+    for key, before in previous.items():
+        if key not in applied:
+            live.pop(key, None)
+            continue
+        now, current = applied[key], live.get(key)
+        if isinstance(before, dict):
+            prune_unapplied(current, before, now)
+        elif isinstance(before, list) and isinstance(now, list) and isinstance(current, list):
+            merge_key = _merge_key(key, before + now)
+            if merge_key is None or not all(isinstance(i, dict) for i in before + now):
+                continue
+            kept = {i.get(merge_key) for i in now}
+            gone = {i.get(merge_key) for i in before} - kept
+            live[key] = [
+                i for i in current if not (isinstance(i, dict) and i.get(merge_key) in gone)
+            ]
+            for item in before:
+                match = next((i for i in now if i.get(merge_key) == item.get(merge_key)), None)
+                target = next(
+                    (
+                        i
+                        for i in live[key]
+                        if isinstance(i, dict) and i.get(merge_key) == item.get(merge_key)
+                    ),
+                    None,
+                )
+                if match is not None and target is not None:
+                    prune_unapplied(target, item, match)
+
+
 def _reorder(name: str, items: list[Any], order: list[Any]) -> list[Any]:
     key = _merge_key(name, items)
     if key is None:

@@ -537,3 +537,24 @@ def test_kubectl_extras_work(sandbox: SandboxCluster) -> None:
     refused = sandbox.kubectl("create", "namespace", "x", check=False, namespaced=False)
     # kubectl's generators send protobuf, which the sandbox does not speak (apply -f works)
     assert refused.returncode != 0 and "UnsupportedMediaType" in refused.stderr
+
+
+def test_server_side_apply_removes_what_it_no_longer_applies(sandbox: SandboxCluster) -> None:
+    def manifest(labels: dict[str, str], env: list[dict[str, str]]) -> str:
+        import yaml
+
+        job = _job("ssa")
+        job["metadata"]["labels"] = labels
+        job["spec"]["template"]["spec"]["containers"][0]["env"] = env
+        path = sandbox.workdir / "ssa.yaml"
+        path.write_text(yaml.safe_dump(job))
+        return str(path)
+
+    first = manifest({"a": "1", "b": "2"}, [{"name": "X", "value": "1"}])
+    out = sandbox.kubectl("apply", "--server-side", "-f", first).stdout
+    assert out.strip() == "job.batch/ssa serverside-applied"
+    sandbox.kubectl("label", "job", "ssa", "other=kept")
+    second = manifest({"a": "1"}, [{"name": "X", "value": "1"}])
+    sandbox.kubectl("apply", "--server-side", "-f", second)
+    labels = _batch(sandbox).read_namespaced_job("ssa", "default").metadata.labels
+    assert labels == {"a": "1", "other": "kept"}

@@ -112,7 +112,74 @@ FIELD_GETTERS: dict[str, Callable[[dict[str, Any]], str]] = {
     "spec.schedulerName": lambda o: str((o.get("spec") or {}).get("schedulerName", "")),
     "status.podIP": lambda o: str((o.get("status") or {}).get("podIP", "")),
     "spec.unschedulable": lambda o: str(bool((o.get("spec") or {}).get("unschedulable"))).lower(),
+    "spec.restartPolicy": lambda o: str((o.get("spec") or {}).get("restartPolicy", "")),
+    "spec.serviceAccountName": lambda o: str((o.get("spec") or {}).get("serviceAccountName", "")),
+    "spec.hostNetwork": lambda o: str(bool((o.get("spec") or {}).get("hostNetwork"))).lower(),
+    "status.nominatedNodeName": lambda o: str((o.get("status") or {}).get("nominatedNodeName", "")),
+    "involvedObject.apiVersion": lambda o: str(
+        (o.get("involvedObject") or {}).get("apiVersion", "")
+    ),
+    "involvedObject.resourceVersion": lambda o: str(
+        (o.get("involvedObject") or {}).get("resourceVersion", "")
+    ),
+    "involvedObject.fieldPath": lambda o: str((o.get("involvedObject") or {}).get("fieldPath", "")),
+    "reportingComponent": lambda o: str(o.get("reportingComponent", "")),
+    "source": lambda o: str((o.get("source") or {}).get("component", "")),
+    "status.successful": lambda o: str((o.get("status") or {}).get("succeeded", 0)),
+    "status.replicas": lambda o: str((o.get("status") or {}).get("replicas", 0)),
 }
+
+
+_COMMON_FIELDS = frozenset({"metadata.name", "metadata.namespace"})
+# the extra fields each type's field selectors support on a real server
+_KIND_FIELDS: dict[str, frozenset[str]] = {
+    "Pod": frozenset(
+        {
+            "spec.nodeName",
+            "status.phase",
+            "spec.schedulerName",
+            "status.podIP",
+            "spec.restartPolicy",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.nominatedNodeName",
+        }
+    ),
+    "Node": frozenset({"spec.unschedulable"}),
+    "Namespace": frozenset({"status.phase"}),
+    "Event": frozenset(
+        {
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+        }
+    ),
+    "Secret": frozenset({"type"}),
+    "Job": frozenset({"status.successful"}),
+    "ReplicaSet": frozenset({"status.replicas"}),
+}
+_BUILTIN_WITHOUT_EXTRAS = frozenset(
+    {
+        "ConfigMap",
+        "Service",
+        "ResourceQuota",
+        "ServiceAccount",
+        "Deployment",
+        "StatefulSet",
+        "HorizontalPodAutoscaler",
+        "PriorityClass",
+        "CustomResourceDefinition",
+        "Lease",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -133,7 +200,10 @@ def parse_field_selector(text: str, kind: str) -> list[FieldRequirement]:
         if not m:
             raise bad_request(f"invalid selector: '{text}'; can't understand '{part}'")
         field = m.group(1)
-        if field not in FIELD_GETTERS:
+        allowed = _COMMON_FIELDS | _KIND_FIELDS.get(kind, frozenset())
+        if field not in allowed or field not in FIELD_GETTERS:
+            if kind in _KIND_FIELDS or kind in _BUILTIN_WITHOUT_EXTRAS:
+                raise bad_request(f"field label not supported: {field}")
             raise bad_request(
                 f'"{field}" is not a known field selector: only "metadata.name", '
                 '"metadata.namespace"'

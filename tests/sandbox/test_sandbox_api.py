@@ -619,3 +619,20 @@ def test_a_fault_can_let_the_first_requests_through(sandbox: SandboxCluster) -> 
         core.create_namespaced_config_map("default", _cm("three"))
     assert err.value.status == 503 and _status(err.value)["reason"] == "ServiceUnavailable"
     core.create_namespaced_config_map("default", _cm("three"))
+
+
+def test_unsupported_field_selectors_are_refused(sandbox: SandboxCluster) -> None:
+    core = _core(sandbox)
+    assert (
+        core.list_pod_for_all_namespaces(
+            field_selector="spec.nodeName=cpu-0,status.phase!=Failed"
+        ).items
+        == []
+    )
+    with pytest.raises(ApiException) as err:
+        core.list_namespaced_pod("default", field_selector="spec.foo=bar")
+    assert err.value.status == 400
+    assert _status(err.value)["message"] == "field label not supported: spec.foo"
+    with pytest.raises(ApiException) as err:
+        core.list_namespaced_config_map("default", field_selector="status.phase=Running")
+    assert _status(err.value)["message"] == "field label not supported: status.phase"

@@ -11,6 +11,7 @@ import base64
 import copy
 import json
 import random
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -1036,8 +1037,6 @@ def _same(old: Obj, new: Obj) -> bool:
 
 def _prune(obj: Obj, unknown: list[str]) -> None:
     """Drop unknown fields, as decoding into the typed object does."""
-    import re
-
     for path in unknown:
         parts: list[Any] = []
         for piece in path.split("."):

@@ -12,6 +12,7 @@ import copy
 import hashlib
 import threading
 import time
+import traceback
 from collections import Counter
 from fractions import Fraction
 from typing import Any
@@ -285,8 +286,6 @@ class Controllers:
                     try:
                         self.reconcile(now)
                     except Exception:  # keep the cluster alive; a broken object must not stop it
-                        import traceback
-
                         traceback.print_exc()
             self.stopping.wait(self.config.tick_seconds)
 

@@ -10,6 +10,7 @@ import select
 import socket
 import threading
 import time
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -22,11 +23,13 @@ from gpuctl.sandbox import discovery, tables
 from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers import Controllers
-from gpuctl.sandbox.errors import ApiError, bad_request, method_not_allowed
+from gpuctl.sandbox.errors import ApiError, bad_request, conflict, method_not_allowed
 from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
 from gpuctl.sandbox.logs import log_lines, rfc3339_nano
+from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
 from gpuctl.sandbox.resources import Registry, Resource
 from gpuctl.sandbox.selectors import (
+    matches_labels,
     parse_field_selector,
     parse_label_selector,
     selector_string,
@@ -239,8 +242,6 @@ class Handler(BaseHTTPRequestHandler):
                     "request from succeeding",
                 ).status(),
             )
-            import traceback
-
             traceback.print_exc()
         finally:
             self._log_request()
@@ -459,11 +460,6 @@ class Handler(BaseHTTPRequestHandler):
             data = self._decode_body(body, res)
             if route.sub == "scale":
                 current = _scale(res, api.get(res, ns, route.name))
-                from gpuctl.sandbox.patches import (
-                    json_merge_patch,
-                    json_patch,
-                    strategic_merge_patch,
-                )
 
                 patched = (
                     json_patch(current, data)
@@ -619,8 +615,6 @@ class Handler(BaseHTTPRequestHandler):
             meta = obj["metadata"]
             if ns is not None and res.namespaced and meta.get("namespace") != ns:
                 return False
-            from gpuctl.sandbox.selectors import matches_labels
-
             return matches_labels(labels, meta.get("labels")) and all(
                 f.matches(obj) for f in fields
             )
@@ -799,8 +793,6 @@ class Handler(BaseHTTPRequestHandler):
             obj = copy.deepcopy(api.get(res, ns, name))
             rv = (scale.get("metadata") or {}).get("resourceVersion")
             if rv and rv != obj["metadata"]["resourceVersion"]:
-                from gpuctl.sandbox.errors import conflict
-
                 raise conflict(res, name)
             obj["spec"]["replicas"] = replicas
             updated = api.update(res, ns, name, obj, dry_run=dry_run, internal=True)

@@ -15,6 +15,7 @@ import jsonschema_rs
 from gpuctl.sandbox import quantity
 from gpuctl.sandbox.errors import Cause
 from gpuctl.sandbox.resources import Resource
+from gpuctl.sandbox.selectors import label_selector_from_object, matches_labels
 
 SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -44,7 +45,7 @@ _DNS1035_NAMED = {"Service"}
 
 
 def _schema_dir(version: str) -> Path:
-    import kubernetes_validate
+    import kubernetes_validate  # only for where its schemas live; importing it is slow
 
     base = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
     return base / f"v{version}.0-local-strict"
@@ -297,8 +298,6 @@ def _template_causes(
                 )
             )
     if check_selector:
-        from gpuctl.sandbox.selectors import label_selector_from_object, matches_labels
-
         selector = spec.get("selector")
         if not selector:
             causes.append(Cause("spec.selector", "Required value"))

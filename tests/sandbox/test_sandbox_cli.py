@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 
 from gpuctl.sandbox import Sandbox, SandboxConfig
 from gpuctl.sandbox.cli import sandbox
+from gpuctl.sandbox.testing import SandboxCluster
 
 
 def test_start_and_stop_are_quick() -> None:
@@ -80,3 +82,13 @@ def test_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     )
     assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1
     assert "unknown setting 'colour'" in result.stderr
+
+
+def test_make_sandbox_takes_a_config(make_sandbox: Callable[..., SandboxCluster]) -> None:
+    from gpuctl.sandbox.config import NodeSpec
+
+    one = make_sandbox(SandboxConfig.fast(nodes=[NodeSpec("solo", capacity={"cpu": "4"})]), "team")
+    two = make_sandbox()
+    assert one.url != two.url and one.namespace == "team"
+    names = one.kubectl("get", "nodes", "-o", "name", namespaced=False).stdout.split()
+    assert names == ["node/solo"]

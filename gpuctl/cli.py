@@ -199,6 +199,248 @@ def completion(shell: str) -> None:
     click.echo(completion_class(cli, {}, "gpuctl", "_GPUCTL_COMPLETE").source())
 
 
+# ------------------------------------------------------------------ cluster commands
+
+
+def _cluster_options(command: Any) -> Any:
+    """--kubeconfig, --context and -n, as kubectl has them."""
+    command = click.option("-n", "--namespace", help="Namespace (wins over job.namespace).")(
+        command
+    )
+    command = click.option("--context", help="The kubeconfig context to use.")(command)
+    command = click.option(
+        "--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig file."
+    )(command)
+    return command
+
+
+def _duration(text: str) -> float:
+    """`300`, `30s`, `5m`, `1h` as seconds."""
+    units = {"s": 1, "m": 60, "h": 3600}
+    try:
+        if text and text[-1] in units:
+            return float(text[:-1]) * units[text[-1]]
+        return float(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a duration such as 30s, 5m or 1h") from None
+
+
+_timeout_option = click.option(
+    "--timeout",
+    default="5m",
+    show_default=True,
+    help="How long to wait for deletions (and with --wait, for the jobs to run).",
+)
+_dry_run_option = click.option(
+    "--dry-run",
+    type=click.Choice(["none", "client", "server"]),
+    default="none",
+    show_default=True,
+    help="client: print the plan; server: also have the server check every object. "
+    "Nothing is written.",
+)
+
+
+class _Session:
+    """The specs rendered for one cluster command, and the cluster to act on."""
+
+    def __init__(
+        self,
+        files: tuple[str, ...],
+        kubeconfig: str | None,
+        context: str | None,
+        namespace: str | None,
+        priority_classes: bool = False,
+    ) -> None:
+        from gpuctl import document, engine, kube
+        from gpuctl.kinds import Options
+
+        # Invalid specs are reported before the Kubernetes client is even imported.
+        documents = document.load_files(files)
+        engine.check_documents(documents)
+        self.cluster = kube.Cluster.connect(kubeconfig, context)
+        options = Options(
+            namespace=namespace,
+            default_namespace=self.cluster.namespace,
+            priority_classes=priority_classes,
+        )
+        self.manifests = engine.render_documents(documents, options)
+
+
+def _progress() -> Any:
+    """A progress line rewritten in place on a terminal; silent when stderr is not one."""
+    if not sys.stderr.isatty():
+        return lambda _text: None
+
+    def show(text: str) -> None:
+        sys.stderr.write("\r\x1b[K" + text)
+        sys.stderr.flush()
+
+    return show
+
+
+def _report(lines: list[str], errors: list[str]) -> int:
+    for line in lines:
+        click.echo(line)
+    for error in errors:
+        click.echo(f"error: {error}", err=True)
+    return 1 if errors else 0
+
+
+@cli.command()
+@_file_option
+@_cluster_options
+@_dry_run_option
+@click.option("--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot.")
+@_timeout_option
+@click.option("--priority-classes", is_flag=True, help="Set priorityClassName gpuctl-<priority>.")
+def create(
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    dry_run: str,
+    wait: bool,
+    timeout: str,
+    priority_classes: bool,
+) -> int:
+    """Create the objects; one that exists already is an error naming it.
+
+    \b
+    gpuctl create -f examples/training.yaml
+    gpuctl create -f task1.yaml -f task2.yaml --wait
+    """
+    from gpuctl import actions
+
+    session = _Session(files, kubeconfig, context, namespace, priority_classes)
+    run = actions.Create(session.cluster, actions.DryRun(dry_run), _duration(timeout), _progress())
+    lines, errors = run.run(session.manifests)
+    if wait and not errors and dry_run == "none":
+        actions.wait_running(session.cluster, session.manifests, _duration(timeout), _progress())
+    return _report(lines, errors)
+
+
+@cli.command()
+@_file_option
+@_cluster_options
+@_dry_run_option
+@click.option("--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot.")
+@_timeout_option
+@click.option("--priority-classes", is_flag=True, help="Set priorityClassName gpuctl-<priority>.")
+def apply(
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    dry_run: str,
+    wait: bool,
+    timeout: str,
+    priority_classes: bool,
+) -> int:
+    """Create what is missing, keep what is unchanged, replace what changed (safely).
+
+    \b
+    gpuctl apply -f examples/inference.yaml
+    gpuctl apply -f examples/ --dry-run=server
+    """
+    from gpuctl import actions
+
+    session = _Session(files, kubeconfig, context, namespace, priority_classes)
+    run = actions.Apply(session.cluster, actions.DryRun(dry_run), _duration(timeout), _progress())
+    lines = run.run(session.manifests)
+    for line in lines:
+        click.echo(line)
+    if wait and dry_run == "none":
+        actions.wait_running(session.cluster, session.manifests, _duration(timeout), _progress())
+    return 0
+
+
+@cli.command()
+@_file_option
+@_cluster_options
+def diff(
+    files: tuple[str, ...], kubeconfig: str | None, context: str | None, namespace: str | None
+) -> int:
+    """Show what apply would change: a unified diff of live and rendered objects.
+
+    Exit code 0 when nothing differs, 1 when something does (kubectl's convention).
+
+    \b
+    gpuctl diff -f examples/training.yaml
+    """
+    from gpuctl import actions
+
+    session = _Session(files, kubeconfig, context, namespace)
+    text = actions.Diff(session.cluster).run(session.manifests)
+    click.echo(text, nl=False)
+    return 1 if text else 0
+
+
+@cli.command()
+@click.argument("what", nargs=-1)
+@click.option(
+    "-f",
+    "--filename",
+    "files",
+    multiple=True,
+    metavar="FILE",
+    help="Delete the objects these specs render. Repeatable.",
+)
+@_cluster_options
+@click.option("--force", is_flag=True, help="No grace period: pods are killed at once.")
+@click.option("--wait", is_flag=True, help="Wait until the objects and their pods are gone.")
+@_timeout_option
+@click.option(
+    "--include-namespaces",
+    is_flag=True,
+    help="Also delete the namespaces a quota file renders (never done otherwise).",
+)
+def delete(
+    what: tuple[str, ...],
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    force: bool,
+    wait: bool,
+    timeout: str,
+    include_namespaces: bool,
+) -> int:
+    """Delete what specs render (-f), or a job by name (job NAME); pods go with them.
+
+    \b
+    gpuctl delete -f examples/training.yaml --wait
+    gpuctl delete job qwen2-7b-llamafactory-sft --force
+    """
+    from gpuctl import actions
+    from gpuctl.errors import GpuctlError, UsageError
+
+    if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] != "job")):
+        raise UsageError("give either -f FILE… or `job NAME`")
+    run_options = dict(
+        force=force,
+        wait=wait,
+        timeout=_duration(timeout),
+        include_namespaces=include_namespaces,
+        progress=_progress(),
+    )
+    if files:
+        session = _Session(files, kubeconfig, context, namespace)
+        run = actions.Delete(session.cluster, **run_options)
+        targets = run.targets_of(session.manifests)
+    else:
+        from gpuctl import kube
+
+        cluster = kube.Cluster.connect(kubeconfig, context)
+        run = actions.Delete(cluster, **run_options)
+        where = namespace or cluster.namespace
+        targets = run.targets_of_job(what[1], where)
+        if not targets:
+            raise GpuctlError(f"no job named {what[1]!r} in namespace {where}")
+    lines, errors = run.run(targets)
+    return _report(lines, errors)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the CLI and turn every failure into one line."""
     debug = os.environ.get("GPUCTL_DEBUG") == "1"

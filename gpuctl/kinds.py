@@ -24,6 +24,7 @@ class Options:
     """Choices made on the command line that change what is rendered."""
 
     namespace: str | None = None  # -n/--namespace: wins over job.namespace
+    default_namespace: str = c.DEFAULT_NAMESPACE  # the kubeconfig context's, for cluster commands
     priority_classes: bool = False  # set priorityClassName gpuctl-<priority>
 
 
@@ -86,7 +87,7 @@ def _workload(kind: str) -> Builder:
         service = spec.get("service", {})
         problems: list[Problem] = []
         name = job["name"]
-        namespace = options.namespace or job.get("namespace") or c.DEFAULT_NAMESPACE
+        namespace = options.namespace or job.get("namespace") or options.default_namespace
 
         env_items = env_spec.get("env", [])
         problems += _duplicates(document, env_items, "name", ("environment", "env"))

@@ -620,7 +620,7 @@ class Api:
                 status = new.get("status")
                 new = copy.deepcopy(old)
                 new["status"] = status
-                new["metadata"]["resourceVersion"] = old_meta["resourceVersion"]
+                meta = new["metadata"]
             elif "status" in res.subresources or res.kind == "Namespace":
                 if "status" in old:
                     new["status"] = copy.deepcopy(old["status"])

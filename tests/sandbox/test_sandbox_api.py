@@ -636,3 +636,11 @@ def test_unsupported_field_selectors_are_refused(sandbox: SandboxCluster) -> Non
     with pytest.raises(ApiException) as err:
         core.list_namespaced_config_map("default", field_selector="status.phase=Running")
     assert _status(err.value)["message"] == "field label not supported: status.phase"
+
+
+def test_every_write_gets_a_new_resource_version(sandbox: SandboxCluster) -> None:
+    _batch(sandbox).create_namespaced_job("default", _job("rv"))
+    wait_for(lambda: _batch(sandbox).read_namespaced_job("rv", "default").status.succeeded == 1)
+    with sandbox.sandbox.store.lock:
+        versions = [e.rv for e in sandbox.sandbox.store.events_after(0)]
+    assert versions == sorted(versions) and len(set(versions)) == len(versions)

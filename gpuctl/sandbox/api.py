@@ -260,7 +260,8 @@ class Api:
                 f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
                 "json: cannot unmarshal into Go value of type struct"
             )
-        obj: Obj = copy.deepcopy(body)
+        # decoding into the typed object turns a null into "not set"
+        obj: Obj = _without_nulls(body) if res.crd_schema is None else copy.deepcopy(body)
         api_version = obj.setdefault("apiVersion", res.api_version)
         kind = obj.setdefault("kind", res.kind)
         if kind != res.kind or api_version != res.api_version:
@@ -1023,6 +1024,14 @@ class Api:
             except ApiError:
                 return
             self._event_index[key] = name
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
 
 
 def _spec_of(obj: Obj) -> Any:

@@ -36,7 +36,9 @@ def template_hash(template: Any) -> str:
 
 def _flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     if isinstance(value, dict):
-        return [item for k, v in value.items() for item in _flatten(v, f"{prefix}.{k}")]
+        return [
+            item for k, v in value.items() if v is not None for item in _flatten(v, f"{prefix}.{k}")
+        ]
     if isinstance(value, list):
         return [item for i, v in enumerate(value) for item in _flatten(v, f"{prefix}[{i}]")]
     return [(prefix, repr(value))]
@@ -721,6 +723,24 @@ class Controllers:
                     f"Scaled {direction} replica set {rs_name} from {before} to {replicas}",
                     "deployment-controller",
                 )
+            # the live ReplicaSet carries the highest revision (a rollback re-numbers an old one),
+            # and the Deployment repeats it, as the real controller does
+            revision_key = "deployment.kubernetes.io/revision"
+            others = [
+                int(rs["metadata"].get("annotations", {}).get(revision_key, 0))
+                for rs in owned
+                if rs["metadata"]["name"] != rs_name
+            ]
+            revision = int(current["metadata"].get("annotations", {}).get(revision_key, 0))
+            if others and revision <= max(others):
+                renumbered = copy.deepcopy(current)
+                revision = max(others) + 1
+                renumbered["metadata"].setdefault("annotations", {})[revision_key] = str(revision)
+                current = self._update(self.replicasets, renumbered) or current
+            if dep["metadata"].get("annotations", {}).get(revision_key) != str(revision):
+                annotated = copy.deepcopy(dep)
+                annotated["metadata"].setdefault("annotations", {})[revision_key] = str(revision)
+                dep = self._update(self.deployments, annotated) or dep
             cur_status = current.get("status") or {}
             new_ready = int(cur_status.get("availableReplicas", 0)) >= replicas
             recreate = (spec.get("strategy") or {}).get("type") == "Recreate"

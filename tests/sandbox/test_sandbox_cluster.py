@@ -558,3 +558,43 @@ def test_server_side_apply_removes_what_it_no_longer_applies(sandbox: SandboxClu
     sandbox.kubectl("apply", "--server-side", "-f", second)
     labels = _batch(sandbox).read_namespaced_job("ssa", "default").metadata.labels
     assert labels == {"a": "1", "other": "kept"}
+
+
+def test_rollout_history_and_undo(sandbox: SandboxCluster) -> None:
+    import yaml
+
+    path = sandbox.workdir / "web.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "web"},
+                "spec": {
+                    "replicas": 2,
+                    "selector": {"matchLabels": {"app": "web"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "web"}},
+                        "spec": _pod_spec("nginx:1.27"),
+                    },
+                },
+            }
+        )
+    )
+    sandbox.kubectl("apply", "-f", str(path))
+    sandbox.kubectl("rollout", "status", "deployment/web", "--timeout=20s", timeout=30)
+    sandbox.kubectl("set", "image", "deployment/web", "main=nginx:1.28")
+    sandbox.kubectl("rollout", "status", "deployment/web", "--timeout=20s", timeout=30)
+    first = {rs.metadata.name for rs in _apps(sandbox).list_namespaced_replica_set("default").items}
+    assert (
+        sandbox.kubectl("rollout", "undo", "deployment/web").stdout.strip()
+        == "deployment.apps/web rolled back"
+    )
+    sandbox.kubectl("rollout", "status", "deployment/web", "--timeout=20s", timeout=30)
+    sets = _apps(sandbox).list_namespaced_replica_set("default").items
+    assert {rs.metadata.name for rs in sets} == first  # the old ReplicaSet came back
+    live = next(rs for rs in sets if rs.spec.replicas == 2)
+    assert live.spec.template.spec.containers[0].image == "nginx:1.27"
+    assert live.metadata.annotations["deployment.kubernetes.io/revision"] == "3"
+    dep = _apps(sandbox).read_namespaced_deployment("web", "default")
+    assert dep.metadata.annotations["deployment.kubernetes.io/revision"] == "3"

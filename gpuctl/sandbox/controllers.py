@@ -126,6 +126,7 @@ class Controllers:
         self.store = api.store
         self.stopping = stopping
         self.next_due = 0.0
+        self._seen = -1  # the store generation the last pass started from
         reg = api.registry
         self.pods = reg.get("", "pods")
         self.nodes = reg.get("", "nodes")
@@ -277,19 +278,22 @@ class Controllers:
     # -- loop ---------------------------------------------------------------------------------
 
     def run(self) -> None:
-        seen = -1
         while not self.stopping.is_set():
             now = time.time()
             with self.store.lock:
-                if self.store.generation != seen or now >= self.next_due:
+                if self.store.generation != self._seen or now >= self.next_due:
                     self.next_due = float("inf")
                     # our own writes count as changes: the next pass sees what this one did
-                    seen = self.store.generation
+                    self._seen = self.store.generation
                     try:
                         self.reconcile(now)
                     except Exception:  # keep the cluster alive; a broken object must not stop it
                         traceback.print_exc()
             self.stopping.wait(self.config.tick_seconds)
+
+    def idle(self) -> bool:
+        """No change since the last pass and nothing timed ahead (caller holds the lock)."""
+        return self._seen == self.store.generation and self.next_due == float("inf")
 
     def due(self, when: float) -> None:
         self.next_due = min(self.next_due, when)

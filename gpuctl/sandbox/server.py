@@ -891,6 +891,24 @@ class Sandbox:
         for thread in self._threads:
             thread.join(timeout=2)
 
+    def settle(self, timeout: float = 5.0) -> bool:
+        """Wait until the controllers have nothing left to do: no change since their last pass
+        and no timed transition pending (pods starting, jobs finishing, grace periods). False if
+        that did not happen within `timeout` (a crash-looping pod never settles)."""
+        deadline = time.monotonic() + timeout
+        quiet_since: float | None = None
+        while time.monotonic() < deadline:
+            with self.store.lock:
+                idle = self.controllers.idle()
+            if idle:
+                quiet_since = quiet_since or time.monotonic()
+                if time.monotonic() - quiet_since >= 3 * self.config.tick_seconds:
+                    return True
+            else:
+                quiet_since = None
+            time.sleep(self.config.tick_seconds / 2)
+        return False
+
     def __enter__(self) -> Sandbox:
         return self.start()
 

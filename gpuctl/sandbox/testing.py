@@ -95,6 +95,10 @@ class SandboxCluster(Cluster):
         self.requests: RequestLog = sandbox.requests
         self.config = sandbox.config
 
+    def settle(self, timeout: float = 5.0) -> bool:
+        """Wait until the simulated controllers are quiet (see `Sandbox.settle`)."""
+        return self.sandbox.settle(timeout)
+
     def api_client(self) -> Any:
         from kubernetes import client
 

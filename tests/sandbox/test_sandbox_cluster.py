@@ -598,3 +598,32 @@ def test_rollout_history_and_undo(sandbox: SandboxCluster) -> None:
     assert live.metadata.annotations["deployment.kubernetes.io/revision"] == "3"
     dep = _apps(sandbox).read_namespaced_deployment("web", "default")
     assert dep.metadata.annotations["deployment.kubernetes.io/revision"] == "3"
+
+
+def test_settle_waits_for_the_controllers(sandbox: SandboxCluster) -> None:
+    apps = _apps(sandbox)
+    apps.create_namespaced_deployment(
+        "default",
+        {
+            "metadata": {"name": "calm"},
+            "spec": {
+                "replicas": 3,
+                "selector": {"matchLabels": {"app": "calm"}},
+                "template": {
+                    "metadata": {"labels": {"app": "calm"}},
+                    "spec": _pod_spec("nginx:1.27"),
+                },
+            },
+        },
+    )
+    assert sandbox.settle()
+    dep = apps.read_namespaced_deployment("calm", "default")
+    assert dep.status.ready_replicas == 3
+    # quiet means quiet: nothing changes the object any more
+    rv = dep.metadata.resource_version
+    assert sandbox.settle()
+    assert apps.read_namespaced_deployment("calm", "default").metadata.resource_version == rv
+    _core(sandbox).create_namespaced_pod(
+        "default", {"metadata": {"name": "loop"}, "spec": _pod_spec("x/crash:1")}
+    )
+    assert not sandbox.settle(timeout=0.5)  # a crash loop never settles

@@ -96,6 +96,7 @@ class Api:
         self.registry = registry
         self.store = store
         self.validator = validation.schema_validator(config.kubernetes_version)
+        self.crd_validator = validation.CrdValidator()
         self.runtime: dict[str, PodRuntime] = {}  # pod uid → simulated kubelet state
         self.removed_uids: list[str] = []  # owners gone since the garbage collector last looked
         self._next_ip = 0
@@ -288,9 +289,11 @@ class Api:
     ) -> None:
         meta = obj["metadata"]
         name = meta.get("name", "")
-        unknown, causes, type_errors = (
-            self.validator.check(obj) if res.crd_schema is None else ([], [], [])
-        )
+        if res.crd_schema is None:
+            unknown, causes, type_errors = self.validator.check(obj)
+        else:
+            unknown, causes = self.crd_validator.check(res.crd_schema, obj)
+            type_errors = []
         if type_errors:
             raise bad_request(
                 f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '

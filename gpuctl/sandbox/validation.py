@@ -114,6 +114,88 @@ class SchemaValidator:
         return unknown, causes, type_errors
 
 
+def crd_json_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A CRD's structural OpenAPI v3 schema as JSON Schema that flags unknown fields."""
+
+    def convert(node: Any) -> Any:
+        if not isinstance(node, dict):
+            return node
+        out = {k: convert(v) for k, v in node.items() if not k.startswith("x-kubernetes-")}
+        for key in ("properties", "patternProperties"):
+            if isinstance(node.get(key), dict):
+                out[key] = {k: convert(v) for k, v in node[key].items()}
+        if isinstance(node.get("items"), dict):
+            out["items"] = convert(node["items"])
+        if isinstance(node.get("additionalProperties"), dict):
+            out["additionalProperties"] = convert(node["additionalProperties"])
+        if node.get("x-kubernetes-int-or-string"):
+            out.pop("type", None)
+            out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+        nullable = out.pop("nullable", None)
+        if nullable and isinstance(out.get("type"), str):
+            out["type"] = [out["type"], "null"]
+        preserve = node.get("x-kubernetes-preserve-unknown-fields")
+        if out.get("type") == "object" and "properties" in out and not preserve:
+            out.setdefault("additionalProperties", False)
+        return out
+
+    root = convert(schema)
+    if isinstance(root, dict):
+        props = root.setdefault("properties", {})
+        props.setdefault("apiVersion", {"type": "string"})
+        props.setdefault("kind", {"type": "string"})
+        props["metadata"] = {"type": "object"}
+    return root if isinstance(root, dict) else {}
+
+
+class CrdValidator:
+    """Validators for custom resources, one per (CRD schema), built when first needed."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def check(self, schema: dict[str, Any], obj: dict[str, Any]) -> tuple[list[str], list[Cause]]:
+        key = json.dumps(schema, sort_keys=True)
+        with self._lock:
+            validator = self._cache.get(key)
+            if validator is None:
+                validator = jsonschema_rs.validator_for(crd_json_schema(schema))
+                self._cache[key] = validator
+        unknown: list[str] = []
+        causes: list[Cause] = []
+        for err in validator.iter_errors(obj):
+            path = _field_path(list(err.instance_path))
+            kind = type(err.kind).__name__
+            if kind == "AdditionalProperties":
+                for name in getattr(err.kind, "unexpected", None) or []:
+                    unknown.append(f"{path}.{name}" if path else str(name))
+            elif kind == "Required":
+                missing = getattr(err.kind, "property", None)
+                name = missing if isinstance(missing, str) else _first_quoted(err.message)
+                causes.append(Cause(f"{path}.{name}" if path else name, "Required value"))
+            elif kind == "Enum":
+                options = getattr(err.kind, "options", None) or []
+                supported = ", ".join(f'"{o}"' for o in options)
+                causes.append(
+                    Cause(path, "Unsupported value", f"supported values: {supported}", err.instance)
+                )
+            elif kind == "Type":
+                types = getattr(err.kind, "types", None) or [_first_quoted(err.message)]
+                wanted = types[0] if isinstance(types, list) and types else types
+                causes.append(
+                    Cause(
+                        path,
+                        "Invalid value",
+                        f'{path} in body must be of type {wanted}: "{_json_type(err.instance)}"',
+                        _json_type(err.instance),
+                    )
+                )
+            else:
+                causes.append(Cause(path, "Invalid value", err.message, err.instance))
+        return unknown, causes
+
+
 def _first_quoted(text: str) -> str:
     m = re.search(r'"([^"]+)"', text) or re.search(r"'([^']+)'", text)
     return m.group(1) if m else text

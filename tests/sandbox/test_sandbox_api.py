@@ -644,3 +644,73 @@ def test_every_write_gets_a_new_resource_version(sandbox: SandboxCluster) -> Non
     with sandbox.sandbox.store.lock:
         versions = [e.rv for e in sandbox.sandbox.store.events_after(0)]
     assert versions == sorted(versions) and len(set(versions)) == len(versions)
+
+
+def test_custom_resources_are_validated_against_their_schema(sandbox: SandboxCluster) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "required": ["size"],
+                "properties": {
+                    "size": {"type": "integer"},
+                    "mode": {"type": "string", "enum": ["fast", "slow"]},
+                    "port": {"x-kubernetes-int-or-string": True},
+                    "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                },
+            }
+        },
+    }
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": schema},
+                }
+            ],
+        },
+    }
+    assert (
+        _http(sandbox, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0]
+        == 201
+    )
+    path = "/apis/example.com/v1/namespaces/default/widgets"
+
+    def widget(name: str, **spec: Any) -> dict[str, Any]:
+        return {
+            "apiVersion": "example.com/v1",
+            "kind": "Widget",
+            "metadata": {"name": name},
+            "spec": spec,
+        }
+
+    code, body = _http(
+        sandbox, "POST", path, widget("ok", size=1, port="http", extra={"any": {"thing": 1}})
+    )
+    assert code == 201 and body["spec"]["extra"] == {"any": {"thing": 1}}
+    code, body = _http(
+        sandbox, "POST", path + "?fieldValidation=Strict", widget("strict", size=1, colour="red")
+    )
+    assert code == 400 and 'strict decoding error: unknown field "spec.colour"' in body["message"]
+    code, body = _http(sandbox, "POST", path, widget("pruned", size=1, colour="red"))
+    assert code == 201 and "colour" not in body["spec"]
+    code, body = _http(sandbox, "POST", path, widget("bad", size="big", mode="medium"))
+    assert code == 422 and body["reason"] == "Invalid"
+    fields = {c["field"]: c["message"] for c in body["details"]["causes"]}
+    assert (
+        fields["spec.size"]
+        == 'Invalid value: "string": spec.size in body must be of type integer: "string"'
+    )
+    assert fields["spec.mode"] == 'Unsupported value: "medium": supported values: "fast", "slow"'
+    code, body = _http(sandbox, "POST", path, widget("missing"))
+    assert code == 422 and "spec.size: Required value" in body["message"]

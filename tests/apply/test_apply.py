@@ -1,0 +1,150 @@
+"""gpuctl apply: create what is missing, keep what is unchanged, update in place what can be,
+replace the rest by delete-then-create; a Service keeps its nodePort; namespaces stay."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from gpuctl import actions
+from gpuctl.actions import Apply, ApplyFailed, DryRun
+from gpuctl.constants import RENDER_HASH_ANNOTATION
+from gpuctl.errors import GpuctlError
+
+from .conftest import EXAMPLES, Env
+
+TRAINING = (EXAMPLES / "training.yaml").read_text()
+INFERENCE = (EXAMPLES / "inference.yaml").read_text()
+QUOTA = (EXAMPLES / "quota.yaml").read_text()
+
+
+def test_first_apply_creates_everything_with_a_fingerprint(env: Env) -> None:
+    lines = Apply(env.cluster).run(env.render(INFERENCE))
+    assert lines == [
+        "service/svc-llama3-8b-inference created",
+        "deployment.apps/llama3-8b-inference created",
+    ]
+    deployment = env.objects("Deployment")["llama3-8b-inference"]
+    assert deployment["metadata"]["annotations"][RENDER_HASH_ANNOTATION].startswith("sha256:")
+
+
+def test_unchanged_apply_only_reads(env: Env) -> None:
+    Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE))
+    env.sandbox.requests.clear()
+    lines = Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE))
+    assert all(line.endswith(" unchanged") for line in lines) and len(lines) == 3
+    assert env.sandbox.requests.only_reads(), env.sandbox.requests.writes()
+
+
+def test_a_changed_job_is_replaced_and_its_pods_are_gone_first(env: Env) -> None:
+    Apply(env.cluster).run(env.render(TRAINING.replace("A100-100G", "A100-80G")))
+    old = env.objects("Job")["qwen2-7b-llamafactory-sft"]
+    lines = Apply(env.cluster).run(env.render(TRAINING.replace("gpu: 4", "gpu: 2")))
+    assert lines == ["job.batch/qwen2-7b-llamafactory-sft replaced"]
+    new = env.objects("Job")["qwen2-7b-llamafactory-sft"]
+    assert new["metadata"]["uid"] != old["metadata"]["uid"]
+    limits = new["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    assert limits["nvidia.com/gpu"] == "2"
+    # foreground deletion was waited for: the old job's pods were gone before the new job
+    for pod in env.cluster.list(
+        "Pod", "default", label_selector="job-name=qwen2-7b-llamafactory-sft"
+    ):
+        owner = pod["metadata"]["ownerReferences"][0]["uid"]
+        assert owner == new["metadata"]["uid"]
+
+
+def test_a_changed_deployment_is_updated_in_place_and_keeps_its_node_port(env: Env) -> None:
+    Apply(env.cluster).run(env.render(INFERENCE))
+    before = env.objects("Deployment")["llama3-8b-inference"]
+    port = env.objects("Service")["svc-llama3-8b-inference"]["spec"]["ports"][0]["nodePort"]
+    changed = INFERENCE.replace("replicas: 2", "replicas: 3").replace("port: 8000", "port: 8080")
+    lines = Apply(env.cluster).run(env.render(changed))
+    assert lines == [
+        "service/svc-llama3-8b-inference configured",
+        "deployment.apps/llama3-8b-inference configured",
+    ]
+    after = env.objects("Deployment")["llama3-8b-inference"]
+    assert after["metadata"]["uid"] == before["metadata"]["uid"]
+    assert after["spec"]["replicas"] == 3
+    service = env.objects("Service")["svc-llama3-8b-inference"]
+    assert service["spec"]["ports"][0]["nodePort"] == port
+    assert service["spec"]["ports"][0]["port"] == 8080
+
+
+def test_namespaces_are_never_deleted_or_replaced(env: Env) -> None:
+    Apply(env.cluster).run(env.render(QUOTA))
+    uid = env.cluster.get("Namespace", "elon-musk")["metadata"]["uid"]
+    lines = Apply(env.cluster).run(env.render(QUOTA.replace("gpu: 4", "gpu: 2")))
+    assert "namespace/elon-musk unchanged" in lines
+    assert "resourcequota/team-resource-quota configured" in lines
+    assert env.cluster.get("Namespace", "elon-musk")["metadata"]["uid"] == uid
+
+
+def test_objects_not_made_by_gpuctl_are_not_taken_over(env: Env) -> None:
+    job = env.render(TRAINING)[0].obj
+    foreign = {**job, "metadata": {**job["metadata"], "labels": {"team": "x"}}}
+    env.cluster.create(foreign)
+    with pytest.raises(ApplyFailed, match="not managed by gpuctl"):
+        Apply(env.cluster).run(env.render(TRAINING))
+    assert env.cluster.get("Job", "qwen2-7b-llamafactory-sft", "default")["metadata"]["labels"] == {
+        "team": "x"
+    }
+
+
+@pytest.mark.parametrize("mode", [DryRun.CLIENT, DryRun.SERVER])
+def test_dry_runs_write_nothing(env: Env, mode: DryRun) -> None:
+    Apply(env.cluster).run(env.render(TRAINING))
+    env.sandbox.requests.clear()
+    lines = Apply(env.cluster, dry_run=mode).run(
+        env.render(TRAINING.replace("gpu: 4", "gpu: 2") + "---\n" + INFERENCE)
+    )
+    assert lines[-1] == f"job.batch/qwen2-7b-llamafactory-sft replaced{mode.suffix}"
+    assert "service/svc-llama3-8b-inference created" + mode.suffix in lines
+    writes = env.sandbox.requests.writes()
+    assert all("dryRun=All" in request.query for request in writes), writes
+    assert (mode is DryRun.CLIENT) == (not writes)
+    assert "llama3-8b-inference" not in env.objects("Deployment")
+
+
+def test_server_refusal_before_any_delete_changes_nothing(env: Env) -> None:
+    Apply(env.cluster).run(env.render(TRAINING))
+    old = env.objects("Job")["qwen2-7b-llamafactory-sft"]
+    env.sandbox.requests.clear()
+    env.sandbox.faults.fail("POST", "jobs", status=422, message="spec.template: Invalid value")
+    with pytest.raises(ApplyFailed, match="nothing was changed"):
+        Apply(env.cluster).run(env.render(TRAINING.replace("gpu: 4", "gpu: 2")))
+    assert (
+        env.objects("Job")["qwen2-7b-llamafactory-sft"]["metadata"]["uid"] == old["metadata"]["uid"]
+    )
+    assert not [r for r in env.sandbox.requests.writes() if "dryRun" not in r.query]
+
+
+def test_wait_running_succeeds_and_fails_fast_on_a_bad_image(env: Env) -> None:
+    good = env.render(
+        INFERENCE.replace("pool: inference-pool", "pool: default")
+        .replace("gpu-type: A100-100G", "gpu-type: A100-80G")
+        .replace("gpu-share: 2Gi", "")
+    )
+    Apply(env.cluster).run(good)
+    actions.wait_running(env.cluster, good, timeout=20)
+    bad = env.render(
+        (EXAMPLES / "compute.yaml")
+        .read_text()
+        .replace("nginx:latest", "nginx:does-not-exist")
+        .replace("pool: test-pool", "pool: default")
+    )
+    Apply(env.cluster).run(bad)
+    started = time.monotonic()
+    with pytest.raises(GpuctlError, match=r"ErrImagePull|ImagePullBackOff"):
+        actions.wait_running(env.cluster, bad, timeout=20)
+    assert time.monotonic() - started < 10
+
+
+def test_wait_running_quotes_the_scheduler_when_nothing_fits(env: Env) -> None:
+    too_big = env.render(
+        TRAINING.replace("gpu: 4", "gpu: 64").replace("pool: training-pool", "pool: default")
+    )
+    Apply(env.cluster).run(too_big)
+    with pytest.raises(GpuctlError, match="unschedulable: 0/4 nodes are available"):
+        actions.wait_running(env.cluster, too_big, timeout=20, unschedulable_grace=0.5)

@@ -1,0 +1,127 @@
+"""create, apply, diff and delete through the installed `gpuctl` against a simulated cluster."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import EXAMPLES, Env
+
+TRAINING = str(EXAMPLES / "training.yaml")
+TRAINING_TEXT = (EXAMPLES / "training.yaml").read_text()
+QUOTA = str(EXAMPLES / "quota.yaml")
+COMPUTE = (EXAMPLES / "compute.yaml").read_text().replace("pool: test-pool", "pool: default")
+
+
+def test_create_then_create_again_names_the_existing_object(env: Env) -> None:
+    first = env.gpuctl("create", "-f", TRAINING)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == "job.batch/qwen2-7b-llamafactory-sft created\n"
+    again = env.gpuctl("create", "-f", TRAINING)
+    assert again.returncode == 1
+    assert "job.batch/qwen2-7b-llamafactory-sft: already exists" in again.stderr
+    assert "Traceback" not in again.stderr
+
+
+def test_create_leaves_nothing_of_a_document_half_created(env: Env) -> None:
+    manifests = env.render(COMPUTE)
+    deployment = next(m for m in manifests if m.kind == "Deployment")
+    env.cluster.create(deployment.obj)  # the Service would be created, then this collides
+    done = env.gpuctl("create", "-f", "-", stdin=COMPUTE)
+    assert done.returncode == 1
+    assert "nothing from <stdin> was created" in done.stderr
+    assert "svc-test-nginx" not in env.objects("Service")
+
+
+def test_create_many_documents_and_namespaces_first(env: Env) -> None:
+    done = env.gpuctl("create", "-f", QUOTA, "-f", TRAINING, "-f", "-", stdin=COMPUTE)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["namespace/elon-musk created", "namespace/sam-altman created"]
+    assert "resourcequota/team-resource-quota created" in lines
+    assert "deployment.apps/test-nginx created" in lines
+
+
+def test_apply_reports_each_object_and_is_idempotent(env: Env) -> None:
+    first = env.gpuctl("apply", "-f", "-", stdin=COMPUTE)
+    assert first.stdout.splitlines() == [
+        "service/svc-test-nginx created",
+        "deployment.apps/test-nginx created",
+    ]
+    second = env.gpuctl("apply", "-f", "-", stdin=COMPUTE)
+    assert second.stdout.splitlines() == [
+        "service/svc-test-nginx unchanged",
+        "deployment.apps/test-nginx unchanged",
+    ]
+    third = env.gpuctl("apply", "-f", "-", stdin=COMPUTE.replace("replicas: 2", "replicas: 1"))
+    assert third.stdout.splitlines() == [
+        "service/svc-test-nginx unchanged",
+        "deployment.apps/test-nginx configured",
+    ]
+
+
+def test_apply_dry_run_server_writes_nothing(env: Env) -> None:
+    done = env.gpuctl("apply", "--dry-run=server", "-f", TRAINING)
+    assert done.stdout == "job.batch/qwen2-7b-llamafactory-sft created (server dry run)\n"
+    assert env.objects("Job") == {}
+
+
+def test_diff_exit_codes_and_an_immutable_change(env: Env) -> None:
+    missing = env.gpuctl("diff", "-f", TRAINING)
+    assert missing.returncode == 1 and "+kind: Job" in missing.stdout
+    env.gpuctl("apply", "-f", TRAINING)
+    same = env.gpuctl("diff", "-f", TRAINING)
+    assert (same.returncode, same.stdout) == (0, ""), same.stderr
+    changed = env.gpuctl("diff", "-f", "-", stdin=TRAINING_TEXT.replace("gpu: 4", "gpu: 2"))
+    assert changed.returncode == 1
+    assert "-            nvidia.com/gpu: '4'" in changed.stdout
+    assert "+            nvidia.com/gpu: '2'" in changed.stdout
+
+
+def test_delete_by_file_keeps_namespaces_unless_asked(env: Env) -> None:
+    env.gpuctl("apply", "-f", QUOTA)
+    done = env.gpuctl("delete", "-f", QUOTA, "--wait")
+    assert done.returncode == 0, done.stderr
+    assert "namespace" not in done.stdout
+    assert env.cluster.find("Namespace", "elon-musk") is not None
+    assert env.cluster.find("ResourceQuota", "team-resource-quota", "elon-musk") is None
+    env.gpuctl("apply", "-f", QUOTA)
+    done = env.gpuctl("delete", "-f", QUOTA, "--include-namespaces")
+    assert "namespace/elon-musk deleted" in done.stdout
+
+
+def test_delete_job_by_name_takes_its_service_and_pods(env: Env) -> None:
+    env.gpuctl("apply", "-f", "-", stdin=COMPUTE)
+    done = env.gpuctl("delete", "job", "test-nginx", "--wait", "--force")
+    assert done.returncode == 0, done.stderr
+    assert set(done.stdout.splitlines()) == {
+        "deployment.apps/test-nginx deleted",
+        "service/svc-test-nginx deleted",
+    }
+    assert env.cluster.list("Pod", "default", label_selector="app=test-nginx") == []
+    missing = env.gpuctl("delete", "job", "test-nginx")
+    assert missing.returncode == 1
+    assert "no job named 'test-nginx' in namespace default" in missing.stderr
+
+
+def test_unreachable_cluster_is_one_line(env: Env) -> None:
+    env.sandbox.stop()
+    done = env.gpuctl("apply", "-f", TRAINING)
+    assert done.returncode == 1
+    assert "cannot reach the cluster" in done.stderr and "connection refused" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_invalid_spec_never_touches_the_cluster(env: Env, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(TRAINING_TEXT.replace("gpu: 4", "gpu: four"))
+    env.sandbox.requests.clear()
+    done = env.gpuctl("apply", "-f", str(bad))
+    assert done.returncode == 1 and "resources.gpu" in done.stderr
+    assert len(env.sandbox.requests) == 0
+
+
+def test_wait_fails_fast_on_image_pull(env: Env) -> None:
+    spec = COMPUTE.replace("nginx:latest", "nginx:does-not-exist")
+    done = env.gpuctl("create", "-f", "-", "--wait", "--timeout", "30s", stdin=spec)
+    assert done.returncode == 1
+    assert "Image pull failed" in done.stderr

@@ -111,6 +111,7 @@ class Fault:
     seconds: float = 0.0
     retry_after: int | None = None  # seconds, sent as a Retry-After header (429s, 503s)
     after: int = 0  # let this many matching requests through first
+    applied: bool = False  # timeout/drop after serving the request: it happened, unanswered
     seen: int = field(default=0)  # matching requests so far
     hits: int = field(default=0)  # requests this rule acted on
 
@@ -221,8 +222,11 @@ class Faults:
         seconds: float = 30.0,
         times: int | None = 1,
         after: int = 0,
+        applied: bool = False,
     ) -> Fault:
-        """Hold matching requests without answering for `seconds`, then close the connection."""
+        """Hold matching requests without answering for `seconds`, then close the connection.
+        With `applied=True` the request is carried out first: a write that happened although the
+        client never heard back."""
         return self._add(
             Fault(
                 "timeout",
@@ -234,6 +238,7 @@ class Faults:
                 times,
                 seconds=seconds,
                 after=after,
+                applied=applied,
             )
         )
 
@@ -247,9 +252,15 @@ class Faults:
         namespace: str | None = None,
         times: int | None = 1,
         after: int = 0,
+        applied: bool = False,
     ) -> Fault:
-        """Close the connection of matching requests without any response."""
-        return self._add(Fault("drop", method, verb, resource, name, namespace, times, after=after))
+        """Close the connection of matching requests without any response (with `applied=True`,
+        after carrying the request out)."""
+        return self._add(
+            Fault(
+                "drop", method, verb, resource, name, namespace, times, after=after, applied=applied
+            )
+        )
 
     def latency(
         self,

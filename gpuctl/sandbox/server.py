@@ -78,6 +78,8 @@ class Handler(BaseHTTPRequestHandler):
     _url = urlsplit("/")
     _verb = ""
     _route_info: Route | None = None
+    _late_fault: Fault | None = None
+    _streaming = False
     _warnings: list[str] = []  # noqa: RUF012 - replaced per request, never mutated
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -110,6 +112,8 @@ class Handler(BaseHTTPRequestHandler):
         data = body if isinstance(body, bytes) else json.dumps(body, separators=(",", ":")).encode()
         self._code = code
         self._log_request()
+        if self._late_fault is not None:
+            return  # served, but the answer is lost (see _lose_answer)
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
@@ -130,6 +134,9 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _start_stream(self, content_type: str) -> None:
+        self._streaming = True
+        with self.server.sandbox.streams_lock:
+            self.server.sandbox.open_streams += 1
         self._code = 200
         self._log_request()
         self.send_response(200)
@@ -194,6 +201,8 @@ class Handler(BaseHTTPRequestHandler):
         self._route_info = None
         self._verb = ""
         self._warnings = []
+        self._late_fault = None
+        self._streaming = False
         url = self._url = urlsplit(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
         body = self._read_body()
@@ -224,8 +233,10 @@ class Handler(BaseHTTPRequestHandler):
                 self._discovery(method, url.path)
             else:
                 self._api(method, route, query, body)
+            self._lose_answer()
         except ApiError as err:
             self._send(err.code, err.status(), err.headers)
+            self._lose_answer()
         except _Drop:
             self.close_connection = True
             with contextlib.suppress(OSError):
@@ -245,8 +256,23 @@ class Handler(BaseHTTPRequestHandler):
             traceback.print_exc()
         finally:
             self._log_request()
+            if self._streaming:
+                with sandbox.streams_lock:
+                    sandbox.open_streams -= 1
+
+    def _lose_answer(self) -> None:
+        """After a fault with applied=True: the request was served, its answer never arrives."""
+        fault = self._late_fault
+        if fault is None:
+            return
+        if fault.action == "timeout":
+            self.server.sandbox.faults.released.wait(fault.seconds)
+        raise _Drop()
 
     def _apply_fault(self, fault: Fault) -> None:
+        if fault.applied and fault.action in ("timeout", "drop"):
+            self._late_fault = fault
+            return
         released = self.server.sandbox.faults.released
         if fault.action == "latency":
             released.wait(fault.seconds)
@@ -848,6 +874,8 @@ class Sandbox:
         self.faults = Faults()
         self.requests = RequestLog()
         self.stopping = threading.Event()
+        self.streams_lock = threading.Lock()
+        self.open_streams = 0  # watches and log follows being served right now
         self.controllers = Controllers(self.api, self.config, self.stopping)
         self._host = host
         self._port = port

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import time
@@ -714,3 +715,17 @@ def test_custom_resources_are_validated_against_their_schema(sandbox: SandboxClu
     assert fields["spec.mode"] == 'Unsupported value: "medium": supported values: "fast", "slow"'
     code, body = _http(sandbox, "POST", path, widget("missing"))
     assert code == 422 and "spec.size: Required value" in body["message"]
+
+
+def test_a_write_can_happen_although_its_answer_is_lost(sandbox: SandboxCluster) -> None:
+    sandbox.faults.drop(verb="create", resource="configmaps", applied=True)
+    with pytest.raises((urllib.error.URLError, ConnectionError, http.client.HTTPException)):
+        _http(sandbox, "POST", "/api/v1/namespaces/default/configmaps", _cm("ghost"))
+    assert _core(sandbox).read_namespaced_config_map("ghost", "default").data == {"k": "v"}
+    # the official client retries a timed-out request by itself: the delete went through the
+    # first time, so the retry is told 404 — what a client must be ready for
+    sandbox.faults.timeout(verb="delete", resource="configmaps", applied=True, seconds=0.2)
+    with pytest.raises(ApiException) as err:
+        _core(sandbox).delete_namespaced_config_map("ghost", "default", _request_timeout=0.1)
+    assert err.value.status == 404
+    assert [r.code for r in sandbox.requests.matching(verb="delete")] == [200, 404]

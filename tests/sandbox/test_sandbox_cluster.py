@@ -358,7 +358,12 @@ def test_quota_admission_and_status(sandbox: SandboxCluster) -> None:
         "used: requests.nvidia.com/gpu=2, limited: requests.nvidia.com/gpu=4"
     )
     expected = {"requests.nvidia.com/gpu": "2", "pods": "1"}
-    wait_for(lambda: core.read_namespaced_resource_quota("q", "default").status.used == expected)
+
+    def used() -> Any:
+        status = core.read_namespaced_resource_quota("q", "default").status
+        return status.used if status else None
+
+    wait_for(lambda: used() == expected, what="quota status")
     # a job's pods are refused the same way; the job controller reports it in an event
     _batch(sandbox).create_namespaced_job("default", _job("big", gpus=4))
     event = wait_for(lambda: _events(sandbox, "FailedCreate"))[0]
@@ -493,23 +498,18 @@ def test_priority_classes_are_admitted(sandbox: SandboxCluster) -> None:
 
 def test_abandoned_watches_end_on_the_server(sandbox: SandboxCluster) -> None:
     import socket
-    import threading
-    import time
 
-    before = threading.active_count()
+    server = sandbox.sandbox
     connections = []
     for _ in range(3):
-        sock = socket.create_connection(("127.0.0.1", sandbox.sandbox.port))
+        sock = socket.create_connection(("127.0.0.1", server.port))
         sock.sendall(b"GET /api/v1/pods?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n")
         assert sock.recv(15).startswith(b"HTTP/1.1 200")
         connections.append(sock)
-    assert threading.active_count() >= before + 3
+    wait_for(lambda: server.open_streams == 3, what="three watches")
     for sock in connections:
         sock.close()
-    deadline = time.monotonic() + 3
-    while threading.active_count() > before and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert threading.active_count() <= before
+    wait_for(lambda: server.open_streams == 0, timeout=3, what="the server to notice")
 
 
 def test_crashing_container_backs_off(sandbox: SandboxCluster) -> None:

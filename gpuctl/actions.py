@@ -26,6 +26,7 @@ from gpuctl.errors import GpuctlError
 from gpuctl.kube import (
     AlreadyExists,
     Cluster,
+    Conflict,
     KubeError,
     NotFound,
     clean,
@@ -204,9 +205,7 @@ class Apply:
                 if change.action is Action.UPDATE:
                     assert change.live is not None
                     try:
-                        self.cluster.replace(
-                            with_version(change.desired, change.live), dry_run=True
-                        )
+                        update_in_place(self.cluster, change, dry_run=True)
                         continue
                     except KubeError as exc:
                         if not getattr(exc, "immutable", False):
@@ -233,7 +232,7 @@ class Apply:
         elif change.action is Action.UPDATE:
             assert change.live is not None
             self.steps.append(_Step(change, "update"))
-            self.cluster.replace(with_version(change.desired, change.live))
+            update_in_place(self.cluster, change)
         elif change.action is Action.REPLACE:
             self.steps.append(_Step(change, "replace"))
             with contextlib.suppress(NotFound):  # already gone is what we want
@@ -272,6 +271,48 @@ class Apply:
         return f"{message}; nothing was changed"
 
 
+CONFLICT_RETRIES = 5
+
+
+def replace_retrying(
+    cluster: Cluster,
+    body: dict[str, Any],
+    live: dict[str, Any],
+    still_expected: Callable[[dict[str, Any]], bool],
+    *,
+    dry_run: bool = False,
+) -> dict[str, Any]:
+    """PUT `body` at `live`'s resourceVersion; on a Conflict read again and retry (client-go's
+    RetryOnConflict), as long as `still_expected(live)`: controllers writing status are no
+    reason to fail, someone else applying a different spec is."""
+    for attempt in range(CONFLICT_RETRIES):
+        try:
+            return cluster.replace(with_version(body, live), dry_run=dry_run)
+        except Conflict:
+            kind, meta = body["kind"], body["metadata"]
+            current = cluster.find(kind, meta["name"], meta.get("namespace"))
+            if current is None or not still_expected(current) or attempt + 1 == CONFLICT_RETRIES:
+                raise
+            live = current
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def update_in_place(cluster: Cluster, change: Change, *, dry_run: bool = False) -> None:
+    """The in-place update of `change`, retried over Conflicts while nobody else changed the
+    object's spec (its fingerprint annotation is still the one read before the plan)."""
+    assert change.live is not None
+    before = ((change.live.get("metadata") or {}).get("annotations") or {}).get(
+        c.RENDER_HASH_ANNOTATION
+    )
+
+    def unchanged_by_others(live: dict[str, Any]) -> bool:
+        annotations = (live.get("metadata") or {}).get("annotations") or {}
+        return annotations.get(c.RENDER_HASH_ANNOTATION) == before
+
+    # make_plan already carried the Service's allocated fields over into `desired`
+    replace_retrying(cluster, change.desired, change.live, unchanged_by_others, dry_run=dry_run)
+
+
 def undo(cluster: Cluster, change: Change, stage: str, deadline: float, progress: Progress) -> bool:
     """Put back what `change` held before this run; True when something had to be restored.
 
@@ -295,8 +336,7 @@ def undo(cluster: Cluster, change: Change, stage: str, deadline: float, progress
             return False
         body = copy.deepcopy(old)
         body["metadata"].pop("managedFields", None)
-        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
-        cluster.replace(body)
+        replace_retrying(cluster, body, current, lambda live: _ours(live, change.desired))
         return True
     # replace: the old object may be intact, terminating, gone, or already replaced by ours
     if current is not None:

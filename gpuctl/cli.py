@@ -66,6 +66,9 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
             "gpuctl.sandbox.cli:sandbox",
             "Run a simulated GPU cluster to try gpuctl and kubectl without one.",
         ),
+        "logs": ("gpuctl.commands.jobs:logs", "Print the logs of a job's pods (-f to follow)."),
+        "pause": ("gpuctl.commands.jobs:pause", "Pause a job: suspend it, or scale it to zero."),
+        "resume": ("gpuctl.commands.jobs:resume", "Resume a paused job."),
     },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")
@@ -202,7 +205,7 @@ def completion(shell: str) -> None:
 # ------------------------------------------------------------------ cluster commands
 
 
-def _cluster_options(command: Any) -> Any:
+def cluster_options(command: Any) -> Any:
     """--kubeconfig, --context and -n, as kubectl has them."""
     command = click.option("-n", "--namespace", help="Namespace (wins over job.namespace).")(
         command
@@ -214,7 +217,7 @@ def _cluster_options(command: Any) -> Any:
     return command
 
 
-def _duration(text: str) -> float:
+def duration(text: str) -> float:
     """`300`, `30s`, `5m`, `1h` as seconds."""
     units = {"s": 1, "m": 60, "h": 3600}
     try:
@@ -241,7 +244,7 @@ _dry_run_option = click.option(
 )
 
 
-class _Session:
+class Session:
     """The specs rendered for one cluster command, and the cluster to act on."""
 
     def __init__(
@@ -257,7 +260,7 @@ class _Session:
 
         # Invalid specs are reported before the Kubernetes client is even imported.
         documents = document.load_files(files)
-        engine.check_documents(documents)
+        self.node_labels = engine.node_labels(engine.check_documents(documents))
         self.cluster = kube.Cluster.connect(kubeconfig, context)
         options = Options(
             namespace=namespace,
@@ -267,7 +270,7 @@ class _Session:
         self.manifests = engine.render_documents(documents, options)
 
 
-def _progress() -> Any:
+def progress_line() -> Any:
     """A progress line rewritten in place on a terminal; silent when stderr is not one."""
     if not sys.stderr.isatty():
         return lambda _text: None
@@ -279,7 +282,7 @@ def _progress() -> Any:
     return show
 
 
-def _report(lines: list[str], errors: list[str]) -> int:
+def report(lines: list[str], errors: list[str]) -> int:
     for line in lines:
         click.echo(line)
     for error in errors:
@@ -289,11 +292,12 @@ def _report(lines: list[str], errors: list[str]) -> int:
 
 @cli.command()
 @_file_option
-@_cluster_options
+@cluster_options
 @_dry_run_option
 @click.option("--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot.")
 @_timeout_option
 @click.option("--priority-classes", is_flag=True, help="Set priorityClassName gpuctl-<priority>.")
+@click.option("--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool.")
 def create(
     files: tuple[str, ...],
     kubeconfig: str | None,
@@ -303,30 +307,45 @@ def create(
     wait: bool,
     timeout: str,
     priority_classes: bool,
+    overwrite: bool,
 ) -> int:
     """Create the objects; one that exists already is an error naming it.
+
+    A pool file also labels its nodes runwhere.ai/pool (and runwhere.ai/gpu-type); a node
+    of another pool is refused unless --overwrite, before anything is written.
 
     \b
     gpuctl create -f examples/training.yaml
     gpuctl create -f task1.yaml -f task2.yaml --wait
     """
-    from gpuctl import actions
+    from gpuctl import actions, pools
 
-    session = _Session(files, kubeconfig, context, namespace, priority_classes)
-    run = actions.Create(session.cluster, actions.DryRun(dry_run), _duration(timeout), _progress())
+    session = Session(files, kubeconfig, context, namespace, priority_classes)
+    node_labels = pools.PoolLabels(
+        session.cluster, session.manifests, session.node_labels, overwrite
+    )
+    node_labels.check()
+    run = actions.Create(
+        session.cluster, actions.DryRun(dry_run), duration(timeout), progress_line()
+    )
     lines, errors = run.run(session.manifests)
+    labelled, failed = node_labels.write(
+        lines, actions.DryRun(dry_run).suffix, dry_run=dry_run != "none"
+    )
+    lines, errors = lines + labelled, errors + failed
     if wait and not errors and dry_run == "none":
-        actions.wait_running(session.cluster, session.manifests, _duration(timeout), _progress())
-    return _report(lines, errors)
+        actions.wait_running(session.cluster, session.manifests, duration(timeout), progress_line())
+    return report(lines, errors)
 
 
 @cli.command()
 @_file_option
-@_cluster_options
+@cluster_options
 @_dry_run_option
 @click.option("--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot.")
 @_timeout_option
 @click.option("--priority-classes", is_flag=True, help="Set priorityClassName gpuctl-<priority>.")
+@click.option("--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool.")
 def apply(
     files: tuple[str, ...],
     kubeconfig: str | None,
@@ -336,28 +355,41 @@ def apply(
     wait: bool,
     timeout: str,
     priority_classes: bool,
+    overwrite: bool,
 ) -> int:
     """Create what is missing, keep what is unchanged, replace what changed (safely).
+
+    A pool file also labels its nodes, and unlabels those it no longer lists.
 
     \b
     gpuctl apply -f examples/inference.yaml
     gpuctl apply -f examples/ --dry-run=server
     """
-    from gpuctl import actions
+    from gpuctl import actions, pools
 
-    session = _Session(files, kubeconfig, context, namespace, priority_classes)
-    run = actions.Apply(session.cluster, actions.DryRun(dry_run), _duration(timeout), _progress())
+    session = Session(files, kubeconfig, context, namespace, priority_classes)
+    node_labels = pools.PoolLabels(
+        session.cluster, session.manifests, session.node_labels, overwrite
+    )
+    node_labels.check(with_previous=True)
+    run = actions.Apply(
+        session.cluster, actions.DryRun(dry_run), duration(timeout), progress_line()
+    )
     lines = run.run(session.manifests)
-    for line in lines:
-        click.echo(line)
+    labelled, errors = node_labels.write(
+        None, actions.DryRun(dry_run).suffix, dry_run=dry_run != "none"
+    )
+    if dry_run == "none":
+        node_labels.sync_records()
+    code = report(lines + labelled, errors)
     if wait and dry_run == "none":
-        actions.wait_running(session.cluster, session.manifests, _duration(timeout), _progress())
-    return 0
+        actions.wait_running(session.cluster, session.manifests, duration(timeout), progress_line())
+    return code
 
 
 @cli.command()
 @_file_option
-@_cluster_options
+@cluster_options
 def diff(
     files: tuple[str, ...], kubeconfig: str | None, context: str | None, namespace: str | None
 ) -> int:
@@ -370,7 +402,7 @@ def diff(
     """
     from gpuctl import actions
 
-    session = _Session(files, kubeconfig, context, namespace)
+    session = Session(files, kubeconfig, context, namespace)
     text = actions.Diff(session.cluster).run(session.manifests)
     click.echo(text, nl=False)
     return 1 if text else 0
@@ -386,7 +418,7 @@ def diff(
     metavar="FILE",
     help="Delete the objects these specs render. Repeatable.",
 )
-@_cluster_options
+@cluster_options
 @click.option("--force", is_flag=True, help="No grace period: pods are killed at once.")
 @click.option("--wait", is_flag=True, help="Wait until the objects and their pods are gone.")
 @_timeout_option
@@ -420,12 +452,12 @@ def delete(
     run_options = dict(
         force=force,
         wait=wait,
-        timeout=_duration(timeout),
+        timeout=duration(timeout),
         include_namespaces=include_namespaces,
-        progress=_progress(),
+        progress=progress_line(),
     )
     if files:
-        session = _Session(files, kubeconfig, context, namespace)
+        session = Session(files, kubeconfig, context, namespace)
         run = actions.Delete(session.cluster, **run_options)
         targets = run.targets_of(session.manifests)
     else:
@@ -438,7 +470,46 @@ def delete(
         if not targets:
             raise GpuctlError(f"no job named {what[1]!r} in namespace {where}")
     lines, errors = run.run(targets)
-    return _report(lines, errors)
+    if files:
+        from gpuctl import pools
+
+        unlabelled, failed = pools.PoolLabels(
+            session.cluster, session.manifests, session.node_labels
+        ).unlabel_all()
+        lines, errors = lines + unlabelled, errors + failed
+    return report(lines, errors)
+
+
+# ------------------------------------------------------------ get and describe groups
+
+
+@cli.group(
+    cls=LazyGroup,
+    lazy={
+        "jobs": ("gpuctl.commands.jobs:get_jobs", "One row per job (or per pod with --pods)."),
+    },
+)
+def get() -> None:
+    """List jobs, nodes, pools, quotas or a node label."""
+
+
+@cli.group(
+    cls=LazyGroup,
+    lazy={
+        "job": ("gpuctl.commands.jobs:describe_job", "A job in detail: status, why, pods, events."),
+    },
+)
+def describe() -> None:
+    """Show one job, node, pool or quota in detail."""
+
+
+output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["wide", "yaml", "json", "name"]),
+    help="wide: more columns; yaml/json: the objects; name: kind/name only.",
+)
+no_headers_option = click.option("--no-headers", is_flag=True, help="Leave out the header row.")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -56,6 +56,8 @@ GPU_UTILIZATION_METRIC: Final = "DCGM_FI_DEV_GPU_UTIL"
 # Apply bookkeeping: a hash of the rendered object, written at creation.
 ANNOTATION_PREFIX: Final = "gpuctl.runwhere.ai/"
 RENDER_HASH_ANNOTATION: Final = "gpuctl.runwhere.ai/render-hash"
+# `gpuctl pause` of a Deployment/StatefulSet remembers its replica count here.
+PAUSED_REPLICAS_ANNOTATION: Final = "gpuctl.runwhere.ai/paused-replicas"
 
 # Order in which objects are printed and created: a namespace before what lives in it, config
 # and services before the workloads that use them (Helm's install order, trimmed to our kinds).

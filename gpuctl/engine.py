@@ -245,6 +245,25 @@ def render_documents(documents: Sequence[Document], options: Options) -> list[Ma
     return sorted(_unique(manifests), key=lambda m: order.get(m.kind, len(order)))
 
 
+@dataclass(frozen=True)
+class NodeLabels:
+    """Labels a spec wants on a node it does not own (a pool's nodes)."""
+
+    node: str
+    labels: dict[str, str]
+    document: Document
+
+
+def node_labels(specs: Sequence[Spec]) -> list[NodeLabels]:
+    """What create/apply label on nodes (and delete removes), from the kinds that say so."""
+    return [
+        NodeLabels(node, labels, spec.document)
+        for spec in specs
+        if spec.kind.node_labels is not None
+        for node, labels in spec.kind.node_labels(spec.data).items()
+    ]
+
+
 def _unique(manifests: list[Manifest]) -> list[Manifest]:
     """Two specs must not render the same object. Namespaces are the exception: two quota or
     pool files may well share one, and it is kept once."""

@@ -29,6 +29,9 @@ class Options:
 
 
 Builder = Callable[[Document, dict[str, Any], Options], tuple[dict[str, Any], list[Problem]]]
+# node name -> {label key: value}: labels a spec puts on nodes it does not own (not rendered;
+# written by create/apply, removed by delete).
+NodeLabeler = Callable[[dict[str, Any]], dict[str, dict[str, str]]]
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class Kind:
     summary: str
     build: Builder  # spec (validated, defaulted) -> (template context, problems)
     spellings: tuple[str, ...] = ()  # other values of `kind:` accepted for this kind
+    node_labels: NodeLabeler | None = None
 
     @property
     def schema(self) -> str:
@@ -191,6 +195,17 @@ def _pool(
     return context, []
 
 
+def _pool_node_labels(spec: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """A pool labels its nodes runwhere.ai/pool (and runwhere.ai/gpu-type when given)."""
+    name = (spec.get("metadata") or spec["pool"])["name"]
+    labels = {}
+    for node, settings in spec["nodes"].items():
+        labels[node] = {Labels.POOL: name}
+        if (settings or {}).get("gpu-type"):
+            labels[node][Labels.GPU_TYPE] = settings["gpu-type"]
+    return labels
+
+
 def _quota(
     document: Document, spec: dict[str, Any], options: Options
 ) -> tuple[dict[str, Any], list[Problem]]:
@@ -236,6 +251,7 @@ KINDS: dict[str, Kind] = {
             "a resource pool: a record of its nodes and their GPU types",
             _pool,
             spellings=("resource",),
+            node_labels=_pool_node_labels,
         ),
         Kind("quota", "a team quota: per user a Namespace and a ResourceQuota", _quota),
     )

@@ -463,6 +463,50 @@ class Cluster:
         finally:
             response.release_conn()
 
+    def logs(
+        self,
+        pod: str,
+        namespace: str,
+        *,
+        container: str | None = None,
+        tail: int | None = None,
+        since_seconds: int | None = None,
+        follow: bool = False,
+    ) -> Iterator[str]:
+        """A pod's log lines (without line ends); with `follow`, until the container stops."""
+        query: list[tuple[str, str]] = []
+        if container:
+            query.append(("container", container))
+        if tail is not None:
+            query.append(("tailLines", str(tail)))
+        if since_seconds is not None:
+            query.append(("sinceSeconds", str(since_seconds)))
+        if follow:
+            query.append(("follow", "true"))
+        path = resource("Pod").path(namespace, pod) + "/log"
+        response = self._send(
+            "GET",
+            path,
+            ref("Pod", pod),
+            query=query,
+            stream=True,
+            # a followed log may stay quiet for long: no read timeout then
+            read_timeout=24 * 3600 if follow else None,
+        )
+        try:
+            buffer = b""
+            for chunk in response.stream(4096, decode_content=True):
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    yield line.decode("utf-8", "replace")
+            if buffer:
+                yield buffer.decode("utf-8", "replace")
+        except urllib3.exceptions.HTTPError as exc:
+            raise _unreachable(self.server, ref("Pod", pod), exc) from exc
+        finally:
+            response.release_conn()
+
     def _locate(self, obj: dict[str, Any]) -> tuple[Resource, str | None, str]:
         res = resource(obj["kind"])
         metadata = obj.get("metadata") or {}

@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import itertools
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from gpuctl import engine
+from gpuctl.document import load_text
+from gpuctl.kinds import Options
+from gpuctl.kube import Cluster as GpuctlCluster
 from gpuctl.sandbox import SandboxConfig
+from gpuctl.sandbox.server import Sandbox
 from gpuctl.sandbox.testing import Cluster, SandboxCluster, real_cluster, running_sandbox
 
 E2E = os.environ.get("GPUCTL_E2E") == "1"
@@ -56,3 +65,47 @@ def cluster(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cluster]
     else:
         with running_sandbox(tmp_path, namespace="conformance") as fake:
             yield fake
+
+
+# ---------------------------------------------------- gpuctl against one sandbox
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+GPUCTL = Path(sys.executable).with_name("gpuctl")
+
+
+@dataclass
+class Env:
+    sandbox: Sandbox
+    kubeconfig: Path
+    cluster: GpuctlCluster
+
+    def render(self, text: str, namespace: str | None = None) -> list[engine.Manifest]:
+        return engine.render_documents(load_text("spec.yaml", text), Options(namespace=namespace))
+
+    def example(self, name: str) -> list[engine.Manifest]:
+        return self.render((EXAMPLES / name).read_text())
+
+    def gpuctl(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(GPUCTL), *args, "--kubeconfig", str(self.kubeconfig)],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env={**os.environ, "GPUCTL_CACHE_DIR": str(self.kubeconfig.parent / "cache")},
+        )
+
+    def objects(self, kind: str, namespace: str | None = "default") -> dict[str, dict[str, Any]]:
+        """name -> live object, of every object of `kind` gpuctl manages."""
+        items = self.cluster.list(
+            kind, namespace, label_selector="app.kubernetes.io/managed-by=gpuctl"
+        )
+        return {item["metadata"]["name"]: item for item in items}
+
+
+@pytest.fixture
+def env(sandbox: SandboxCluster) -> Env:
+    """The shared `sandbox` fixture (tests/conftest.py), with gpuctl's own client on it."""
+    return Env(sandbox.sandbox, sandbox.kubeconfig, GpuctlCluster.connect(str(sandbox.kubeconfig)))

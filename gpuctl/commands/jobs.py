@@ -1,0 +1,167 @@
+"""`get jobs`, `describe job`, `logs`, `pause`, `resume`: the CLI side (prints)."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import click
+
+from gpuctl import jobs, table
+from gpuctl.cli import cluster_options, duration, no_headers_option, output_option
+from gpuctl.errors import UsageError
+from gpuctl.kube import Cluster
+
+
+def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
+    return Cluster.connect(kubeconfig, context)
+
+
+@click.command("jobs")
+@cluster_options
+@click.option("-A", "--all-namespaces", is_flag=True, help="Jobs in every namespace.")
+@click.option("--pool", help="Only jobs in this resource pool.")
+@click.option(
+    "--kind",
+    "--type",
+    "kind",
+    type=click.Choice(["training", "inference", "notebook", "compute"]),
+    help="Only jobs of this kind.",
+)
+@click.option("--pods", is_flag=True, help="One row per pod instead of per job.")
+@output_option
+@no_headers_option
+def get_jobs(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    pool: str | None,
+    kind: str | None,
+    pods: bool,
+    output: str | None,
+    no_headers: bool,
+) -> None:
+    """One row per job: NAME, KIND, POOL, STATUS, READY, GPU, AGE (--pods: one per pod).
+
+    \b
+    gpuctl get jobs
+    gpuctl get jobs --pool training-pool --kind training -o wide
+    gpuctl get jobs --pods -A
+    """
+    cluster = _connect(kubeconfig, context)
+    where = None if all_namespaces else (namespace or cluster.namespace)
+    if pods:
+        items = jobs.list_pods(cluster, where, pool, kind)
+        headers, rows = jobs.pod_rows(items, wide=output == "wide")
+        status_column = headers.index("STATUS")
+    else:
+        items = jobs.list_jobs(cluster, where, pool, kind)
+        headers, rows = jobs.job_rows(items, all_namespaces=where is None, wide=output == "wide")
+        status_column = headers.index("STATUS")
+    if output in ("yaml", "json"):
+        click.echo(table.as_list(items, output), nl=False)
+        return
+    if output == "name":
+        for item in items:
+            click.echo(f"{item.get('kind', 'Pod').lower()}/{item['metadata']['name']}")
+        return
+    if not rows:
+        scope = "any namespace" if where is None else f"namespace {where}"
+        click.echo(f"No jobs found in {scope}.", err=True)
+        return
+    colour = table.colour_enabled()
+    for row in rows:
+        row[status_column] = table.paint(
+            row[status_column], table.status_colour(row[status_column]), colour
+        )
+    click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
+
+
+@click.command("job")
+@click.argument("name")
+@cluster_options
+def describe_job(
+    name: str, kubeconfig: str | None, context: str | None, namespace: str | None
+) -> None:
+    """A job in detail: spec summary, status and why, pods, events, access address.
+
+    \b
+    gpuctl describe job qwen2-7b-llamafactory-sft
+    """
+    cluster = _connect(kubeconfig, context)
+    details = jobs.gather(cluster, name, namespace or cluster.namespace)
+    click.echo(jobs.describe(details), nl=False)
+
+
+@click.command()
+@click.argument("name")
+@cluster_options
+@click.option("-f", "--follow", is_flag=True, help="Keep printing new lines (and new pods).")
+@click.option("--tail", type=int, help="Only the last N lines of each pod.")
+@click.option("--since", help="Only lines newer than this, e.g. 10m or 1h.")
+@click.option("--grep", help="Only lines matching this regular expression.")
+@click.option("--pod", help="Only this pod of the job.")
+def logs(
+    name: str,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    follow: bool,
+    tail: int | None,
+    since: str | None,
+    grep: str | None,
+    pod: str | None,
+) -> int:
+    """Print the logs of a job's pods, each line prefixed [pod] when it has several.
+
+    \b
+    gpuctl logs qwen2-7b-llamafactory-sft -f
+    gpuctl logs llama3-8b-inference --tail 100 --grep 'ERROR|WARN'
+    """
+    try:
+        pattern = re.compile(grep) if grep else None
+    except re.error as exc:
+        raise UsageError(f"--grep {grep!r} is not a regular expression: {exc}") from exc
+    cluster = _connect(kubeconfig, context)
+    job = jobs.find_job(cluster, name, namespace or cluster.namespace)
+    options = jobs.LogOptions(
+        follow=follow,
+        tail=tail,
+        since_seconds=int(duration(since)) if since else None,
+        grep=pattern,
+        pod=pod,
+    )
+    stop = threading.Event()
+    try:
+        for line in jobs.stream_logs(cluster, job, options, stop):
+            click.echo(line)
+    except KeyboardInterrupt:  # Ctrl-C ends a follow: that is how one stops it
+        stop.set()
+    return 0
+
+
+@click.command()
+@click.argument("name")
+@cluster_options
+def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
+    """Pause a job: a Job is suspended, a Deployment/StatefulSet scaled to zero.
+
+    \b
+    gpuctl pause llama3-8b-inference
+    """
+    cluster = _connect(kubeconfig, context)
+    click.echo(jobs.pause(cluster, jobs.find_job(cluster, name, namespace or cluster.namespace)))
+
+
+@click.command()
+@click.argument("name")
+@cluster_options
+def resume(name: str, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
+    """Resume a paused job (to the replica count it had when paused).
+
+    \b
+    gpuctl resume llama3-8b-inference
+    """
+    cluster = _connect(kubeconfig, context)
+    click.echo(jobs.resume(cluster, jobs.find_job(cluster, name, namespace or cluster.namespace)))

@@ -1,0 +1,513 @@
+"""Jobs on a live cluster: find, list, explain, pause and resume them, and read their logs.
+
+A gpuctl job is the workload object the spec rendered (Job, Deployment or StatefulSet, with
+`app.kubernetes.io/managed-by: gpuctl`); its pods are found by `job-name` (training) or `app`.
+Nothing here prints: the commands in gpuctl.commands.jobs do.
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import shlex
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from gpuctl import constants as c
+from gpuctl import status, table
+from gpuctl.constants import Labels
+from gpuctl.errors import GpuctlError
+from gpuctl.kube import Cluster, KubeError, NotFound
+
+WORKLOADS = status.WORKLOAD_KINDS
+DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"
+
+
+class JobNotFound(GpuctlError):
+    pass
+
+
+def selector(pool: str | None = None, kind: str | None = None) -> str:
+    """The label selector for gpuctl's objects, narrowed to a pool and a job kind."""
+    parts = [f"{Labels.MANAGED_BY}={c.MANAGED_BY_VALUE}"]
+    if pool:
+        parts.append(f"{Labels.POOL}={pool}")
+    if kind:
+        parts.append(f"{Labels.JOB_TYPE}={kind}")
+    return ",".join(parts)
+
+
+def list_jobs(
+    cluster: Cluster, namespace: str | None, pool: str | None = None, kind: str | None = None
+) -> list[dict[str, Any]]:
+    """Every gpuctl workload (one list request per workload kind, whatever their number)."""
+    wanted = selector(pool, kind)
+    items = [obj for k in WORKLOADS for obj in cluster.list(k, namespace, label_selector=wanted)]
+    return sorted(items, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+
+
+def list_pods(
+    cluster: Cluster, namespace: str | None, pool: str | None = None, kind: str | None = None
+) -> list[dict[str, Any]]:
+    """Every pod of every gpuctl job: one list request."""
+    pods = cluster.list("Pod", namespace, label_selector=selector(pool, kind))
+    return sorted(pods, key=lambda p: (p["metadata"].get("namespace", ""), p["metadata"]["name"]))
+
+
+def _labels(obj: dict[str, Any]) -> dict[str, str]:
+    return (obj.get("metadata") or {}).get("labels") or {}
+
+
+def job_rows(
+    jobs: list[dict[str, Any]], *, all_namespaces: bool, wide: bool, at: datetime | None = None
+) -> tuple[list[str], list[list[str]]]:
+    """NAME, KIND, POOL, STATUS, READY, GPU, AGE (seed 000 / SPEC §5); -A adds NAMESPACE;
+    wide adds PRIORITY and IMAGE."""
+    headers = ["NAME", "KIND", "POOL", "STATUS", "READY", "GPU", "AGE"]
+    if all_namespaces:
+        headers.insert(0, "NAMESPACE")
+    if wide:
+        headers += ["PRIORITY", "IMAGE"]
+    rows = []
+    for obj in jobs:
+        labels, meta = _labels(obj), obj["metadata"]
+        row = [
+            meta["name"],
+            labels.get(Labels.JOB_TYPE, obj["kind"].lower()),
+            labels.get(Labels.POOL, c.DEFAULT_POOL),
+            status.workload_status(obj),
+            status.workload_ready(obj),
+            str(status.workload_gpus(obj)),
+            table.age(meta.get("creationTimestamp"), at),
+        ]
+        if all_namespaces:
+            row.insert(0, meta.get("namespace", ""))
+        if wide:
+            containers = ((obj["spec"].get("template") or {}).get("spec") or {}).get(
+                "containers"
+            ) or [{}]
+            row += [labels.get(Labels.PRIORITY, ""), containers[0].get("image", "")]
+        rows.append(row)
+    return headers, rows
+
+
+def pod_rows(
+    pods: list[dict[str, Any]], *, wide: bool, at: datetime | None = None
+) -> tuple[list[str], list[list[str]]]:
+    """Seed 000's `get jobs --pods` columns: JOB ID (the pod), NAME (the job), NAMESPACE, KIND,
+    STATUS, READY, NODE, IP, AGE; wide adds GPU."""
+    headers = ["JOB ID", "NAME", "NAMESPACE", "KIND", "STATUS", "READY", "NODE", "IP", "AGE"]
+    if wide:
+        headers.append("GPU")
+    rows = []
+    for pod in pods:
+        labels, meta = _labels(pod), pod["metadata"]
+        row = [
+            meta["name"],
+            status.job_name_of(labels),
+            meta.get("namespace", ""),
+            labels.get(Labels.JOB_TYPE, ""),
+            status.pod_status(pod),
+            status.pod_ready(pod),
+            (pod.get("spec") or {}).get("nodeName") or "<none>",
+            (pod.get("status") or {}).get("podIP") or "<none>",
+            table.age(meta.get("creationTimestamp"), at),
+        ]
+        if wide:
+            row.append(str(status.pod_gpus(pod)))
+        rows.append(row)
+    return headers, rows
+
+
+def find_job(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
+    """The workload of job `name`; JobNotFound when gpuctl made none by that name."""
+    for kind in WORKLOADS:
+        obj = cluster.find(kind, name, namespace)
+        if obj is not None and _labels(obj).get(Labels.MANAGED_BY) == c.MANAGED_BY_VALUE:
+            obj.setdefault("kind", kind)
+            return obj
+    raise JobNotFound(f"no job named {name!r} in namespace {namespace}")
+
+
+def pods_of(cluster: Cluster, job: dict[str, Any]) -> list[dict[str, Any]]:
+    label = Labels.JOB_NAME if job["kind"] == "Job" else Labels.APP
+    name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+    pods = cluster.list("Pod", namespace, label_selector=f"{label}={name}")
+    return sorted(pods, key=lambda p: p["metadata"]["name"])
+
+
+# --------------------------------------------------------------------------- describe
+
+
+def explain_unschedulable(message: str, pool: str, gpu_type: str | None) -> str:
+    """The scheduler's FailedScheduling text in an ML engineer's words.
+
+    `0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 3 node(s) didn't match Pod's node
+    affinity/selector`: when every node is excluded by pool or GPU type, that is the reason;
+    otherwise the nodes that do qualify are full, and what they lack is the reason.
+    """
+    total = re.search(r"0/(\d+) nodes are available", message)
+    mismatched = re.search(r"(\d+) node\(s\) didn't match Pod's node affinity/selector", message)
+    short = []
+    for resource, words in (
+        (c.GPU_RESOURCE, "not enough free GPUs"),
+        (c.GPU_SHARE_RESOURCE, "not enough shareable GPU memory"),
+        ("cpu", "not enough free CPU"),
+        ("memory", "not enough free memory"),
+    ):
+        if f"Insufficient {resource}" in message:
+            short.append(words)
+    nowhere = mismatched is not None and (
+        total is None or mismatched.group(1) == total.group(1) or not short
+    )
+    if nowhere:
+        if pool != c.DEFAULT_POOL and gpu_type:
+            reason = f"no node in pool {pool!r} has GPU type {gpu_type!r}"
+        elif pool != c.DEFAULT_POOL:
+            reason = f"no node in pool {pool!r} fits"
+        elif gpu_type:
+            reason = f"no node with GPU type {gpu_type!r}"
+        else:
+            reason = "no node matches the job's node selection"
+    else:
+        reason = "; ".join(short) or "no node fits"
+    return f"{reason} (scheduler: {message})" if message else reason
+
+
+def why(job: dict[str, Any], pods: list[dict[str, Any]], events: list[dict[str, Any]]) -> str:
+    """Why a job is not running, in plain words; "" when nothing is wrong."""
+    labels = _labels(job)
+    template = (job.get("spec") or {}).get("template") or {}
+    gpu_type = _required_gpu_type(template)
+    for pod in pods:
+        message = status.unschedulable_message(pod)
+        if message:
+            return explain_unschedulable(message, labels.get(Labels.POOL, ""), gpu_type)
+        shown = status.pod_status(pod)
+        if shown in set(c.CONTAINER_WAITING_REASONS.values()) - {"Starting"}:
+            return f"pod {pod['metadata']['name']}: {shown}"
+    for event in reversed(events):
+        text = str(event.get("message") or "")
+        if "exceeded quota" in text:
+            return f"quota exceeded: {text}"
+        if event.get("reason") in ("FailedCreate", "BackoffLimitExceeded"):
+            return text
+    return ""
+
+
+def _required_gpu_type(template: dict[str, Any]) -> str | None:
+    affinity = ((template.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
+    for term in required.get("nodeSelectorTerms") or []:
+        for expression in term.get("matchExpressions") or []:
+            if expression.get("key") in c.GPU_TYPE_NODE_LABELS and expression.get("values"):
+                return str(expression["values"][0])
+    return None
+
+
+def notebook_token(containers: list[dict[str, Any]]) -> str:
+    """The Jupyter token given on the command line (`--NotebookApp.token=…` and kin)."""
+    for container in containers:
+        words = [*(container.get("command") or []), *(container.get("args") or [])]
+        for word in shlex.split(" ".join(shlex.quote(w) for w in words)):
+            match = re.match(r"--(?:NotebookApp|ServerApp|IdentityProvider)\.token=(.+)$", word)
+            if match:
+                return match.group(1)
+    return ""
+
+
+def access_url(
+    service: dict[str, Any] | None,
+    pods: list[dict[str, Any]],
+    nodes: dict[str, dict[str, Any]],
+    containers: list[dict[str, Any]],
+) -> str:
+    """`http://<node-ip>:<nodePort>` of the job's NodePort Service (with a notebook's token),
+    through the node a pod runs on (any node when none runs yet)."""
+    if not service:
+        return ""
+    ports = [p for p in (service.get("spec") or {}).get("ports") or [] if p.get("nodePort")]
+    if not ports:
+        return ""
+    names = [(p.get("spec") or {}).get("nodeName") for p in pods] + list(nodes)
+    for name in names:
+        address = _node_ip(nodes.get(name or "", {}))
+        if address:
+            url = f"http://{address}:{ports[0]['nodePort']}"
+            token = notebook_token(containers)
+            return f"{url}/?token={token}" if token else url
+    return ""
+
+
+def _node_ip(node: dict[str, Any]) -> str:
+    addresses = (node.get("status") or {}).get("addresses") or []
+    for kind in ("ExternalIP", "InternalIP"):
+        for address in addresses:
+            if address.get("type") == kind:
+                return str(address.get("address", ""))
+    return ""
+
+
+@dataclass
+class Details:
+    """Everything `describe job` shows, gathered with a bounded number of requests."""
+
+    job: dict[str, Any]
+    pods: list[dict[str, Any]]
+    events: list[dict[str, Any]]
+    service: dict[str, Any] | None
+    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def gather(cluster: Cluster, name: str, namespace: str) -> Details:
+    job = find_job(cluster, name, namespace)
+    pods = pods_of(cluster, job)
+    involved = {name} | {p["metadata"]["name"] for p in pods}
+    # Events of the job, its pods and its ReplicaSets (named <name>-<hash>): one list.
+    events = [
+        e
+        for e in cluster.list("Event", namespace)
+        if (e.get("involvedObject") or {}).get("name") in involved
+        or str((e.get("involvedObject") or {}).get("name", "")).startswith(f"{name}-")
+    ]
+    events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+    service = None
+    nodes: dict[str, dict[str, Any]] = {}
+    if job["kind"] != "Job":
+        service = cluster.find("Service", c.SERVICE_PREFIX + name, namespace)
+        if service is not None:
+            nodes = {n["metadata"]["name"]: n for n in cluster.list("Node")}
+    return Details(job, pods, events, service, nodes)
+
+
+def describe(details: Details, at: datetime | None = None) -> str:
+    job, pods = details.job, details.pods
+    meta, labels = job["metadata"], _labels(job)
+    template = (job.get("spec") or {}).get("template") or {}
+    containers = (template.get("spec") or {}).get("containers") or []
+    container = containers[0] if containers else {}
+    resources = (container.get("resources") or {}).get("limits") or {}
+    state = status.workload_status(job)
+    created = meta.get("creationTimestamp")
+    lines = [
+        ("Name", meta["name"]),
+        ("Namespace", meta.get("namespace", "")),
+        ("Kind", labels.get(Labels.JOB_TYPE, "")),
+        ("Object", f"{job['kind'].lower()}/{meta['name']}"),
+        ("Pool", labels.get(Labels.POOL, c.DEFAULT_POOL)),
+        ("Priority", labels.get(Labels.PRIORITY, "")),
+        (
+            "Description",
+            (meta.get("annotations") or {}).get(c.ANNOTATION_PREFIX + "description", ""),
+        ),
+        ("Image", container.get("image", "")),
+        ("Resources", ", ".join(f"{k}={v}" for k, v in resources.items()) or "<none>"),
+        ("GPUs", str(status.workload_gpus(job))),
+        ("Status", state),
+        ("Ready", status.workload_ready(job)),
+        (
+            "Created",
+            f"{created} ({table.age(created, at)} ago)",
+        ),
+    ]
+    reason = why(job, pods, details.events) if state not in ("Running", "Succeeded") else ""
+    if reason:
+        lines.append(("Why", reason))
+    url = access_url(details.service, pods, details.nodes, containers)
+    if url:
+        lines.append(("Access", url))
+    width = max(len(key) for key, _ in lines) + 2
+    text = "".join(f"{key + ':':<{width}}{value}\n" for key, value in lines)
+    headers, rows = pod_rows(pods, wide=True, at=at)
+    text += "Pods:\n"
+    text += _indent(table.table(headers, rows) if rows else "<none>\n")
+    text += "Events:\n"
+    event_rows = [
+        [
+            table.age(e.get("lastTimestamp") or e.get("eventTime"), at),
+            str(e.get("type", "")),
+            str(e.get("reason", "")),
+            f"{(e.get('involvedObject') or {}).get('kind', '').lower()}/"
+            f"{(e.get('involvedObject') or {}).get('name', '')}",
+            str(e.get("message", "")).replace("\n", " "),
+        ]
+        for e in details.events[-10:]
+    ]
+    text += _indent(
+        table.table(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], event_rows)
+        if event_rows
+        else "<none>\n"
+    )
+    return text
+
+
+def _indent(text: str) -> str:
+    return "".join(f"  {line}\n" for line in text.splitlines())
+
+
+# ----------------------------------------------------------------------- pause/resume
+
+
+def pause(cluster: Cluster, job: dict[str, Any]) -> str:
+    """Suspend a Job; scale a Deployment/StatefulSet to zero, remembering its replicas."""
+    kind, meta = job["kind"], job["metadata"]
+    what = f"{kind.lower()}/{meta['name']}"
+    if kind == "Job":
+        if (job.get("spec") or {}).get("suspend"):
+            return f"{what} is already paused"
+        cluster.patch(kind, meta["name"], meta["namespace"], {"spec": {"suspend": True}})
+        return f"{what} paused"
+    replicas = (job.get("spec") or {}).get("replicas", 1)
+    if replicas == 0:
+        return f"{what} is already paused"
+    patch = {
+        "metadata": {"annotations": {c.PAUSED_REPLICAS_ANNOTATION: str(replicas)}},
+        "spec": {"replicas": 0},
+    }
+    cluster.patch(kind, meta["name"], meta["namespace"], patch)
+    return f"{what} paused (scaled from {replicas} to 0)"
+
+
+def resume(cluster: Cluster, job: dict[str, Any]) -> str:
+    kind, meta = job["kind"], job["metadata"]
+    what = f"{kind.lower()}/{meta['name']}"
+    if kind == "Job":
+        if not (job.get("spec") or {}).get("suspend"):
+            return f"{what} is not paused"
+        cluster.patch(kind, meta["name"], meta["namespace"], {"spec": {"suspend": False}})
+        return f"{what} resumed"
+    if (job.get("spec") or {}).get("replicas", 1) != 0:
+        return f"{what} is not paused"
+    remembered = (meta.get("annotations") or {}).get(c.PAUSED_REPLICAS_ANNOTATION, "1")
+    replicas = int(remembered) if remembered.isdigit() else 1
+    patch = {
+        "metadata": {"annotations": {c.PAUSED_REPLICAS_ANNOTATION: None}},
+        "spec": {"replicas": replicas},
+    }
+    cluster.patch(kind, meta["name"], meta["namespace"], patch)
+    return f"{what} resumed (scaled to {replicas})"
+
+
+# ------------------------------------------------------------------------------- logs
+
+
+@dataclass(frozen=True)
+class LogOptions:
+    follow: bool = False
+    tail: int | None = None
+    since_seconds: int | None = None
+    grep: re.Pattern[str] | None = None
+    pod: str | None = None  # only this pod
+
+
+def stream_logs(
+    cluster: Cluster, job: dict[str, Any], options: LogOptions, stop: threading.Event
+) -> Iterator[str]:
+    """The job's log lines, prefixed `[pod]` when it has several pods. With `follow`, pods
+    that appear later are followed too, until `stop` is set or a finished Job's streams end."""
+    namespace = job["metadata"]["namespace"]
+    pods = [
+        p for p in pods_of(cluster, job) if not options.pod or p["metadata"]["name"] == options.pod
+    ]
+    if options.pod and not pods:
+        raise GpuctlError(f"job {job['metadata']['name']!r} has no pod {options.pod!r}")
+    if not options.follow:
+        prefix = len(pods) > 1
+        for pod in pods:
+            name = pod["metadata"]["name"]
+            for line in _pod_lines(cluster, name, namespace, options, follow=False):
+                yield _shown(name, line, prefix)
+        return
+    yield from _follow(cluster, job, pods, options, stop)
+
+
+def _shown(pod: str, line: str, prefix: bool) -> str:
+    return f"[{pod}] {line}" if prefix else line
+
+
+def _pod_lines(
+    cluster: Cluster, pod: str, namespace: str, options: LogOptions, *, follow: bool
+) -> Iterator[str]:
+    try:
+        for line in cluster.logs(
+            pod,
+            namespace,
+            tail=options.tail,
+            since_seconds=options.since_seconds,
+            follow=follow,
+        ):
+            if options.grep is None or options.grep.search(line):
+                yield line
+    except (NotFound, KubeError) as exc:
+        if "is waiting to start" in str(exc) or "ContainerCreating" in str(exc):
+            return  # not started yet: nothing to show (kubectl says the same)
+        raise
+
+
+def _follow(
+    cluster: Cluster,
+    job: dict[str, Any],
+    pods: list[dict[str, Any]],
+    options: LogOptions,
+    stop: threading.Event,
+) -> Iterator[str]:
+    namespace = job["metadata"]["namespace"]
+    lines: queue.Queue[tuple[str, str | None]] = queue.Queue()
+    started: set[str] = set()
+    several = (
+        len(pods) > 1 or job["kind"] != "Job" or (job.get("spec") or {}).get("parallelism", 1) > 1
+    )
+
+    def pump(pod: str) -> None:
+        try:
+            for line in _pod_lines(cluster, pod, namespace, options, follow=True):
+                if stop.is_set():
+                    break
+                lines.put((pod, line))
+        except KubeError as exc:
+            lines.put((pod, f"<log stream ended: {exc}>"))
+        finally:
+            lines.put((pod, None))
+
+    def start(found: list[dict[str, Any]]) -> None:
+        for pod in found:
+            name = pod["metadata"]["name"]
+            phase = (pod.get("status") or {}).get("phase")
+            if name in started or phase == "Pending" or (options.pod and name != options.pod):
+                continue
+            started.add(name)
+            threading.Thread(target=pump, args=(name,), daemon=True).start()
+
+    start(pods)
+    open_streams = len(started)
+    next_look = time.monotonic() + 1.0
+    while not stop.is_set():
+        try:
+            pod, line = lines.get(timeout=0.2)
+            if line is None:
+                open_streams -= 1
+            else:
+                yield _shown(pod, line, several)
+        except queue.Empty:
+            pass
+        if time.monotonic() >= next_look:  # new pods (a Deployment scaled, a Job retried)
+            next_look = time.monotonic() + 1.0
+            before = len(started)
+            start(pods_of(cluster, job))
+            open_streams += len(started) - before
+            if open_streams == 0 and _finished(cluster, job):
+                return
+
+
+def _finished(cluster: Cluster, job: dict[str, Any]) -> bool:
+    if job["kind"] != "Job":
+        return False
+    live = cluster.find("Job", job["metadata"]["name"], job["metadata"]["namespace"])
+    return live is None or status.workload_status({**live, "kind": "Job"}) in (
+        "Succeeded",
+        "Failed",
+    )

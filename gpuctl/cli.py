@@ -69,6 +69,9 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
         "logs": ("gpuctl.commands.jobs:logs", "Print the logs of a job's pods (-f to follow)."),
         "pause": ("gpuctl.commands.jobs:pause", "Pause a job: suspend it, or scale it to zero."),
         "resume": ("gpuctl.commands.jobs:resume", "Resume a paused job."),
+        "label": ("gpuctl.commands.nodes:label", "Set or remove g8s.host/ labels on nodes."),
+        "add": ("gpuctl.commands.pools:add", "Add nodes to a resource pool."),
+        "remove": ("gpuctl.commands.pools:remove", "Remove nodes from a resource pool."),
     },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")
@@ -487,6 +490,9 @@ def delete(
     cls=LazyGroup,
     lazy={
         "jobs": ("gpuctl.commands.jobs:get_jobs", "One row per job (or per pod with --pods)."),
+        "nodes": ("gpuctl.commands.nodes:get_nodes", "Nodes with their GPUs, GPU type and pool."),
+        "label": ("gpuctl.commands.nodes:get_label", "The value of one label on nodes."),
+        "pools": ("gpuctl.commands.pools:get_pools", "Resource pools with their GPUs."),
     },
 )
 def get() -> None:
@@ -497,6 +503,8 @@ def get() -> None:
     cls=LazyGroup,
     lazy={
         "job": ("gpuctl.commands.jobs:describe_job", "A job in detail: status, why, pods, events."),
+        "node": ("gpuctl.commands.nodes:describe_node", "A node: GPUs, labels, pools, conditions."),
+        "pool": ("gpuctl.commands.pools:describe_pool", "A pool: nodes, GPU types, running jobs."),
     },
 )
 def describe() -> None:

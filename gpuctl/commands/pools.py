@@ -1,0 +1,119 @@
+"""`get pools`, `describe pool`, `add node`, `remove node`: the CLI side (prints)."""
+
+from __future__ import annotations
+
+import click
+
+from gpuctl import pools, table
+from gpuctl.cli import cluster_options, no_headers_option, output_option, report
+from gpuctl.errors import UsageError
+from gpuctl.kube import Cluster
+
+
+def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
+    return Cluster.connect(kubeconfig, context)
+
+
+def _check_node_word(word: str) -> None:
+    if word not in ("node", "nodes", "no"):
+        raise UsageError(f"pools hold nodes: give `node NAME… --pool POOL`, not {word!r}")
+
+
+@click.command("pools")
+@cluster_options
+@output_option
+@no_headers_option
+def get_pools(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    output: str | None,
+    no_headers: bool,
+) -> None:
+    """Resource pools: NAME, NODES, GPU (total/used/free), GPU-TYPES, DESCRIPTION, AGE.
+
+    \b
+    gpuctl get pools
+    gpuctl get pools -o wide
+    """
+    inventory = pools.Inventory.read(_connect(kubeconfig, context))
+    found = inventory.pools()
+    if output in ("yaml", "json"):
+        click.echo(table.as_list([inventory.summary(p) for p in found], output), nl=False)
+        return
+    if output == "name":
+        for pool in found:
+            click.echo(f"pool/{pool.name}")
+        return
+    if not found:
+        click.echo("No pools found.", err=True)
+        return
+    wide = output == "wide"
+    headers = pools.POOL_WIDE_HEADERS if wide else pools.POOL_HEADERS
+    rows = pools.pool_rows(inventory, found, wide=wide)
+    click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
+
+
+@click.command("pool")
+@click.argument("name")
+@cluster_options
+def describe_pool(
+    name: str, kubeconfig: str | None, context: str | None, namespace: str | None
+) -> None:
+    """A pool: its record, nodes, GPU types with counts, and the jobs running on it.
+
+    \b
+    gpuctl describe pool training-pool
+    """
+    inventory = pools.Inventory.read(_connect(kubeconfig, context))
+    click.echo(pools.describe_pool(inventory, name), nl=False)
+
+
+@click.command("add")
+@click.argument("what")
+@click.argument("names", nargs=-1, required=True, metavar="NODE…")
+@click.option("--pool", required=True, help="The pool (created with gpuctl create -f).")
+@click.option("--overwrite", is_flag=True, help="Move nodes that are in another pool.")
+@cluster_options
+def add(
+    what: str,
+    names: tuple[str, ...],
+    pool: str,
+    overwrite: bool,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+) -> int:
+    """Add nodes to a resource pool: label them runwhere.ai/pool and record them.
+
+    Every node is checked first; if one is missing or in another pool, nothing changes.
+
+    \b
+    gpuctl add node gpu-a100-0 gpu-a100-1 --pool training-pool
+    """
+    _check_node_word(what)
+    lines, errors = pools.add_nodes(_connect(kubeconfig, context), pool, names, overwrite)
+    return report(lines, errors)
+
+
+@click.command("remove")
+@click.argument("what")
+@click.argument("names", nargs=-1, required=True, metavar="NODE…")
+@click.option("--pool", required=True, help="The pool the nodes are in.")
+@cluster_options
+def remove(
+    what: str,
+    names: tuple[str, ...],
+    pool: str,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+) -> int:
+    """Remove nodes from a resource pool: drop their runwhere.ai/pool label and record.
+
+    \b
+    gpuctl remove node gpu-a100-1 --pool training-pool
+    """
+    _check_node_word(what)
+    lines, errors = pools.remove_nodes(_connect(kubeconfig, context), pool, names)
+    return report(lines, errors)

@@ -1,0 +1,295 @@
+"""Pools against the sandbox: create/apply/delete -f pool.yaml label and unlabel the nodes
+(checked before any write), pools sharing nodes, `get pools`, `describe pool`, `add node`,
+`remove node`."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from typing import Any
+
+import yaml
+
+from gpuctl import constants as c
+from gpuctl import pools, table
+
+from .test_nodes import NodeEnv, busy, env, snapshot_text, without_age
+
+__all__ = ["env", "snapshot_text"]  # the fixtures, shared with test_nodes
+
+TRAIN = """kind: pool
+version: v0.1
+metadata:
+  name: training
+  description: big training runs
+nodes:
+  gpu-a100-0:
+    gpu-type: A100-80G
+  gpu-a100-1: {}
+"""
+
+INFER = """kind: resource
+version: v0.1
+pool:
+  name: inference
+nodes:
+  gpu-a100-1: {}
+  gpu-t4-0:
+    gpu-type: T4-16G
+"""
+
+POOL = c.Labels.POOL
+
+
+def pool_labels(env: NodeEnv) -> dict[str, str]:
+    return {
+        name: labels[POOL]
+        for name in ("cpu-0", "gpu-a100-0", "gpu-a100-1", "gpu-t4-0")
+        if POOL in (labels := env.labels(name))
+    }
+
+
+def record(env: NodeEnv, pool: str) -> dict[str, Any] | None:
+    return env.cluster.find("ConfigMap", f"pool-{pool}", c.SYSTEM_NAMESPACE)
+
+
+def record_nodes(env: NodeEnv, pool: str) -> dict[str, Any]:
+    found = record(env, pool)
+    assert found is not None
+    nodes: dict[str, Any] = json.loads(found["data"]["nodes"])
+    return nodes
+
+
+# ------------------------------------------------------------------- create and delete -f
+
+
+def test_create_records_the_pool_and_labels_its_nodes(env: NodeEnv) -> None:
+    done = env.gpuctl("create", "-f", "-", stdin=TRAIN)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "namespace/gpuctl-system created",
+        "configmap/pool-training created",
+        "node/gpu-a100-0 labeled",
+        "node/gpu-a100-1 labeled",
+    ]
+    assert pool_labels(env) == {"gpu-a100-0": "training", "gpu-a100-1": "training"}
+    assert env.labels("gpu-a100-0")[c.Labels.GPU_TYPE] == "A100-80G"
+    assert record_nodes(env, "training") == {"gpu-a100-0": "A100-80G", "gpu-a100-1": None}
+    again = env.gpuctl("create", "-f", "-", stdin=TRAIN)
+    assert again.returncode == 1 and "configmap/pool-training: already exists" in again.stderr
+
+
+def test_a_second_pool_cannot_take_a_node_without_overwrite(env: NodeEnv) -> None:
+    env.gpuctl("create", "-f", "-", stdin=TRAIN)
+    env.sandbox.requests.clear()
+    refused = env.gpuctl("create", "-f", "-", stdin=INFER)
+    assert refused.returncode == 1
+    assert refused.stdout == ""
+    assert refused.stderr == (
+        "error: nothing was changed: node gpu-a100-1 is in pool training; pool inference "
+        "(<stdin>) may take it only with --overwrite\n"
+    )
+    assert env.sandbox.requests.only_reads()
+    assert record(env, "inference") is None
+    taken = env.gpuctl("create", "-f", "-", "--overwrite", stdin=INFER)
+    assert taken.returncode == 0, taken.stderr
+    assert "node/gpu-a100-1 labeled" in taken.stdout.splitlines()
+    assert pool_labels(env) == {
+        "gpu-a100-0": "training",
+        "gpu-a100-1": "inference",
+        "gpu-t4-0": "inference",
+    }
+    # the first pool's record still lists the node, but the label decides where it is
+    listed = env.gpuctl("get", "pools", "--no-headers")
+    assert [row[:3] for row in without_age(listed.stdout)] == [
+        ["inference", "2", "12/0/12"],
+        ["training", "1", "8/0/8"],
+    ]
+    # deleting the first pool leaves the node the second one took
+    deleted = env.gpuctl("delete", "-f", "-", stdin=TRAIN)
+    assert deleted.stdout.splitlines() == [
+        "configmap/pool-training deleted",
+        "node/gpu-a100-0 unlabeled",
+    ]
+    assert pool_labels(env) == {"gpu-a100-1": "inference", "gpu-t4-0": "inference"}
+    assert record(env, "training") is None
+
+
+def test_a_missing_node_or_a_node_in_two_files_is_refused_before_any_write(
+    env: NodeEnv,
+) -> None:
+    env.sandbox.requests.clear()
+    missing = env.gpuctl("create", "-f", "-", stdin=TRAIN.replace("gpu-a100-1", "gpu-h100-9"))
+    assert missing.returncode == 1
+    assert missing.stderr == (
+        "error: nothing was changed: node gpu-h100-9 (pool training, <stdin>) does not exist\n"
+    )
+    both = env.gpuctl("apply", "-f", "-", stdin=TRAIN + "---\n" + INFER)
+    assert both.returncode == 1
+    assert "node gpu-a100-1 is in pool inference" in both.stderr
+    assert "and in pool training" in both.stderr
+    assert env.sandbox.requests.only_reads()
+    assert pool_labels(env) == {}
+
+
+def test_dry_run_labels_nothing(env: NodeEnv) -> None:
+    done = env.gpuctl("create", "-f", "-", "--dry-run=client", stdin=TRAIN)
+    assert done.returncode == 0, done.stderr
+    assert "node/gpu-a100-0 labeled (dry run)" in done.stdout.splitlines()
+    assert pool_labels(env) == {}
+
+
+# ------------------------------------------------------------------------------- apply -f
+
+
+def test_apply_labels_unchanged_then_drops_removed_nodes(env: NodeEnv) -> None:
+    first = env.gpuctl("apply", "-f", "-", stdin=TRAIN)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines()[-2:] == ["node/gpu-a100-0 labeled", "node/gpu-a100-1 labeled"]
+    env.sandbox.requests.clear()
+    second = env.gpuctl("apply", "-f", "-", stdin=TRAIN)
+    assert second.stdout.splitlines() == [
+        "namespace/gpuctl-system unchanged",
+        "configmap/pool-training unchanged",
+        "node/gpu-a100-0 unchanged",
+        "node/gpu-a100-1 unchanged",
+    ]
+    assert env.sandbox.requests.only_reads(), env.sandbox.requests.writes()
+    smaller = TRAIN.replace("  gpu-a100-1: {}\n", "")
+    third = env.gpuctl("apply", "-f", "-", stdin=smaller)
+    assert third.returncode == 0, third.stderr
+    assert third.stdout.splitlines()[-2:] == [
+        "node/gpu-a100-0 unchanged",
+        "node/gpu-a100-1 unlabeled",
+    ]
+    assert pool_labels(env) == {"gpu-a100-0": "training"}
+    assert record_nodes(env, "training") == {"gpu-a100-0": "A100-80G"}
+
+
+def test_apply_resets_the_record_to_the_file(env: NodeEnv) -> None:
+    env.gpuctl("apply", "-f", "-", stdin=TRAIN)
+    added = env.gpuctl("add", "node", "gpu-t4-0", "--pool", "training")
+    assert added.stdout == "node/gpu-t4-0 added to pool training\n", added.stderr
+    assert set(record_nodes(env, "training")) == {"gpu-a100-0", "gpu-a100-1", "gpu-t4-0"}
+    done = env.gpuctl("apply", "-f", "-", stdin=TRAIN)
+    assert "node/gpu-t4-0 unlabeled" in done.stdout.splitlines()
+    assert set(record_nodes(env, "training")) == {"gpu-a100-0", "gpu-a100-1"}
+    assert "gpu-t4-0" not in pool_labels(env)
+
+
+# ------------------------------------------------------------------- get and describe
+
+
+def test_get_pools_snapshot_and_formats(env: NodeEnv, snapshot_text: Any) -> None:
+    busy(env)
+    env.gpuctl("create", "-f", "-", stdin=TRAIN)
+    env.set_labels("cpu-0", {POOL: "cpu"})  # a pool only a node label names
+    inventory = pools.Inventory.read(env.cluster)
+    stamp = record(env, "training")
+    assert stamp is not None
+    at = table.parse_time(stamp["metadata"]["creationTimestamp"])
+    assert at is not None
+    found = inventory.pools()
+    text = table.table(
+        pools.POOL_HEADERS, pools.pool_rows(inventory, found, at=at + timedelta(days=3))
+    )
+    wide = table.table(
+        pools.POOL_WIDE_HEADERS,
+        pools.pool_rows(inventory, found, wide=True, at=at + timedelta(days=3)),
+    )
+    assert text + "\n" + wide == snapshot_text
+    names = env.gpuctl("get", "pools", "-o", "name")
+    assert names.stdout == "pool/cpu\npool/training\n"
+    listed = yaml.safe_load(env.gpuctl("get", "pools", "-o", "yaml").stdout)
+    training = listed["items"][1]
+    assert training["gpuTotal"] == 16 and training["gpuUsed"] == 6 and training["gpuFree"] == 10
+    assert training["gpuType"] == {"A100-80G": 16}
+    as_json = json.loads(env.gpuctl("get", "pools", "-o", "json").stdout)
+    assert [item["name"] for item in as_json["items"]] == ["cpu", "training"]
+
+
+def test_a_labelled_node_counts_even_if_the_record_lacks_it(env: NodeEnv) -> None:
+    env.gpuctl("create", "-f", "-", stdin=TRAIN)
+    env.set_labels("gpu-t4-0", {POOL: "training"})
+    row = without_age(env.gpuctl("get", "pools", "--no-headers").stdout)[0]
+    assert row == ["training", "3", "20/0/20", "A100-80G,T4-16G", "big training runs"]
+    nodes = env.gpuctl("get", "nodes", "--pool", "training", "-o", "name")
+    assert nodes.stdout.splitlines() == ["node/gpu-a100-0", "node/gpu-a100-1", "node/gpu-t4-0"]
+
+
+def test_describe_pool(env: NodeEnv, snapshot_text: Any) -> None:
+    busy(env)
+    env.gpuctl("create", "-f", "-", stdin=TRAIN)
+    env.pod("train-1", "gpu-a100-1", 4, labels={"job-name": "train"})  # a job over two nodes
+    env.sandbox.settle()
+    done = env.gpuctl("describe", "pool", "training")
+    assert done.returncode == 0, done.stderr
+    text = re.sub(r"\(created \S+ ago\)", "(created <age> ago)", done.stdout)
+    assert text == snapshot_text
+    assert re.search(r"GPU:\s+16 total, 10 used, 6 free", text)
+    assert re.search(r"default\s+train\s+2\s+8\s+gpu-a100-0,gpu-a100-1", text)
+
+
+def test_missing_pools_are_one_line(env: NodeEnv) -> None:
+    empty = env.gpuctl("get", "pools")
+    assert (empty.returncode, empty.stdout, empty.stderr) == (0, "", "No pools found.\n")
+    missing = env.gpuctl("describe", "pool", "nope")
+    assert (missing.returncode, missing.stderr) == (1, "error: pool nope not found\n")
+    add = env.gpuctl("add", "node", "gpu-a100-0", "--pool", "nope")
+    assert add.returncode == 1
+    assert add.stderr == (
+        "error: pool nope not found (create it first: gpuctl create -f POOL.yaml)\n"
+    )
+    remove = env.gpuctl("remove", "node", "gpu-a100-0", "--pool", "nope")
+    assert (remove.returncode, remove.stderr) == (1, "error: pool nope not found\n")
+
+
+# ---------------------------------------------------------------------- add and remove
+
+
+def test_add_and_remove_nodes(env: NodeEnv) -> None:
+    env.gpuctl("create", "-f", "-", stdin=TRAIN)
+    env.gpuctl("create", "-f", "-", stdin=INFER.replace("  gpu-a100-1: {}\n", ""))
+    env.sandbox.requests.clear()
+    refused = env.gpuctl("add", "node", "cpu-0", "nope", "gpu-t4-0", "--pool", "training")
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [
+        "error: node/nope not found",
+        "error: node/gpu-t4-0 is in pool inference; add --overwrite to move it to pool training",
+        "error: nothing was changed in pool training",
+    ]
+    assert env.sandbox.requests.only_reads()
+    added = env.gpuctl("add", "node", "cpu-0", "gpu-a100-0", "--pool", "training")
+    assert added.stdout.splitlines() == [
+        "node/cpu-0 added to pool training",
+        "node/gpu-a100-0 already in pool training",
+    ]
+    moved = env.gpuctl("add", "node", "gpu-t4-0", "--pool", "training", "--overwrite")
+    assert moved.returncode == 0, moved.stderr
+    assert pool_labels(env) == {
+        "cpu-0": "training",
+        "gpu-a100-0": "training",
+        "gpu-a100-1": "training",
+        "gpu-t4-0": "training",
+    }
+    assert record_nodes(env, "training") == {
+        "cpu-0": None,
+        "gpu-a100-0": "A100-80G",
+        "gpu-a100-1": None,
+        "gpu-t4-0": "T4-16G",
+    }
+    wrong = env.gpuctl("remove", "node", "gpu-a100-0", "--pool", "inference")
+    assert wrong.returncode == 1
+    assert wrong.stderr.splitlines()[0] == (
+        "error: node/gpu-a100-0 is not in pool inference (it is in pool training)"
+    )
+    removed = env.gpuctl("remove", "node", "cpu-0", "gpu-a100-1", "--pool", "training")
+    assert removed.stdout.splitlines() == [
+        "node/cpu-0 removed from pool training",
+        "node/gpu-a100-1 removed from pool training",
+    ]
+    assert pool_labels(env) == {"gpu-a100-0": "training", "gpu-t4-0": "training"}
+    assert set(record_nodes(env, "training")) == {"gpu-a100-0", "gpu-t4-0"}
+    usage = env.gpuctl("add", "pod", "x", "--pool", "training")
+    assert usage.returncode == 2

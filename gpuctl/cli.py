@@ -493,6 +493,7 @@ def delete(
         "nodes": ("gpuctl.commands.nodes:get_nodes", "Nodes with their GPUs, GPU type and pool."),
         "label": ("gpuctl.commands.nodes:get_label", "The value of one label on nodes."),
         "pools": ("gpuctl.commands.pools:get_pools", "Resource pools with their GPUs."),
+        "quotas": ("gpuctl.commands.quotas:get_quotas", "Quotas per user: used/hard."),
     },
 )
 def get() -> None:
@@ -505,6 +506,10 @@ def get() -> None:
         "job": ("gpuctl.commands.jobs:describe_job", "A job in detail: status, why, pods, events."),
         "node": ("gpuctl.commands.nodes:describe_node", "A node: GPUs, labels, pools, conditions."),
         "pool": ("gpuctl.commands.pools:describe_pool", "A pool: nodes, GPU types, running jobs."),
+        "quota": (
+            "gpuctl.commands.quotas:describe_quota",
+            "A quota: used/hard, in percent.",
+        ),
     },
 )
 def describe() -> None:

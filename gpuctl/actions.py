@@ -576,6 +576,24 @@ def _pods(cluster: Cluster, manifest: Manifest) -> list[dict[str, Any]]:
     return cluster.list("Pod", manifest.namespace, label_selector=f"{label}={manifest.name}")
 
 
+def _creation_refused(cluster: Cluster, manifest: Manifest, obj: dict[str, Any]) -> str:
+    """The newest FailedCreate event of the workload (a Deployment's: of its ReplicaSets):
+    why the controller could not make pods, such as an exceeded quota. "" when none."""
+    owners = {obj["metadata"].get("uid")}
+    if manifest.kind == "Deployment":
+        replica_sets = cluster.list(
+            "ReplicaSet", manifest.namespace, label_selector=f"{c.Labels.APP}={manifest.name}"
+        )
+        owners |= {rs["metadata"].get("uid") for rs in replica_sets}
+    events = [
+        event
+        for event in cluster.list("Event", manifest.namespace, field_selector="reason=FailedCreate")
+        if (event.get("involvedObject") or {}).get("uid") in owners
+    ]
+    events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+    return str(events[-1].get("message") or "") if events else ""
+
+
 def _pod_trouble(pod: dict[str, Any]) -> tuple[str, bool]:
     """(reason in words, fatal now?) for a pod that will not start; ("", False) otherwise."""
     status = pod.get("status") or {}
@@ -623,12 +641,14 @@ def wait_running(
     unschedulable_grace: float = 10.0,
     poll: float = 0.5,
 ) -> None:
-    """Until every workload runs; fails fast on image pulls, crash loops, a failed Job, or a
-    pod the scheduler keeps refusing for `unschedulable_grace` seconds."""
+    """Until every workload runs; fails fast on image pulls, crash loops, a failed Job, pods
+    refused by a quota, or a pod the scheduler keeps refusing for `unschedulable_grace`
+    seconds. A timeout names the last trouble seen."""
     workloads = [m for m in manifests if m.kind in ("Job", "Deployment", "StatefulSet")]
     deadline = time.monotonic() + timeout
     started = time.monotonic()
     pending = {m.ref: m for m in workloads}
+    troubles: dict[str, str] = {}
     while pending:
         for key, manifest in list(pending.items()):
             obj = cluster.get(*_locate(manifest))
@@ -641,12 +661,24 @@ def wait_running(
                 continue
             for pod in pods:
                 trouble, fatal = _pod_trouble(pod)
+                if trouble:
+                    troubles[key] = f"pod {pod['metadata']['name']} {trouble}"
                 if trouble and (fatal or time.monotonic() - started >= unschedulable_grace):
-                    raise GpuctlError(f"{key}: pod {pod['metadata']['name']} {trouble}")
+                    raise GpuctlError(f"{key}: {troubles[key]}")
+            if not pods:
+                refusal = _creation_refused(cluster, manifest, obj)
+                if refusal:
+                    troubles[key] = f"cannot create its pods: {refusal}"
+                    if "exceeded quota" in refusal:
+                        raise GpuctlError(f"{key}: {troubles[key]}")
         if not pending:
             break
         if time.monotonic() >= deadline:
-            raise WaitTimeout(f"not running after {timeout:.0f}s: {', '.join(pending)}")
+            why = "; ".join(f"{key}: {troubles[key]}" for key in pending if key in troubles)
+            raise WaitTimeout(
+                f"not running after {timeout:.0f}s: {', '.join(pending)}"
+                + (f" ({why})" if why else "")
+            )
         progress(f"waiting for {', '.join(pending)} to run ({time.monotonic() - started:.0f}s)")
         time.sleep(poll)
     progress("")

@@ -336,9 +336,10 @@ def create(
         lines, actions.DryRun(dry_run).suffix, dry_run=dry_run != "none"
     )
     lines, errors = lines + labelled, errors + failed
+    code = report(lines, errors)  # what was created is said before waiting for it to run
     if wait and not errors and dry_run == "none":
         actions.wait_running(session.cluster, session.manifests, duration(timeout), progress_line())
-    return report(lines, errors)
+    return code
 
 
 @cli.command()

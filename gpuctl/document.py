@@ -300,7 +300,7 @@ class _Builder:
                     self.document.problem(
                         path,
                         f"document expands to more than {MAX_YAML_NODES} values",
-                        "too many YAML aliases (an alias bomb?)",
+                        "too many YAML aliases: an alias bomb?",
                     )
                 ]
             )

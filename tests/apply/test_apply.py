@@ -148,3 +148,20 @@ def test_wait_running_quotes_the_scheduler_when_nothing_fits(env: Env) -> None:
     Apply(env.cluster).run(too_big)
     with pytest.raises(GpuctlError, match="unschedulable: 0/4 nodes are available"):
         actions.wait_running(env.cluster, too_big, timeout=20, unschedulable_grace=0.5)
+
+
+def test_wait_running_names_the_quota_that_refuses_a_deployments_pods(env: Env) -> None:
+    quota = QUOTA.replace("cpu: 10", "cpu: 1", 1)  # elon-musk: 1 CPU
+    Apply(env.cluster).run(env.render(quota))
+    web = (
+        (EXAMPLES / "compute.yaml")
+        .read_text()
+        .replace("pool: test-pool", "pool: default")
+        .replace("job:\n", "job:\n  namespace: elon-musk\n")
+    )  # two replicas of 2 CPUs each
+    manifests = env.render(web)
+    Apply(env.cluster).run(manifests)
+    with pytest.raises(
+        GpuctlError, match=r"cannot create its pods: .*exceeded quota: team-resource-quota"
+    ):
+        actions.wait_running(env.cluster, manifests, timeout=20)

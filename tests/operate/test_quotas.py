@@ -274,11 +274,6 @@ def test_over_quota_pods_are_refused_and_usage_stays_at_hard(busy: Env) -> None:
     assert busy.used("alice", "requests.nvidia.com/gpu") == "4"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="wait_running does not read the Job's FailedCreate events yet: it times out "
-    "without naming the quota (remove this mark once it does)",
-)
 def test_create_wait_over_quota_fails_naming_the_quota(busy: Env) -> None:
     spec = JOB.format(name="a3", user="alice", gpu=1, cpu="1", memory="1Gi")
     done = busy.gpuctl("create", "-f", "-", "--wait", "--timeout", "3s", stdin=spec)

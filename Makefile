@@ -30,7 +30,7 @@ bench: dev                      ## speed targets; a report, not a test
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 snapshots: dev                  ## rewrite the syrupy snapshots; read the diff before committing
-	$(PYTEST) --snapshot-update tests/core
+	$(PYTEST) --snapshot-update tests/core tests/operate
 
 readme: dev                     ## regenerate the README's field reference from schemas/
 	$(BIN)/python -m gpuctl.reference README.md

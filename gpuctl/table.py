@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -62,18 +63,23 @@ def table(
     lines += [[str(cell) for cell in row] for row in rows]
     if not lines:
         return ""
-    widths = [
-        max(len(_ANSI.sub("", line[i])) for line in lines if i < len(line))
-        for i in range(len(headers))
-    ]
+    widths = [max(width(line[i]) for line in lines if i < len(line)) for i in range(len(headers))]
     out = []
     for line in lines:
         cells = [
-            cell + " " * (widths[i] - len(_ANSI.sub("", cell))) if i < len(line) - 1 else cell
+            cell + " " * (widths[i] - width(cell)) if i < len(line) - 1 else cell
             for i, cell in enumerate(line)
         ]
         out.append("   ".join(cells).rstrip())
     return "\n".join(out) + "\n"
+
+
+def width(text: str) -> int:
+    """Columns `text` takes on a terminal: colour codes take none, CJK characters two."""
+    plain = _ANSI.sub("", text)
+    if plain.isascii():
+        return len(plain)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in plain)
 
 
 def as_list(items: list[dict[str, Any]], output: str) -> str:

@@ -274,3 +274,11 @@ def test_age_reads_like_kubectl(seconds: int, shown: str) -> None:
     assert at is not None
     stamp = (at - timedelta(seconds=seconds)).isoformat()
     assert table.age(stamp, at) == shown
+
+
+def test_columns_stay_aligned_with_wide_characters() -> None:
+    text = table.table(["NAME", "DESCRIPTION", "AGE"], [["a", "训练任务", "1s"], ["b", "ab", "2s"]])
+    first, second = text.splitlines()[1:]
+    # 4 characters that take 8 columns: the next cell starts 4 characters earlier
+    assert second.index("2s") == first.index("1s") + 4
+    assert table.width("训练任务") == 8 and table.width("\x1b[31mab\x1b[0m") == 2

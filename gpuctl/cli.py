@@ -263,14 +263,15 @@ class Session:
 
         # Invalid specs are reported before the Kubernetes client is even imported.
         documents = document.load_files(files)
-        self.node_labels = engine.node_labels(engine.check_documents(documents))
+        specs = engine.check_documents(documents)
+        self.node_labels = engine.node_labels(specs)
         self.cluster = kube.Cluster.connect(kubeconfig, context)
         options = Options(
             namespace=namespace,
             default_namespace=self.cluster.namespace,
             priority_classes=priority_classes,
         )
-        self.manifests = engine.render_documents(documents, options)
+        self.manifests = engine.render_specs(specs, options)
 
 
 def progress_line() -> Any:

@@ -231,7 +231,11 @@ def render(paths: Sequence[str], options: Options | None = None) -> list[Manifes
 
 
 def render_documents(documents: Sequence[Document], options: Options) -> list[Manifest]:
-    specs = check_documents(documents)
+    return render_specs(check_documents(documents), options)
+
+
+def render_specs(specs: Sequence[Spec], options: Options) -> list[Manifest]:
+    """The objects of specs that passed check_documents, in install order."""
     manifests: list[Manifest] = []
     problems: list[Problem] = []
     for spec in specs:

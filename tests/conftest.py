@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from gpuctl import engine
 from gpuctl.document import load_text
 from gpuctl.kinds import Options
 from gpuctl.kube import Cluster as GpuctlCluster
 from gpuctl.sandbox import SandboxConfig
-from gpuctl.sandbox.server import Sandbox
 from gpuctl.sandbox.testing import Cluster, SandboxCluster, real_cluster, running_sandbox
 
 E2E = os.environ.get("GPUCTL_E2E") == "1"
@@ -74,11 +74,28 @@ EXAMPLES = REPO / "examples"
 GPUCTL = Path(sys.executable).with_name("gpuctl")
 
 
+class TextSnapshot(SingleFileSnapshotExtension):
+    """One readable .txt file per snapshot under __snapshots__/."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "txt"
+
+
+@pytest.fixture
+def snapshot_text(snapshot: Any) -> Any:
+    return snapshot.use_extension(TextSnapshot)
+
+
 @dataclass
 class Env:
-    sandbox: Sandbox
-    kubeconfig: Path
+    """One sandbox, gpuctl's own client on it, and the installed `gpuctl` pointed at it."""
+
+    sandbox: SandboxCluster
     cluster: GpuctlCluster
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.sandbox.kubeconfig
 
     def render(self, text: str, namespace: str | None = None) -> list[engine.Manifest]:
         return engine.render_documents(load_text("spec.yaml", text), Options(namespace=namespace))
@@ -86,7 +103,11 @@ class Env:
     def example(self, name: str) -> list[engine.Manifest]:
         return self.render((EXAMPLES / name).read_text())
 
-    def gpuctl(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    def gpuctl(
+        self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """The installed command; NO_COLOR from the caller's shell is left out (tests set it)."""
+        environ = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
         return subprocess.run(
             [str(GPUCTL), *args, "--kubeconfig", str(self.kubeconfig)],
             input=stdin,
@@ -94,7 +115,7 @@ class Env:
             text=True,
             timeout=120,
             check=False,
-            env={**os.environ, "GPUCTL_CACHE_DIR": str(self.kubeconfig.parent / "cache")},
+            env={**environ, "GPUCTL_CACHE_DIR": str(self.sandbox.workdir / "cache"), **(env or {})},
         )
 
     def objects(self, kind: str, namespace: str | None = "default") -> dict[str, dict[str, Any]]:
@@ -108,4 +129,4 @@ class Env:
 @pytest.fixture
 def env(sandbox: SandboxCluster) -> Env:
     """The shared `sandbox` fixture (tests/conftest.py), with gpuctl's own client on it."""
-    return Env(sandbox.sandbox, sandbox.kubeconfig, GpuctlCluster.connect(str(sandbox.kubeconfig)))
+    return Env(sandbox, GpuctlCluster.connect(str(sandbox.kubeconfig)))

@@ -104,7 +104,7 @@ def test_delete_job_by_name_takes_its_service_and_pods(env: Env) -> None:
 
 
 def test_unreachable_cluster_is_one_line(env: Env) -> None:
-    env.sandbox.stop()
+    env.sandbox.sandbox.stop()
     done = env.gpuctl("apply", "-f", TRAINING)
     assert done.returncode == 1
     assert "cannot reach the cluster" in done.stderr and "connection refused" in done.stderr

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 import yaml
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from gpuctl import jobs, status, table
 from gpuctl.actions import Apply
@@ -73,11 +72,6 @@ EXPECTED = {
 }
 
 
-class TextSnapshot(SingleFileSnapshotExtension):
-    _write_mode = WriteMode.TEXT
-    file_extension = "txt"
-
-
 def _wait(predicate: Any, timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -106,13 +100,13 @@ def _without_age(text: str) -> str:
     return "\n".join(re.sub(r"\s+\S+$", "", line) for line in text.splitlines()) + "\n"
 
 
-def test_get_jobs_shows_every_status(every_status: Env, snapshot: Any) -> None:
+def test_get_jobs_shows_every_status(every_status: Env, snapshot_text: Any) -> None:
     env = every_status
     env.sandbox.requests.clear()
     done = env.gpuctl("get", "jobs")
     assert done.returncode == 0, done.stderr
     assert "\x1b[" not in done.stdout  # no colour when stdout is not a terminal
-    assert _without_age(done.stdout) == snapshot.use_extension(TextSnapshot)
+    assert _without_age(done.stdout) == snapshot_text
     lists = env.sandbox.requests.api_calls()
     assert [r.verb for r in lists] == ["list", "list", "list"]  # whatever the number of jobs
 

@@ -18,48 +18,18 @@ from typing import Any
 
 import pytest
 import yaml
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from gpuctl import nodes, table
 from gpuctl.kube import Cluster
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
+from tests.conftest import Env
 
 GPUCTL = Path(sys.executable).with_name("gpuctl")
 
 
-class TextSnapshot(SingleFileSnapshotExtension):
-    """One readable .txt file per snapshot under __snapshots__/."""
-
-    _write_mode = WriteMode.TEXT
-    file_extension = "txt"
-
-
-@pytest.fixture
-def snapshot_text(snapshot: Any) -> Any:
-    return snapshot.use_extension(TextSnapshot)
-
-
 @dataclass
-class NodeEnv:
-    sandbox: SandboxCluster
-    cluster: Cluster
-
-    def gpuctl(
-        self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(GPUCTL), *args, "--kubeconfig", str(self.sandbox.kubeconfig)],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            env={
-                **os.environ,
-                "GPUCTL_CACHE_DIR": str(self.sandbox.workdir / "cache"),
-                **(env or {}),
-            },
-        )
+class NodeEnv(Env):
+    """The shared Env, with pods placed on nodes and node labels at hand."""
 
     def pod(
         self,

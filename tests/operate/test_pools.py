@@ -14,9 +14,9 @@ import yaml
 from gpuctl import constants as c
 from gpuctl import pools, table
 
-from .test_nodes import NodeEnv, busy, env, snapshot_text, without_age
+from .test_nodes import NodeEnv, busy, env, without_age
 
-__all__ = ["env", "snapshot_text"]  # the fixtures, shared with test_nodes
+__all__ = ["env"]  # the fixture, shared with test_nodes
 
 TRAIN = """kind: pool
 version: v0.1

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 import yaml
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from gpuctl import engine, quotas
 from gpuctl.document import load_text
@@ -25,6 +24,7 @@ from gpuctl.kinds import Options
 from gpuctl.kube import Cluster
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
+from tests.conftest import Env
 
 REPO = Path(__file__).resolve().parents[2]
 GPUCTL = Path(sys.executable).with_name("gpuctl")
@@ -62,18 +62,6 @@ resources:
 """
 
 
-class TextSnapshot(SingleFileSnapshotExtension):
-    """One readable .txt file per snapshot under __snapshots__/."""
-
-    _write_mode = WriteMode.TEXT
-    file_extension = "txt"
-
-
-@pytest.fixture
-def snapshot_text(snapshot: Any) -> Any:
-    return snapshot.use_extension(TextSnapshot)
-
-
 @pytest.fixture
 def sandbox_config() -> SandboxConfig:
     # Training pods must keep running: a finished pod no longer counts against a quota.
@@ -81,23 +69,8 @@ def sandbox_config() -> SandboxConfig:
 
 
 @dataclass
-class Env:
-    sandbox: SandboxCluster
-    cluster: Cluster
-
-    def gpuctl(
-        self, *args: str, stdin: str | None = None, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-        return subprocess.run(
-            [str(GPUCTL), *args, "--kubeconfig", str(self.sandbox.kubeconfig)],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            env={**environ, **(env or {})},
-        )
+class QuotaEnv(Env):
+    """The shared Env, with jobs created in-process and quota usage at hand."""
 
     def create(self, text: str) -> None:
         """Create what a spec renders, in-process (setup, not what is under test)."""
@@ -116,12 +89,12 @@ class Env:
 
 
 @pytest.fixture
-def env(sandbox: SandboxCluster) -> Env:
-    return Env(sandbox, Cluster.connect(str(sandbox.kubeconfig)))
+def env(sandbox: SandboxCluster) -> QuotaEnv:
+    return QuotaEnv(sandbox, Cluster.connect(str(sandbox.kubeconfig)))
 
 
 @pytest.fixture
-def busy(env: Env) -> Env:
+def busy(env: QuotaEnv) -> QuotaEnv:
     """Three users: alice at her limit, bob partly used, carol limited on GPUs only."""
     env.create(QUOTA)
     env.job("a1", "alice", 2, "2", "4Gi")
@@ -143,14 +116,14 @@ def _age_masked(text: str) -> str:
 # ----------------------------------------------------------------------------- get quotas
 
 
-def test_get_quotas_table(busy: Env, snapshot_text: Any) -> None:
+def test_get_quotas_table(busy: QuotaEnv, snapshot_text: Any) -> None:
     done = busy.gpuctl("get", "quotas")
     assert done.returncode == 0, done.stderr
     assert "\x1b[" not in done.stdout  # not a terminal: no colour
     assert _age_masked(done.stdout) == snapshot_text
 
 
-def test_get_quotas_wide_and_no_headers(busy: Env, snapshot_text: Any) -> None:
+def test_get_quotas_wide_and_no_headers(busy: QuotaEnv, snapshot_text: Any) -> None:
     wide = busy.gpuctl("get", "quotas", "-o", "wide")
     bare = busy.gpuctl("get", "quotas", "--no-headers", "-A")  # -A: accepted, and implied
     assert wide.returncode == bare.returncode == 0, wide.stderr + bare.stderr
@@ -158,7 +131,7 @@ def test_get_quotas_wide_and_no_headers(busy: Env, snapshot_text: Any) -> None:
     assert _age_masked(wide.stdout) + "---\n" + _age_masked(bare.stdout) == snapshot_text
 
 
-def test_get_quotas_of_one_user(busy: Env) -> None:
+def test_get_quotas_of_one_user(busy: QuotaEnv) -> None:
     done = busy.gpuctl("get", "quotas", "bob", "--no-headers")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[:5] == ["bob", "team-quota", "7.5/10", "15.5Gi/20Gi", "3/4"]
@@ -168,7 +141,7 @@ def test_get_quotas_of_one_user(busy: Env) -> None:
     assert clash.returncode == 2 and "differ" in clash.stderr
 
 
-def test_get_quotas_is_one_request_whatever_the_number_of_users(env: Env) -> None:
+def test_get_quotas_is_one_request_whatever_the_number_of_users(env: QuotaEnv) -> None:
     users = "\n".join(f"  user-{i}:\n    gpu: 1" for i in range(12))
     env.create(f"kind: quota\nversion: v0.1\nmetadata:\n  name: q\nusers:\n{users}\n")
     env.sandbox.requests.clear()
@@ -179,7 +152,7 @@ def test_get_quotas_is_one_request_whatever_the_number_of_users(env: Env) -> Non
     assert [(c.verb, c.resource) for c in calls] == [("list", "resourcequotas")]
 
 
-def test_only_gpuctl_quotas_are_listed(env: Env) -> None:
+def test_only_gpuctl_quotas_are_listed(env: QuotaEnv) -> None:
     env.create(QUOTA)
     env.cluster.create(
         {
@@ -195,7 +168,7 @@ def test_only_gpuctl_quotas_are_listed(env: Env) -> None:
     assert missing.returncode == 1 and "no quota for user 'default'" in missing.stderr
 
 
-def test_output_yaml_json_and_name(busy: Env) -> None:
+def test_output_yaml_json_and_name(busy: QuotaEnv) -> None:
     as_yaml = yaml.safe_load(busy.gpuctl("get", "quotas", "-o", "yaml").stdout)
     as_json = json.loads(busy.gpuctl("get", "quotas", "-o", "json").stdout)
     for listed in (as_yaml, as_json):
@@ -210,14 +183,14 @@ def test_output_yaml_json_and_name(busy: Env) -> None:
     assert names.stdout == "resourcequota/team-quota\n"
 
 
-def test_no_quotas_at_all(env: Env) -> None:
+def test_no_quotas_at_all(env: QuotaEnv) -> None:
     table = env.gpuctl("get", "quotas")
     assert (table.returncode, table.stdout, table.stderr) == (0, "", "No quotas found.\n")
     listed = json.loads(env.gpuctl("get", "quotas", "-o", "json").stdout)
     assert listed["items"] == []
 
 
-def test_a_missing_user_is_one_line_and_exit_1(env: Env) -> None:
+def test_a_missing_user_is_one_line_and_exit_1(env: QuotaEnv) -> None:
     env.create(QUOTA)
     for args in (("get", "quotas", "nobody"), ("describe", "quota", "nobody")):
         done = env.gpuctl(*args)
@@ -228,7 +201,7 @@ def test_a_missing_user_is_one_line_and_exit_1(env: Env) -> None:
 # -------------------------------------------------------------------------- describe quota
 
 
-def test_describe_quota_at_its_limit(busy: Env) -> None:
+def test_describe_quota_at_its_limit(busy: QuotaEnv) -> None:
     done = busy.gpuctl("describe", "quota", "alice")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -248,7 +221,7 @@ def test_describe_quota_at_its_limit(busy: Env) -> None:
     ]
 
 
-def test_describe_quota_partly_used(busy: Env) -> None:
+def test_describe_quota_partly_used(busy: QuotaEnv) -> None:
     text = busy.gpuctl("describe", "quota", "bob").stdout
     assert re.search(r"^requests\.nvidia\.com/gpu +3/4 +75%$", text, re.M), text
     assert re.search(r"^requests\.cpu +7\.5/10 +75%$", text, re.M), text
@@ -258,7 +231,7 @@ def test_describe_quota_partly_used(busy: Env) -> None:
     assert "requests.cpu" not in carol  # not limited, so not listed
 
 
-def test_over_quota_pods_are_refused_and_usage_stays_at_hard(busy: Env) -> None:
+def test_over_quota_pods_are_refused_and_usage_stays_at_hard(busy: QuotaEnv) -> None:
     busy.job("a3", "alice", 1, "1", "1Gi")
 
     def refusal() -> str:
@@ -274,7 +247,7 @@ def test_over_quota_pods_are_refused_and_usage_stays_at_hard(busy: Env) -> None:
     assert busy.used("alice", "requests.nvidia.com/gpu") == "4"
 
 
-def test_create_wait_over_quota_fails_naming_the_quota(busy: Env) -> None:
+def test_create_wait_over_quota_fails_naming_the_quota(busy: QuotaEnv) -> None:
     spec = JOB.format(name="a3", user="alice", gpu=1, cpu="1", memory="1Gi")
     done = busy.gpuctl("create", "-f", "-", "--wait", "--timeout", "3s", stdin=spec)
     assert done.returncode == 1
@@ -282,7 +255,7 @@ def test_create_wait_over_quota_fails_naming_the_quota(busy: Env) -> None:
     assert "team-quota" in done.stderr, done.stderr
 
 
-def test_usage_follows_pods_going_away(busy: Env) -> None:
+def test_usage_follows_pods_going_away(busy: QuotaEnv) -> None:
     busy.cluster.delete("Job", "a1", "alice", propagation="Foreground")
     busy.wait_used("alice", "requests.nvidia.com/gpu", "2")
     done = busy.gpuctl("get", "quotas", "alice", "--no-headers")
@@ -292,7 +265,7 @@ def test_usage_follows_pods_going_away(busy: Env) -> None:
 # --------------------------------------------------------------------------------- colour
 
 
-def _on_terminal(env: Env, *args: str, no_color: bool = False) -> str:
+def _on_terminal(env: QuotaEnv, *args: str, no_color: bool = False) -> str:
     """Run gpuctl with stdout on a pseudo-terminal and return what it printed."""
     main, secondary = pty.openpty()
     environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
@@ -322,7 +295,7 @@ def _on_terminal(env: Env, *args: str, no_color: bool = False) -> str:
     return b"".join(chunks).decode().replace("\r\n", "\n")
 
 
-def test_colour_on_a_terminal_only_and_never_with_no_color(busy: Env) -> None:
+def test_colour_on_a_terminal_only_and_never_with_no_color(busy: QuotaEnv) -> None:
     coloured = _on_terminal(busy, "get", "quotas")
     assert "\x1b[31m4/4\x1b[0m" in coloured  # alice: 100%, red
     assert "\x1b[33m3/4\x1b[0m" in coloured  # bob: 75%, yellow

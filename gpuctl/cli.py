@@ -247,6 +247,27 @@ _dry_run_option = click.option(
 )
 
 
+def _write_options(command: Any) -> Any:
+    """The options create and apply share."""
+    for option in reversed(
+        [
+            _dry_run_option,
+            click.option(
+                "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
+            ),
+            _timeout_option,
+            click.option(
+                "--priority-classes", is_flag=True, help="Set priorityClassName gpuctl-<priority>."
+            ),
+            click.option(
+                "--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool."
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
 class Session:
     """The specs rendered for one cluster command, and the cluster to act on."""
 
@@ -297,11 +318,7 @@ def report(lines: list[str], errors: list[str]) -> int:
 @cli.command()
 @_file_option
 @cluster_options
-@_dry_run_option
-@click.option("--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot.")
-@_timeout_option
-@click.option("--priority-classes", is_flag=True, help="Set priorityClassName gpuctl-<priority>.")
-@click.option("--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool.")
+@_write_options
 def create(
     files: tuple[str, ...],
     kubeconfig: str | None,
@@ -346,11 +363,7 @@ def create(
 @cli.command()
 @_file_option
 @cluster_options
-@_dry_run_option
-@click.option("--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot.")
-@_timeout_option
-@click.option("--priority-classes", is_flag=True, help="Set priorityClassName gpuctl-<priority>.")
-@click.option("--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool.")
+@_write_options
 def apply(
     files: tuple[str, ...],
     kubeconfig: str | None,

@@ -41,6 +41,7 @@ class Kind:
     build: Builder  # spec (validated, defaulted) -> (template context, problems)
     spellings: tuple[str, ...] = ()  # other values of `kind:` accepted for this kind
     node_labels: NodeLabeler | None = None
+    is_job: bool = False  # renders a workload that `get jobs`, `logs` and `pause` act on
 
     @property
     def schema(self) -> str:
@@ -236,16 +237,26 @@ KINDS: dict[str, Kind] = {
             "training",
             "a training run: a Job (Indexed, with rendezvous, over several nodes)",
             _workload("training"),
+            is_job=True,
         ),
         Kind(
             "inference",
             "an inference service: Deployment + NodePort Service (+ HPA)",
             _workload("inference"),
+            is_job=True,
         ),
         Kind(
-            "notebook", "a notebook: StatefulSet of one + NodePort Service", _workload("notebook")
+            "notebook",
+            "a notebook: StatefulSet of one + NodePort Service",
+            _workload("notebook"),
+            is_job=True,
         ),
-        Kind("compute", "a CPU service: Deployment + NodePort Service", _workload("compute")),
+        Kind(
+            "compute",
+            "a CPU service: Deployment + NodePort Service",
+            _workload("compute"),
+            is_job=True,
+        ),
         Kind(
             "pool",
             "a resource pool: a record of its nodes and their GPU types",
@@ -266,6 +277,11 @@ def lookup(spelling: str) -> Kind | None:
         if spelling in kind.spellings:
             return kind
     return None
+
+
+def job_kinds() -> list[str]:
+    """The kinds whose specs are jobs (what `get jobs --kind` filters on)."""
+    return [kind.name for kind in KINDS.values() if kind.is_job]
 
 
 def spellings() -> list[str]:

@@ -7,7 +7,7 @@ import threading
 
 import click
 
-from gpuctl import jobs, table
+from gpuctl import jobs, kinds, table
 from gpuctl.cli import cluster_options, duration, no_headers_option, output_option
 from gpuctl.errors import UsageError
 from gpuctl.kube import Cluster
@@ -25,7 +25,7 @@ def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
     "--kind",
     "--type",
     "kind",
-    type=click.Choice(["training", "inference", "notebook", "compute"]),
+    type=click.Choice(kinds.job_kinds()),
     help="Only jobs of this kind.",
 )
 @click.option("--pods", is_flag=True, help="One row per pod instead of per job.")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import pty
+import select
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -117,6 +119,33 @@ class Env:
             check=False,
             env={**environ, "GPUCTL_CACHE_DIR": str(self.sandbox.workdir / "cache"), **(env or {})},
         )
+
+    def gpuctl_on_terminal(self, *args: str, env: dict[str, str] | None = None) -> str:
+        """What gpuctl prints when its stdout is a (pseudo-)terminal, as a person sees it."""
+        main, secondary = pty.openpty()
+        environ = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+        process = subprocess.Popen(
+            [str(GPUCTL), *args, "--kubeconfig", str(self.kubeconfig)],
+            stdout=secondary,
+            stderr=subprocess.DEVNULL,
+            env={**environ, **(env or {})},
+        )
+        os.close(secondary)
+        chunks = []
+        while True:
+            ready, _, _ = select.select([main], [], [], 30)
+            if not ready:
+                break
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal closed: the process is done
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        process.wait(timeout=30)
+        os.close(main)
+        return b"".join(chunks).decode().replace("\r\n", "\n")
 
     def objects(self, kind: str, namespace: str | None = "default") -> dict[str, dict[str, Any]]:
         """name -> live object, of every object of `kind` gpuctl manages."""

@@ -5,11 +5,7 @@ pods on each node, filters, every output format, colour, and the label rules of 
 from __future__ import annotations
 
 import json
-import os
-import pty
 import re
-import select
-import subprocess
 import sys
 from dataclasses import dataclass
 from datetime import timedelta
@@ -157,34 +153,8 @@ def test_get_nodes_filters_and_formats(env: NodeEnv) -> None:
 def test_colour_only_on_a_terminal_and_never_with_no_color(env: NodeEnv) -> None:
     piped = env.gpuctl("get", "nodes")
     assert "\x1b[" not in piped.stdout
-    assert "\x1b[32mReady\x1b[0m" in on_a_terminal(env, {})
-    assert "\x1b[" not in on_a_terminal(env, {"NO_COLOR": "1"})
-
-
-def on_a_terminal(env: NodeEnv, extra: dict[str, str]) -> str:
-    main, child = pty.openpty()
-    process = subprocess.Popen(
-        [str(GPUCTL), "get", "nodes", "--kubeconfig", str(env.sandbox.kubeconfig)],
-        stdout=child,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, **extra},
-    )
-    os.close(child)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([main], [], [], 30)
-        if not ready:
-            break
-        try:
-            chunk = os.read(main, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    process.wait(timeout=30)
-    os.close(main)
-    return b"".join(chunks).decode()
+    assert "\x1b[32mReady\x1b[0m" in env.gpuctl_on_terminal("get", "nodes")
+    assert "\x1b[" not in env.gpuctl_on_terminal("get", "nodes", env={"NO_COLOR": "1"})
 
 
 # ------------------------------------------------------------------------ describe node

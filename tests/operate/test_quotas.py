@@ -4,11 +4,7 @@ a quota at and over its limit, every output format, and a missing user."""
 from __future__ import annotations
 
 import json
-import os
-import pty
 import re
-import select
-import subprocess
 import sys
 from dataclasses import dataclass
 from datetime import datetime
@@ -265,46 +261,16 @@ def test_usage_follows_pods_going_away(busy: QuotaEnv) -> None:
 # --------------------------------------------------------------------------------- colour
 
 
-def _on_terminal(env: QuotaEnv, *args: str, no_color: bool = False) -> str:
-    """Run gpuctl with stdout on a pseudo-terminal and return what it printed."""
-    main, secondary = pty.openpty()
-    environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    if no_color:
-        environ["NO_COLOR"] = "1"
-    process = subprocess.Popen(
-        [str(GPUCTL), *args, "--kubeconfig", str(env.sandbox.kubeconfig)],
-        stdout=secondary,
-        stderr=subprocess.PIPE,
-        env=environ,
-    )
-    os.close(secondary)
-    chunks = []
-    while True:
-        ready, _, _ = select.select([main], [], [], 30)
-        if not ready:
-            break
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # the terminal closed: the process is done
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    process.wait(timeout=30)
-    os.close(main)
-    return b"".join(chunks).decode().replace("\r\n", "\n")
-
-
 def test_colour_on_a_terminal_only_and_never_with_no_color(busy: QuotaEnv) -> None:
-    coloured = _on_terminal(busy, "get", "quotas")
+    coloured = busy.gpuctl_on_terminal("get", "quotas")
     assert "\x1b[31m4/4\x1b[0m" in coloured  # alice: 100%, red
     assert "\x1b[33m3/4\x1b[0m" in coloured  # bob: 75%, yellow
     assert "\x1b[33m0/2" not in coloured and "   0/2" in coloured  # carol: fine, plain
     # the columns still line up: colour codes take no width
     plain = re.sub(r"\x1b\[[0-9;]*m", "", coloured)
     assert _age_masked(plain) == _age_masked(busy.gpuctl("get", "quotas").stdout)
-    assert "\x1b[" not in _on_terminal(busy, "get", "quotas", no_color=True)
-    described = _on_terminal(busy, "describe", "quota", "alice")
+    assert "\x1b[" not in busy.gpuctl_on_terminal("get", "quotas", env={"NO_COLOR": "1"})
+    described = busy.gpuctl_on_terminal("describe", "quota", "alice")
     assert "\x1b[31m100%\x1b[0m" in described
 
 

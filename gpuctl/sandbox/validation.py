@@ -88,29 +88,13 @@ class SchemaValidator:
         type_errors: list[str] = []
         for err in validator.iter_errors(obj):
             path = _field_path(list(err.instance_path))
-            kind = type(err.kind).__name__
-            if kind == "AdditionalProperties":
-                for name in getattr(err.kind, "unexpected", None) or re.findall(
-                    r"'([^']+)'", err.message
-                ):
-                    unknown.append(f"{path}.{name}" if path else str(name))
-            elif kind == "Required":
-                missing = getattr(err.kind, "property", None)
-                name = missing if isinstance(missing, str) else _first_quoted(err.message)
-                causes.append(Cause(f"{path}.{name}" if path else name, "Required value"))
-            elif kind == "Enum":
-                options = getattr(err.kind, "options", None) or []
-                supported = ", ".join(f'"{o}"' for o in options if o is not None)
-                causes.append(
-                    Cause(path, "Unsupported value", f"supported values: {supported}", err.instance)
-                )
-            elif kind == "Type":
+            if type(err.kind).__name__ == "Type":
                 type_errors.append(
                     f"json: cannot unmarshal {_json_type(err.instance)} into Go struct field "
                     f".{path} of type {_go_type(err.message)}"
                 )
             else:
-                causes.append(Cause(path, "Invalid value", err.message, err.instance))
+                _collect(err, path, unknown, causes)
         return unknown, causes, type_errors
 
 
@@ -166,21 +150,7 @@ class CrdValidator:
         causes: list[Cause] = []
         for err in validator.iter_errors(obj):
             path = _field_path(list(err.instance_path))
-            kind = type(err.kind).__name__
-            if kind == "AdditionalProperties":
-                for name in getattr(err.kind, "unexpected", None) or []:
-                    unknown.append(f"{path}.{name}" if path else str(name))
-            elif kind == "Required":
-                missing = getattr(err.kind, "property", None)
-                name = missing if isinstance(missing, str) else _first_quoted(err.message)
-                causes.append(Cause(f"{path}.{name}" if path else name, "Required value"))
-            elif kind == "Enum":
-                options = getattr(err.kind, "options", None) or []
-                supported = ", ".join(f'"{o}"' for o in options)
-                causes.append(
-                    Cause(path, "Unsupported value", f"supported values: {supported}", err.instance)
-                )
-            elif kind == "Type":
+            if type(err.kind).__name__ == "Type":
                 types = getattr(err.kind, "types", None) or [_first_quoted(err.message)]
                 wanted = types[0] if isinstance(types, list) and types else types
                 causes.append(
@@ -192,8 +162,29 @@ class CrdValidator:
                     )
                 )
             else:
-                causes.append(Cause(path, "Invalid value", err.message, err.instance))
+                _collect(err, path, unknown, causes)
         return unknown, causes
+
+
+def _collect(err: Any, path: str, unknown: list[str], causes: list[Cause]) -> None:
+    """One schema error (other than a type error) as the API server words it: an unknown
+    field, a required value, an unsupported enum value, or an invalid value."""
+    kind = type(err.kind).__name__
+    if kind == "AdditionalProperties":
+        for name in getattr(err.kind, "unexpected", None) or re.findall(r"'([^']+)'", err.message):
+            unknown.append(f"{path}.{name}" if path else str(name))
+    elif kind == "Required":
+        missing = getattr(err.kind, "property", None)
+        name = missing if isinstance(missing, str) else _first_quoted(err.message)
+        causes.append(Cause(f"{path}.{name}" if path else name, "Required value"))
+    elif kind == "Enum":
+        options = getattr(err.kind, "options", None) or []
+        supported = ", ".join(f'"{o}"' for o in options if o is not None)
+        causes.append(
+            Cause(path, "Unsupported value", f"supported values: {supported}", err.instance)
+        )
+    else:
+        causes.append(Cause(path, "Invalid value", err.message, err.instance))
 
 
 def _first_quoted(text: str) -> str:

@@ -540,6 +540,21 @@ output_option = click.option(
 no_headers_option = click.option("--no-headers", is_flag=True, help="Leave out the header row.")
 
 
+def echo_objects(items: list[dict[str, Any]], output: str | None, names: list[str]) -> bool:
+    """`-o yaml|json` (one v1 List of `items`) or `-o name` (`names`, one a line): True when
+    printed, False when the output is a table, which the command prints itself."""
+    from gpuctl import table
+
+    if output in ("yaml", "json"):
+        click.echo(table.as_list(items, output), nl=False)
+        return True
+    if output == "name":
+        for name in names:
+            click.echo(name)
+        return True
+    return False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the CLI and turn every failure into one line."""
     debug = os.environ.get("GPUCTL_DEBUG") == "1"

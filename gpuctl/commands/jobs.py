@@ -8,7 +8,13 @@ import threading
 import click
 
 from gpuctl import jobs, kinds, table
-from gpuctl.cli import cluster_options, duration, no_headers_option, output_option
+from gpuctl.cli import (
+    cluster_options,
+    duration,
+    echo_objects,
+    no_headers_option,
+    output_option,
+)
 from gpuctl.errors import UsageError
 from gpuctl.kube import Cluster
 
@@ -59,12 +65,8 @@ def get_jobs(
         items = jobs.list_jobs(cluster, where, pool, kind)
         headers, rows = jobs.job_rows(items, all_namespaces=where is None, wide=output == "wide")
         status_column = headers.index("STATUS")
-    if output in ("yaml", "json"):
-        click.echo(table.as_list(items, output), nl=False)
-        return
-    if output == "name":
-        for item in items:
-            click.echo(f"{item.get('kind', 'Pod').lower()}/{item['metadata']['name']}")
+    names = [f"{item.get('kind', 'Pod').lower()}/{item['metadata']['name']}" for item in items]
+    if echo_objects(items, output, names):
         return
     if not rows:
         scope = "any namespace" if where is None else f"namespace {where}"

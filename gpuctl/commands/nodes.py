@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gpuctl import nodes, table
-from gpuctl.cli import cluster_options, no_headers_option, output_option, report
+from gpuctl.cli import cluster_options, echo_objects, no_headers_option, output_option, report
 from gpuctl.errors import UsageError
 from gpuctl.kube import Cluster
 
@@ -44,12 +44,7 @@ def get_nodes(
     """
     cluster = _connect(kubeconfig, context)
     items = nodes.list_nodes(cluster, pool, gpu_type)
-    if output in ("yaml", "json"):
-        click.echo(table.as_list(items, output), nl=False)
-        return
-    if output == "name":
-        for item in items:
-            click.echo(f"node/{nodes.name_of(item)}")
+    if echo_objects(items, output, [f"node/{nodes.name_of(item)}" for item in items]):
         return
     if not items:
         click.echo("No nodes found.", err=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gpuctl import pools, table
-from gpuctl.cli import cluster_options, no_headers_option, output_option, report
+from gpuctl.cli import cluster_options, echo_objects, no_headers_option, output_option, report
 from gpuctl.errors import UsageError
 from gpuctl.kube import Cluster
 
@@ -38,12 +38,8 @@ def get_pools(
     """
     inventory = pools.Inventory.read(_connect(kubeconfig, context))
     found = inventory.pools()
-    if output in ("yaml", "json"):
-        click.echo(table.as_list([inventory.summary(p) for p in found], output), nl=False)
-        return
-    if output == "name":
-        for pool in found:
-            click.echo(f"pool/{pool.name}")
+    summaries = [inventory.summary(p) for p in found] if output in ("yaml", "json") else []
+    if echo_objects(summaries, output, [f"pool/{pool.name}" for pool in found]):
         return
     if not found:
         click.echo("No pools found.", err=True)

@@ -11,23 +11,11 @@ from typing import Any
 
 import pytest
 import urllib3
-from kubernetes import client, dynamic, watch
+from kubernetes import dynamic, watch
 from kubernetes.client import ApiException
 
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
-
-
-# The client's own type hints want model objects; the tests speak plain dicts, as gpuctl does.
-def _core(cluster: SandboxCluster) -> Any:
-    return client.CoreV1Api(cluster.api_client())
-
-
-def _batch(cluster: SandboxCluster) -> Any:
-    return client.BatchV1Api(cluster.api_client())
-
-
-def _apps(cluster: SandboxCluster) -> Any:
-    return client.AppsV1Api(cluster.api_client())
+from tests.sandbox import clients
 
 
 def _dynamic(cluster: SandboxCluster) -> Any:
@@ -91,7 +79,7 @@ def _status(err: ApiException) -> dict[str, Any]:
 
 
 def test_crud_sets_server_metadata(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     created = core.create_namespaced_config_map("default", _cm("a"))
     meta = created.metadata
     assert meta.uid and meta.resource_version and meta.creation_timestamp
@@ -117,7 +105,7 @@ def test_crud_sets_server_metadata(sandbox: SandboxCluster) -> None:
 
 
 def test_errors_match_the_real_server(sandbox: SandboxCluster) -> None:
-    batch = _batch(sandbox)
+    batch = clients.batch(sandbox)
     batch.create_namespaced_job("default", _job("x"))
     with pytest.raises(ApiException) as err:
         batch.create_namespaced_job("default", _job("x"))
@@ -148,7 +136,7 @@ def test_errors_match_the_real_server(sandbox: SandboxCluster) -> None:
 
 
 def test_validation_of_names_and_schema(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     with pytest.raises(ApiException) as err:
         core.create_namespaced_config_map("default", _cm("Bad_Name"))
     status = _status(err.value)
@@ -160,7 +148,7 @@ def test_validation_of_names_and_schema(sandbox: SandboxCluster) -> None:
     job = _job("j")
     del job["spec"]["template"]["spec"]["containers"][0]["image"]
     with pytest.raises(ApiException) as err:
-        _batch(sandbox).create_namespaced_job("default", job)
+        clients.batch(sandbox).create_namespaced_job("default", job)
     assert "spec.template.spec.containers[0].image: Required value" in _status(err.value)["message"]
 
 
@@ -207,7 +195,7 @@ def test_protobuf_is_refused_with_415(sandbox: SandboxCluster) -> None:
 
 
 def test_generate_name_and_dry_run(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     made = core.create_namespaced_config_map("default", {"metadata": {"generateName": "run-"}})
     assert made.metadata.name.startswith("run-") and len(made.metadata.name) == 9
     dry = core.create_namespaced_config_map("default", _cm("dry"), dry_run="All")
@@ -219,7 +207,7 @@ def test_generate_name_and_dry_run(sandbox: SandboxCluster) -> None:
 
 
 def test_label_and_field_selectors_and_paging(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     for i in range(6):
         labels = {"tier": "a" if i % 2 else "b", "n": str(i)}
         if i == 5:
@@ -249,7 +237,7 @@ def test_label_and_field_selectors_and_paging(sandbox: SandboxCluster) -> None:
 
 
 def test_patches(sandbox: SandboxCluster) -> None:
-    apps = _apps(sandbox)
+    apps = clients.apps(sandbox)
     deployment = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -321,7 +309,7 @@ def test_patches(sandbox: SandboxCluster) -> None:
 
 
 def test_scale_subresource(sandbox: SandboxCluster) -> None:
-    apps = _apps(sandbox)
+    apps = clients.apps(sandbox)
     sts = {
         "apiVersion": "apps/v1",
         "kind": "StatefulSet",
@@ -347,7 +335,7 @@ def test_scale_subresource(sandbox: SandboxCluster) -> None:
 
 
 def test_watch_streams_changes_and_bookmarks(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     core.create_namespaced_config_map("default", _cm("before"))
     rv = core.list_namespaced_config_map("default").metadata.resource_version
 
@@ -388,7 +376,7 @@ def test_watch_from_an_expired_version_gets_410(tmp_path: Any) -> None:
     from gpuctl.sandbox.testing import running_sandbox
 
     with running_sandbox(tmp_path, SandboxConfig.fast(watch_history=5)) as small:
-        core = _core(small)
+        core = clients.core(small)
         for i in range(20):
             core.create_namespaced_config_map("default", _cm(f"c{i}"))
         with pytest.raises(ApiException) as err:
@@ -470,7 +458,7 @@ def test_custom_resources(sandbox: SandboxCluster) -> None:
 
 
 def test_faults_and_request_log(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     core.create_namespaced_config_map("default", _cm("f"))
     sandbox.faults.fail(method="DELETE", resource="configmaps", status=500, times=1)
     with pytest.raises(ApiException) as err:
@@ -501,7 +489,7 @@ def test_faults_and_request_log(sandbox: SandboxCluster) -> None:
 
     sandbox.faults.latency(0.2, verb="get", resource="nodes", times=None)
     started = time.monotonic()
-    _core(sandbox).read_node("cpu-0")
+    clients.core(sandbox).read_node("cpu-0")
     assert time.monotonic() - started >= 0.2
     sandbox.faults.clear()
 
@@ -531,10 +519,10 @@ def test_admin_endpoints(sandbox: SandboxCluster) -> None:
 
 
 def test_namespace_termination(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     core.create_namespace({"metadata": {"name": "team"}})
     core.create_namespaced_config_map("team", _cm("c"))
-    _batch(sandbox).create_namespaced_job("team", _job("j"))
+    clients.batch(sandbox).create_namespaced_job("team", _job("j"))
     core.delete_namespace("team")
     with pytest.raises(ApiException) as err:
         core.create_namespaced_config_map("team", _cm("late"))
@@ -555,7 +543,7 @@ def test_namespace_termination(sandbox: SandboxCluster) -> None:
 
 
 def test_watch_reports_objects_leaving_and_entering_a_selector(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     core.create_namespaced_config_map("default", _cm("s", {"team": "a"}))
     rv = core.list_namespaced_config_map("default").metadata.resource_version
     core.patch_namespaced_config_map("s", "default", {"metadata": {"labels": {"team": "b"}}})
@@ -594,7 +582,7 @@ def test_throttling_fault_sends_retry_after(sandbox: SandboxCluster) -> None:
 
 
 def test_replacing_a_job_needs_the_server_set_selector(sandbox: SandboxCluster) -> None:
-    batch = _batch(sandbox)
+    batch = clients.batch(sandbox)
     batch.create_namespaced_job("default", _job("r"))
     rendered = _job("r")  # what a renderer produces: no selector, no controller-uid labels
     with pytest.raises(ApiException) as err:
@@ -612,7 +600,7 @@ def test_replacing_a_job_needs_the_server_set_selector(sandbox: SandboxCluster) 
 
 
 def test_a_fault_can_let_the_first_requests_through(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     sandbox.faults.fail(verb="create", resource="configmaps", after=2, status=503)
     core.create_namespaced_config_map("default", _cm("one"))
     core.create_namespaced_config_map("default", _cm("two"))
@@ -623,7 +611,7 @@ def test_a_fault_can_let_the_first_requests_through(sandbox: SandboxCluster) -> 
 
 
 def test_unsupported_field_selectors_are_refused(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     assert (
         core.list_pod_for_all_namespaces(
             field_selector="spec.nodeName=cpu-0,status.phase!=Failed"
@@ -640,8 +628,10 @@ def test_unsupported_field_selectors_are_refused(sandbox: SandboxCluster) -> Non
 
 
 def test_every_write_gets_a_new_resource_version(sandbox: SandboxCluster) -> None:
-    _batch(sandbox).create_namespaced_job("default", _job("rv"))
-    wait_for(lambda: _batch(sandbox).read_namespaced_job("rv", "default").status.succeeded == 1)
+    clients.batch(sandbox).create_namespaced_job("default", _job("rv"))
+    wait_for(
+        lambda: clients.batch(sandbox).read_namespaced_job("rv", "default").status.succeeded == 1
+    )
     with sandbox.sandbox.store.lock:
         versions = [e.rv for e in sandbox.sandbox.store.events_after(0)]
     assert versions == sorted(versions) and len(set(versions)) == len(versions)
@@ -721,11 +711,11 @@ def test_a_write_can_happen_although_its_answer_is_lost(sandbox: SandboxCluster)
     sandbox.faults.drop(verb="create", resource="configmaps", applied=True)
     with pytest.raises((urllib.error.URLError, ConnectionError, http.client.HTTPException)):
         _http(sandbox, "POST", "/api/v1/namespaces/default/configmaps", _cm("ghost"))
-    assert _core(sandbox).read_namespaced_config_map("ghost", "default").data == {"k": "v"}
+    assert clients.core(sandbox).read_namespaced_config_map("ghost", "default").data == {"k": "v"}
     # the official client retries a timed-out request by itself: the delete went through the
     # first time, so the retry is told 404 — what a client must be ready for
     sandbox.faults.timeout(verb="delete", resource="configmaps", applied=True, seconds=0.2)
     with pytest.raises(ApiException) as err:
-        _core(sandbox).delete_namespaced_config_map("ghost", "default", _request_timeout=0.1)
+        clients.core(sandbox).delete_namespaced_config_map("ghost", "default", _request_timeout=0.1)
     assert err.value.status == 404
     assert [r.code for r in sandbox.requests.matching(verb="delete")] == [200, 404]

@@ -11,18 +11,7 @@ from kubernetes import client
 from kubernetes.client import ApiException
 
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
-
-
-def _core(cluster: SandboxCluster) -> Any:
-    return client.CoreV1Api(cluster.api_client())
-
-
-def _batch(cluster: SandboxCluster) -> Any:
-    return client.BatchV1Api(cluster.api_client())
-
-
-def _apps(cluster: SandboxCluster) -> Any:
-    return client.AppsV1Api(cluster.api_client())
+from tests.sandbox import clients
 
 
 def _pod_spec(image: str = "pytorch/pytorch:2.1", gpus: int = 0, **extra: Any) -> dict[str, Any]:
@@ -44,7 +33,11 @@ def _job(
 
 
 def _events(cluster: SandboxCluster, reason: str) -> list[Any]:
-    return [e for e in _core(cluster).list_namespaced_event("default").items if e.reason == reason]
+    return [
+        e
+        for e in clients.core(cluster).list_namespaced_event("default").items
+        if e.reason == reason
+    ]
 
 
 def _condition(obj: Any, type_: str) -> str | None:
@@ -55,9 +48,9 @@ def _condition(obj: Any, type_: str) -> str | None:
 
 
 def test_default_nodes(sandbox: SandboxCluster) -> None:
-    nodes = {n.metadata.name: n for n in _core(sandbox).list_node().items}
+    nodes = {n.metadata.name: n for n in clients.core(sandbox).list_node().items}
     assert sorted(nodes) == ["cpu-0", "gpu-a100-0", "gpu-a100-1", "gpu-t4-0"]
-    a100 = _core(sandbox).list_node(label_selector="runwhere.ai/gpu-type=A100-80G").items
+    a100 = clients.core(sandbox).list_node(label_selector="runwhere.ai/gpu-type=A100-80G").items
     assert [n.status.capacity["nvidia.com/gpu"] for n in a100] == ["8", "8"]
     t4 = nodes["gpu-t4-0"].status.allocatable
     assert t4["nvidia.com/gpu"] == "4" and "aliyun.com/gpu-mem" in t4
@@ -65,7 +58,7 @@ def test_default_nodes(sandbox: SandboxCluster) -> None:
 
 
 def test_job_runs_to_completion(sandbox: SandboxCluster) -> None:
-    batch = _batch(sandbox)
+    batch = clients.batch(sandbox)
     batch.create_namespaced_job("default", _job("train", gpus=8, completions=2, parallelism=2))
     job = wait_for(
         lambda: (j := batch.read_namespaced_job("train", "default")).status.succeeded == 2 and j,
@@ -75,7 +68,7 @@ def test_job_runs_to_completion(sandbox: SandboxCluster) -> None:
     assert _condition(job, "SuccessCriteriaMet") == "True"
     assert job.status.completion_time and job.status.start_time
     pods = (
-        _core(sandbox)
+        clients.core(sandbox)
         .list_namespaced_pod("default", label_selector="batch.kubernetes.io/job-name=train")
         .items
     )
@@ -86,7 +79,7 @@ def test_job_runs_to_completion(sandbox: SandboxCluster) -> None:
 
 
 def test_indexed_job_gets_completion_indexes(sandbox: SandboxCluster) -> None:
-    batch = _batch(sandbox)
+    batch = clients.batch(sandbox)
     batch.create_namespaced_job(
         "default", _job("idx", completions=3, parallelism=3, completionMode="Indexed")
     )
@@ -94,7 +87,7 @@ def test_indexed_job_gets_completion_indexes(sandbox: SandboxCluster) -> None:
         lambda: (j := batch.read_namespaced_job("idx", "default")).status.succeeded == 3 and j
     )
     assert job.status.completed_indexes == "0-2"
-    pods = _core(sandbox).list_namespaced_pod("default").items
+    pods = clients.core(sandbox).list_namespaced_pod("default").items
     indexes = sorted(
         p.metadata.annotations["batch.kubernetes.io/job-completion-index"] for p in pods
     )
@@ -103,12 +96,12 @@ def test_indexed_job_gets_completion_indexes(sandbox: SandboxCluster) -> None:
 
 
 def test_suspended_job_creates_no_pods(sandbox: SandboxCluster) -> None:
-    batch = _batch(sandbox)
+    batch = clients.batch(sandbox)
     batch.create_namespaced_job("default", _job("later", suspend=True))
     wait_for(
         lambda: _condition(batch.read_namespaced_job("later", "default"), "Suspended") == "True"
     )
-    assert _core(sandbox).list_namespaced_pod("default").items == []
+    assert clients.core(sandbox).list_namespaced_pod("default").items == []
     batch.patch_namespaced_job("later", "default", {"spec": {"suspend": False}})
     wait_for(
         lambda: _condition(batch.read_namespaced_job("later", "default"), "Complete") == "True"
@@ -116,7 +109,7 @@ def test_suspended_job_creates_no_pods(sandbox: SandboxCluster) -> None:
 
 
 def test_crashing_job_hits_backoff_limit(sandbox: SandboxCluster) -> None:
-    batch = _batch(sandbox)
+    batch = clients.batch(sandbox)
     batch.create_namespaced_job("default", _job("bad", image="example/crash:1", backoffLimit=1))
     wait_for(lambda: _condition(batch.read_namespaced_job("bad", "default"), "Failed") == "True")
     job = batch.read_namespaced_job("bad", "default")
@@ -126,7 +119,7 @@ def test_crashing_job_hits_backoff_limit(sandbox: SandboxCluster) -> None:
 
 
 def test_unschedulable_pod_gets_failed_scheduling_event(sandbox: SandboxCluster) -> None:
-    _batch(sandbox).create_namespaced_job("default", _job("huge", gpus=16))
+    clients.batch(sandbox).create_namespaced_job("default", _job("huge", gpus=16))
     event = wait_for(lambda: _events(sandbox, "FailedScheduling"), what="FailedScheduling")[0]
     assert event.type == "Warning"
     assert event.message.startswith("0/4 nodes are available: 4 Insufficient nvidia.com/gpu.")
@@ -134,7 +127,7 @@ def test_unschedulable_pod_gets_failed_scheduling_event(sandbox: SandboxCluster)
         "preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod."
         in event.message
     )
-    pod = _core(sandbox).list_namespaced_pod("default").items[0]
+    pod = clients.core(sandbox).list_namespaced_pod("default").items[0]
     assert pod.status.phase == "Pending"
     scheduled = next(c for c in pod.status.conditions if c.type == "PodScheduled")
     assert (scheduled.status, scheduled.reason) == ("False", "Unschedulable")
@@ -161,46 +154,55 @@ def test_scheduler_honours_selector_and_affinity(sandbox: SandboxCluster) -> Non
     }
     job = _job("t4", gpus=1)
     job["spec"]["template"]["spec"]["affinity"] = affinity
-    _batch(sandbox).create_namespaced_job("default", job)
+    clients.batch(sandbox).create_namespaced_job("default", job)
     pod = wait_for(
-        lambda: [p for p in _core(sandbox).list_namespaced_pod("default").items if p.spec.node_name]
+        lambda: [
+            p
+            for p in clients.core(sandbox).list_namespaced_pod("default").items
+            if p.spec.node_name
+        ]
     )[0]
     assert pod.spec.node_name == "gpu-t4-0"
 
     pool = _job("pooled", gpus=1)
     pool["spec"]["template"]["spec"]["nodeSelector"] = {"runwhere.ai/pool": "research"}
-    _batch(sandbox).create_namespaced_job("default", pool)
+    clients.batch(sandbox).create_namespaced_job("default", pool)
     event = wait_for(lambda: _events(sandbox, "FailedScheduling"))[0]
     assert event.message.startswith(
         "0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector. preemption: "
         "0/4 nodes are available: 4 Preemption is not helpful for scheduling."
     )
-    _core(sandbox).patch_node(
+    clients.core(sandbox).patch_node(
         "gpu-a100-1", {"metadata": {"labels": {"runwhere.ai/pool": "research"}}}
     )
-    wait_for(lambda: _batch(sandbox).read_namespaced_job("pooled", "default").status.succeeded == 1)
+    wait_for(
+        lambda: (
+            clients.batch(sandbox).read_namespaced_job("pooled", "default").status.succeeded == 1
+        )
+    )
 
 
 def test_image_pull_errors(sandbox: SandboxCluster) -> None:
-    _core(sandbox).create_namespaced_pod(
+    clients.core(sandbox).create_namespaced_pod(
         "default",
         {"metadata": {"name": "p"}, "spec": _pod_spec("registry.example/app:does-not-exist")},
     )
 
     def reason() -> str | None:
         statuses = (
-            _core(sandbox).read_namespaced_pod("p", "default").status.container_statuses or []
+            clients.core(sandbox).read_namespaced_pod("p", "default").status.container_statuses
+            or []
         )
         waiting = statuses[0].state.waiting if statuses else None
         return waiting.reason if waiting else None
 
     wait_for(lambda: reason() == "ErrImagePull")
     wait_for(lambda: reason() == "ImagePullBackOff")
-    assert _core(sandbox).read_namespaced_pod("p", "default").status.phase == "Pending"
+    assert clients.core(sandbox).read_namespaced_pod("p", "default").status.phase == "Pending"
 
 
 def test_deployment_rolls_out_replicasets_and_pods(sandbox: SandboxCluster) -> None:
-    apps = _apps(sandbox)
+    apps = clients.apps(sandbox)
     apps.create_namespaced_deployment(
         "default",
         {
@@ -227,7 +229,7 @@ def test_deployment_rolls_out_replicasets_and_pods(sandbox: SandboxCluster) -> N
     assert progressing.reason == "NewReplicaSetAvailable"
     rs = apps.list_namespaced_replica_set("default").items
     assert len(rs) == 1 and rs[0].metadata.name.startswith("web-")
-    pods = _core(sandbox).list_namespaced_pod("default", label_selector="app=web").items
+    pods = clients.core(sandbox).list_namespaced_pod("default", label_selector="app=web").items
     assert all(p.metadata.name.startswith(rs[0].metadata.name + "-") for p in pods)
     apps.patch_namespaced_deployment(
         "web",
@@ -239,7 +241,7 @@ def test_deployment_rolls_out_replicasets_and_pods(sandbox: SandboxCluster) -> N
         lambda: (
             sorted(
                 p.spec.containers[0].image
-                for p in _core(sandbox).list_namespaced_pod("default").items
+                for p in clients.core(sandbox).list_namespaced_pod("default").items
                 if not p.metadata.deletion_timestamp
             )
             == ["nginx:1.28", "nginx:1.28"]
@@ -247,11 +249,11 @@ def test_deployment_rolls_out_replicasets_and_pods(sandbox: SandboxCluster) -> N
         what="rollout",
     )
     apps.patch_namespaced_deployment_scale("web", "default", {"spec": {"replicas": 0}})
-    wait_for(lambda: _core(sandbox).list_namespaced_pod("default").items == [])
+    wait_for(lambda: clients.core(sandbox).list_namespaced_pod("default").items == [])
 
 
 def test_statefulset_pods_are_ordinal(sandbox: SandboxCluster) -> None:
-    apps = _apps(sandbox)
+    apps = clients.apps(sandbox)
     apps.create_namespaced_stateful_set(
         "default",
         {
@@ -274,19 +276,23 @@ def test_statefulset_pods_are_ordinal(sandbox: SandboxCluster) -> None:
         )
     )
     assert sts.status.current_revision == sts.status.update_revision
-    names = sorted(p.metadata.name for p in _core(sandbox).list_namespaced_pod("default").items)
+    names = sorted(
+        p.metadata.name for p in clients.core(sandbox).list_namespaced_pod("default").items
+    )
     assert names == ["db-0", "db-1", "db-2"]
     apps.patch_namespaced_stateful_set_scale("db", "default", {"spec": {"replicas": 1}})
     wait_for(
         lambda: (
-            sorted(p.metadata.name for p in _core(sandbox).list_namespaced_pod("default").items)
+            sorted(
+                p.metadata.name for p in clients.core(sandbox).list_namespaced_pod("default").items
+            )
             == ["db-0"]
         )
     )
 
 
 def test_services_get_cluster_ips_and_node_ports(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     svc = core.create_namespaced_service(
         "default",
         {
@@ -338,7 +344,7 @@ def test_services_get_cluster_ips_and_node_ports(sandbox: SandboxCluster) -> Non
 
 
 def test_quota_admission_and_status(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     core.create_namespaced_resource_quota(
         "default",
         {
@@ -365,14 +371,14 @@ def test_quota_admission_and_status(sandbox: SandboxCluster) -> None:
 
     wait_for(lambda: used() == expected, what="quota status")
     # a job's pods are refused the same way; the job controller reports it in an event
-    _batch(sandbox).create_namespaced_job("default", _job("big", gpus=4))
+    clients.batch(sandbox).create_namespaced_job("default", _job("big", gpus=4))
     event = wait_for(lambda: _events(sandbox, "FailedCreate"))[0]
     assert event.message.startswith('Error creating: pods "big-')
     assert "exceeded quota: q" in event.message
 
 
 def test_logs_and_follow(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
     wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
     wait_for(lambda: len(core.read_namespaced_pod_log("p", "default").splitlines()) >= 3)
@@ -390,7 +396,7 @@ def test_logs_and_follow(sandbox: SandboxCluster) -> None:
 
 
 def test_deletion_semantics(sandbox: SandboxCluster) -> None:
-    core, batch = _core(sandbox), _batch(sandbox)
+    core, batch = clients.core(sandbox), clients.batch(sandbox)
     core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
     wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
     deleted = core.delete_namespaced_pod("p", "default")
@@ -432,7 +438,7 @@ def test_deletion_semantics(sandbox: SandboxCluster) -> None:
 
 
 def test_hpa_enforces_bounds_without_metrics(sandbox: SandboxCluster) -> None:
-    apps = _apps(sandbox)
+    apps = clients.apps(sandbox)
     apps.create_namespaced_deployment(
         "default",
         {
@@ -479,7 +485,7 @@ def test_hpa_enforces_bounds_without_metrics(sandbox: SandboxCluster) -> None:
 
 
 def test_priority_classes_are_admitted(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     with pytest.raises(ApiException) as err:
         core.create_namespaced_pod(
             "default", {"metadata": {"name": "p"}, "spec": _pod_spec(priorityClassName="urgent")}
@@ -513,7 +519,7 @@ def test_abandoned_watches_end_on_the_server(sandbox: SandboxCluster) -> None:
 
 
 def test_crashing_container_backs_off(sandbox: SandboxCluster) -> None:
-    core = _core(sandbox)
+    core = clients.core(sandbox)
     core.create_namespaced_pod(
         "default", {"metadata": {"name": "c"}, "spec": _pod_spec("example/crash:2")}
     )
@@ -556,7 +562,7 @@ def test_server_side_apply_removes_what_it_no_longer_applies(sandbox: SandboxClu
     sandbox.kubectl("label", "job", "ssa", "other=kept")
     second = manifest({"a": "1"}, [{"name": "X", "value": "1"}])
     sandbox.kubectl("apply", "--server-side", "-f", second)
-    labels = _batch(sandbox).read_namespaced_job("ssa", "default").metadata.labels
+    labels = clients.batch(sandbox).read_namespaced_job("ssa", "default").metadata.labels
     assert labels == {"a": "1", "other": "kept"}
 
 
@@ -585,23 +591,26 @@ def test_rollout_history_and_undo(sandbox: SandboxCluster) -> None:
     sandbox.kubectl("rollout", "status", "deployment/web", "--timeout=20s", timeout=30)
     sandbox.kubectl("set", "image", "deployment/web", "main=nginx:1.28")
     sandbox.kubectl("rollout", "status", "deployment/web", "--timeout=20s", timeout=30)
-    first = {rs.metadata.name for rs in _apps(sandbox).list_namespaced_replica_set("default").items}
+    first = {
+        rs.metadata.name
+        for rs in clients.apps(sandbox).list_namespaced_replica_set("default").items
+    }
     assert (
         sandbox.kubectl("rollout", "undo", "deployment/web").stdout.strip()
         == "deployment.apps/web rolled back"
     )
     sandbox.kubectl("rollout", "status", "deployment/web", "--timeout=20s", timeout=30)
-    sets = _apps(sandbox).list_namespaced_replica_set("default").items
+    sets = clients.apps(sandbox).list_namespaced_replica_set("default").items
     assert {rs.metadata.name for rs in sets} == first  # the old ReplicaSet came back
     live = next(rs for rs in sets if rs.spec.replicas == 2)
     assert live.spec.template.spec.containers[0].image == "nginx:1.27"
     assert live.metadata.annotations["deployment.kubernetes.io/revision"] == "3"
-    dep = _apps(sandbox).read_namespaced_deployment("web", "default")
+    dep = clients.apps(sandbox).read_namespaced_deployment("web", "default")
     assert dep.metadata.annotations["deployment.kubernetes.io/revision"] == "3"
 
 
 def test_settle_waits_for_the_controllers(sandbox: SandboxCluster) -> None:
-    apps = _apps(sandbox)
+    apps = clients.apps(sandbox)
     apps.create_namespaced_deployment(
         "default",
         {
@@ -623,7 +632,7 @@ def test_settle_waits_for_the_controllers(sandbox: SandboxCluster) -> None:
     rv = dep.metadata.resource_version
     assert sandbox.settle()
     assert apps.read_namespaced_deployment("calm", "default").metadata.resource_version == rv
-    _core(sandbox).create_namespaced_pod(
+    clients.core(sandbox).create_namespaced_pod(
         "default", {"metadata": {"name": "loop"}, "spec": _pod_spec("x/crash:1")}
     )
     assert not sandbox.settle(timeout=0.5)  # a crash loop never settles

@@ -122,10 +122,11 @@ class Apply:
         changes = self.plan(manifests)
         if all(change.action is Action.UNCHANGED for change in changes):
             return self._result(changes)  # nothing to write: no lock taken, reads only
-        self.check_with_server(changes)  # a refusal leaves no trace, not even a lock
+        # A refusal leaves no trace, not even a lock. A Conflict here means another run is
+        # writing these objects right now: the check is made again under the lock.
+        checked = _signature(changes) if self.check_with_server(changes, racing=True) else []
         locks = JobLocks(self.cluster, job_identities(manifests), deadline, self.progress)
         with locks.held_for_run():
-            checked = _signature(changes)
             changes = self.plan(manifests)  # again under the lock: no one else is writing now
             if _signature(changes) != checked:  # someone changed the jobs meanwhile
                 self.check_with_server(changes)
@@ -151,8 +152,9 @@ class Apply:
         ]
         return VerbResult(objects, dry_run=self.dry_run)
 
-    def check_with_server(self, changes: list[Change]) -> None:
-        """Server-side dry run of every object to be written, before anything is written.
+    def check_with_server(self, changes: list[Change], *, racing: bool = False) -> bool:
+        """Server-side dry run of every object to be written, before anything is written;
+        False when, `racing` another writer, a Conflict left some object unchecked.
 
         An update the server refuses as immutable becomes a replace. For a replace, a dry-run
         create answers AlreadyExists only after validation and admission passed, which is
@@ -163,6 +165,7 @@ class Apply:
             ch.name for ch in changes if ch.action is Action.CREATE and ch.kind == "Namespace"
         }
         problems = []
+        raced = False
         for change in changes:
             if change.action in (Action.UNCHANGED, Action.PRUNE):
                 continue
@@ -170,12 +173,17 @@ class Apply:
                 continue
             try:
                 self._dry_run_one(change)
+            except Conflict as exc:
+                if not racing:
+                    problems.append(f"{change.ref}: {exc}")
+                raced = True
             except KubeError as exc:
                 problems.append(f"{change.ref}: {exc}")
         if problems:
             raise ApplyFailed(
                 "the server refused the new objects, nothing was changed: " + "; ".join(problems)
             )
+        return not raced
 
     def _dry_run_one(self, change: Change) -> None:
         assert change.desired is not None

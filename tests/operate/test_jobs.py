@@ -187,7 +187,8 @@ def test_pause_and_resume_a_deployment_and_a_job(env: Env) -> None:
     assert env.gpuctl("resume", "web").stdout == "deployment.apps/web is not paused\n"
     assert env.cluster.get("Deployment", "web", "default")["spec"]["replicas"] == 2
 
-    Apply(env.cluster).run(env.render(spec("training", "train", extra="  command: [sleep]")))
+    # a job that waits for a node stays unfinished (a finished one cannot be paused)
+    Apply(env.cluster).run(env.render(spec("training", "train", pool="no-such-pool")))
     assert env.gpuctl("pause", "train").stdout == "job.batch/train paused\n"
     assert env.cluster.get("Job", "train", "default")["spec"]["suspend"] is True
     assert env.gpuctl("resume", "train").stdout == "job.batch/train resumed\n"

@@ -7,7 +7,7 @@ import threading
 
 import click
 
-from gpuctl.cli import table
+from gpuctl.cli import complete, table
 from gpuctl.cli.main import (
     cluster_options,
     duration,
@@ -29,7 +29,7 @@ def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
 @click.command("jobs")
 @cluster_options
 @click.option("-A", "--all-namespaces", is_flag=True, help="Jobs in every namespace.")
-@click.option("--pool", help="Only jobs in this resource pool.")
+@click.option("--pool", shell_complete=complete.pools, help="Only jobs in this resource pool.")
 @click.option(
     "--kind",
     "--type",
@@ -84,7 +84,7 @@ def get_jobs(
 
 
 @click.command("job")
-@click.argument("name")
+@click.argument("name", shell_complete=complete.jobs)
 @cluster_options
 def describe_job(
     name: str, kubeconfig: str | None, context: str | None, namespace: str | None
@@ -100,7 +100,7 @@ def describe_job(
 
 
 @click.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete.jobs)
 @cluster_options
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new lines (and new pods).")
 @click.option("--tail", type=int, help="Only the last N lines of each pod.")
@@ -147,7 +147,7 @@ def logs(
 
 
 @click.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete.jobs)
 @cluster_options
 def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
     """Pause a job: a Job is suspended, a Deployment/StatefulSet scaled to zero.
@@ -161,7 +161,7 @@ def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str
 
 
 @click.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete.jobs)
 @cluster_options
 def resume(name: str, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
     """Resume a paused job (to the replica count it had when paused).

@@ -63,6 +63,85 @@ ATTEMPTS = 4  # one try and three retries
 BACKOFF = 0.2  # seconds, doubled each retry, with full jitter
 
 
+# ---------------------------------------------------------------------------- kubeconfig
+
+
+class KubeconfigError(GpuctlError):
+    """The kubeconfig cannot be used: missing, malformed, or without the context asked for."""
+
+
+_NOT_A_KUBECONFIG = "not a kubeconfig (expected a mapping with clusters, users and contexts)"
+_NO_CONFIG_HINT = "set KUBECONFIG or --kubeconfig, or start a simulated cluster: gpuctl sandbox up"
+
+
+def _load_kubeconfig(path: str, context: str | None, config: Configuration) -> str:
+    """Fill `config` from the kubeconfig file(s) at `path` (KUBECONFIG's list separator
+    allowed) and the context; the namespace that context names ("default" when none)."""
+    files = [os.path.expanduser(part) for part in path.split(os.pathsep) if part]
+    shown = ", ".join(files) or path
+    if not any(os.path.exists(name) for name in files):
+        raise KubeconfigError(f"{shown}: no such file ({_NO_CONFIG_HINT})")
+    contexts, active = _read_contexts(path, shown)
+    names = [str(item.get("name")) for item in contexts]
+    listed = f"contexts: {', '.join(names)}" if names else "it has no contexts"
+    if context is not None and context not in names:
+        raise KubeconfigError(f"{shown}: no context named {context!r} ({listed})")
+    if context is None and not active:
+        raise KubeconfigError(
+            f"{shown}: its current-context names no context (give --context; {listed})"
+        )
+    chosen = next((item for item in contexts if item.get("name") == context), active) or {}
+    try:
+        kubernetes.config.load_kube_config(
+            config_file=path, context=context, client_configuration=config
+        )
+    except (ConfigException, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise KubeconfigError(
+            f"{shown}: context {chosen.get('name')!r} cannot be used: {_one_line(exc)}"
+        ) from exc
+    return str((chosen.get("context") or {}).get("namespace") or "default")
+
+
+def _read_contexts(path: str, shown: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The contexts of a kubeconfig (its files merged) and its current one, or a
+    KubeconfigError saying why it cannot be read."""
+    import yaml
+    from kubernetes.config.kube_config import KubeConfigMerger
+
+    try:
+        merged = KubeConfigMerger(path).config
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"{mark.name}:{mark.line + 1}:{mark.column + 1}" if mark else shown
+        raise KubeconfigError(f"{where}: not valid YAML: {exc.problem}") from exc
+    except yaml.YAMLError as exc:
+        raise KubeconfigError(f"{shown}: not valid YAML: {_one_line(exc)}") from exc
+    except OSError as exc:
+        raise KubeconfigError(f"{shown}: cannot read: {exc.strerror or exc}") from exc
+    except ConfigException as exc:
+        raise KubeconfigError(f"{shown}: not a usable kubeconfig: {_one_line(exc)}") from exc
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise KubeconfigError(f"{shown}: {_NOT_A_KUBECONFIG}") from exc
+    value = merged.value if merged is not None else None
+    listed = value.get("contexts") if isinstance(value, dict) else None
+    # each merged entry is the client's ConfigNode (the entry in `.value`, its file in `.name`)
+    entries = [getattr(c, "value", c) for c in listed] if isinstance(listed, list) else [None]
+    contexts: list[dict[str, Any]] = [c for c in entries if isinstance(c, dict)]
+    if not isinstance(value, dict) or len(contexts) != len(entries):
+        raise KubeconfigError(f"{shown}: {_NOT_A_KUBECONFIG}")
+    current = value.get("current-context")
+    active = next((c for c in contexts if current and c.get("name") == current), None)
+    return contexts, active
+
+
+def _one_line(exc: BaseException) -> str:
+    """The client's message on one line, without its "Invalid kube-config file." preamble."""
+    text = " ".join(str(exc).split())
+    for preamble in ("Invalid kube-config file. ", "Invalid kube-config. "):
+        text = text.removeprefix(preamble)
+    return text or type(exc).__name__
+
+
 # ------------------------------------------------------------------------------ cluster
 
 
@@ -89,27 +168,21 @@ class Cluster:
         read_timeout: float = READ_TIMEOUT,
     ) -> Cluster:
         """Load credentials the kubectl way: --kubeconfig, KUBECONFIG (several files merge),
-        ~/.kube/config, else the pod's service account when running in a cluster."""
+        ~/.kube/config, else the pod's service account when running in a cluster.
+
+        A kubeconfig that is missing, malformed or without the context asked for is a
+        KubeconfigError naming the file (and the contexts it has)."""
         config = Configuration()
-        namespace = "default"
-        try:
-            if kubeconfig or context or not _in_cluster():
-                path = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
-                kubernetes.config.load_kube_config(
-                    config_file=path, context=context, client_configuration=config
-                )
-                contexts, active = kubernetes.config.list_kube_config_contexts(path)
-                chosen = next((c for c in contexts if c["name"] == context), active)
-                namespace = (chosen or {}).get("context", {}).get("namespace") or "default"
-            else:
+        if kubeconfig or context or not _in_cluster():
+            path = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+            namespace = _load_kubeconfig(path, context, config)
+        else:
+            try:
                 kubernetes.config.load_incluster_config(client_configuration=config)
                 with open("/var/run/secrets/kubernetes.io/serviceaccount/namespace") as handle:
                     namespace = handle.read().strip() or "default"
-        except (ConfigException, OSError) as exc:
-            raise GpuctlError(
-                f"no usable cluster configuration: {exc}; set KUBECONFIG or --kubeconfig, "
-                "or start a simulated cluster with `gpuctl sandbox up`"
-            ) from exc
+            except (ConfigException, OSError) as exc:
+                raise KubeconfigError(f"the pod's service account cannot be used: {exc}") from exc
         config.retries = urllib3.Retry(total=0, redirect=0, raise_on_status=False)
         config.connection_pool_maxsize = 16
         return cls(ApiClient(config), namespace, config.host, read_timeout)

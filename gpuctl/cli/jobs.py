@@ -59,21 +59,31 @@ def get_jobs(
     """
     cluster = _connect(kubeconfig, context)
     where = None if all_namespaces else (namespace or cluster.namespace)
+    if pods and output is None:
+        # The table alone: the server's printed Table is all it needs (no pod specs).
+        lines = jobs.list_pod_lines(cluster, where, pool, kind)
+        _echo_rows(*jobs.pod_line_rows(lines, wide=False), where=where, no_headers=no_headers)
+        return
     if pods:
         items = jobs.list_pods(cluster, where, pool, kind)
         headers, rows = jobs.pod_rows(items, wide=output == "wide")
-        status_column = headers.index("STATUS")
     else:
         items = jobs.list_jobs(cluster, where, pool, kind)
         headers, rows = jobs.job_rows(items, all_namespaces=where is None, wide=output == "wide")
-        status_column = headers.index("STATUS")
     names = [f"{item.get('kind', 'Pod').lower()}/{item['metadata']['name']}" for item in items]
-    if echo_objects(items, output, names):
-        return
+    if not echo_objects(items, output, names):
+        _echo_rows(headers, rows, where=where, no_headers=no_headers)
+
+
+def _echo_rows(
+    headers: list[str], rows: list[list[str]], *, where: str | None, no_headers: bool
+) -> None:
+    """The table, its STATUS column in colour on a terminal; a note when it is empty."""
     if not rows:
         scope = "any namespace" if where is None else f"namespace {where}"
         click.echo(f"No jobs found in {scope}.", err=True)
         return
+    status_column = headers.index("STATUS")
     colour = table.colour_enabled()
     for row in rows:
         row[status_column] = table.paint(

@@ -63,12 +63,13 @@ def table(
     lines += [[str(cell) for cell in row] for row in rows]
     if not lines:
         return ""
-    widths = [max(width(line[i]) for line in lines if i < len(line)) for i in range(len(headers))]
+    sizes = [[width(cell) for cell in line] for line in lines]
+    widths = [max(size[i] for size in sizes if i < len(size)) for i in range(len(headers))]
     out = []
-    for line in lines:
+    for line, size in zip(lines, sizes, strict=True):
+        last = len(line) - 1
         cells = [
-            cell + " " * (widths[i] - width(cell)) if i < len(line) - 1 else cell
-            for i, cell in enumerate(line)
+            cell + " " * (widths[i] - size[i]) if i < last else cell for i, cell in enumerate(line)
         ]
         out.append("   ".join(cells).rstrip())
     return "\n".join(out) + "\n"
@@ -76,10 +77,11 @@ def table(
 
 def width(text: str) -> int:
     """Columns `text` takes on a terminal: colour codes take none, CJK characters two."""
-    plain = _ANSI.sub("", text)
-    if plain.isascii():
-        return len(plain)
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in plain)
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def as_list(items: list[dict[str, Any]], output: str) -> str:

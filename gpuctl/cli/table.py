@@ -63,6 +63,12 @@ def table(
     lines += [[str(cell) for cell in row] for row in rows]
     if not lines:
         return ""
+    if _plain(lines, len(headers)):  # the common case, at C speed: str.ljust, len
+        widths = [max(map(len, column)) for column in zip(*lines, strict=True)]
+        return "".join(
+            "   ".join([*map(str.ljust, line[:-1], widths), line[-1]]).rstrip() + "\n"
+            for line in lines
+        )
     sizes = [[width(cell) for cell in line] for line in lines]
     widths = [max(size[i] for size in sizes if i < len(size)) for i in range(len(headers))]
     out = []
@@ -73,6 +79,14 @@ def table(
         ]
         out.append("   ".join(cells).rstrip())
     return "\n".join(out) + "\n"
+
+
+def _plain(lines: list[list[str]], columns: int) -> bool:
+    """Every line has every column, and every cell is ASCII without colour codes."""
+    if any(len(line) != columns for line in lines):
+        return False
+    text = "".join(["".join(line) for line in lines])
+    return text.isascii() and "\x1b" not in text
 
 
 def width(text: str) -> int:

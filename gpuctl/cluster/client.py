@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import orjson
@@ -129,8 +129,7 @@ def ref(kind: str, name: str) -> str:
 TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json"
 
 
-@dataclass(frozen=True)
-class TableRow:
+class TableRow(NamedTuple):  # a tuple: thousands are made per list, at a third of the cost
     """One object of a printed list: the server's cells by column name (Name, Ready, Status...)
     and `object`, {kind, metadata}; or, from a server that prints no Tables, cells None and the
     whole object."""

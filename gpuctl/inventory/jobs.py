@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpuctl import constants as c
 from gpuctl.cli import table
@@ -96,8 +96,7 @@ def job_rows(
     return headers, rows
 
 
-@dataclass(frozen=True)
-class PodLine:
+class PodLine(NamedTuple):
     """One pod as `get jobs --pods` shows it: its metadata and the printed facts."""
 
     metadata: dict[str, Any]
@@ -160,10 +159,14 @@ def pod_line_rows(
     if wide:
         headers.append("GPU")
     at = at or table.now()
+    ages: dict[str | None, str] = {}  # pods made in the same second share their AGE
     rows = []
     for pod in pods:
         meta = pod.metadata
         labels = meta.get("labels") or {}
+        created = meta.get("creationTimestamp")
+        if created not in ages:
+            ages[created] = table.age(created, at)
         row = [
             meta["name"],
             status.job_name_of(labels),
@@ -173,7 +176,7 @@ def pod_line_rows(
             pod.ready,
             pod.node,
             pod.ip,
-            table.age(meta.get("creationTimestamp"), at),
+            ages[created],
         ]
         if wide:
             row.append(str(pod.gpus))

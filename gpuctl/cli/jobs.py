@@ -89,10 +89,13 @@ def _list_jobs(
     output: str | None,
     no_headers: bool,
 ) -> None:
-    if pods and output is None:
-        # The table alone: the server's printed Table is all it needs (no pod specs).
+    if pods and output in (None, "name"):
+        # The server's printed Table has all these need (no pod specs: GPU is wide's).
         lines = jobs.list_pod_lines(cluster, where, pool, kind)
-        _echo_rows(*jobs.pod_line_rows(lines, wide=False), where=where, no_headers=no_headers)
+        if output == "name":
+            click.echo("".join(f"pod/{line.metadata['name']}\n" for line in lines), nl=False)
+        else:
+            _echo_rows(*jobs.pod_line_rows(lines, wide=False), where=where, no_headers=no_headers)
         return
     if pods:
         items = jobs.list_pods(cluster, where, pool, kind)

@@ -146,6 +146,13 @@ def test_get_jobs_pods_rows_name_the_job(every_status: Env) -> None:
     partial = [row for pod, row in rows.items() if pod.startswith("partial-")]
     assert len(partial) == 3 and sum("Pending" in row for row in partial) == 1
 
+    def names_match() -> bool:
+        names = env.gpuctl("get", "jobs", "--pods", "-o", "name").stdout.splitlines()
+        pods = jobs.list_pods(env.cluster, "default")
+        return names == [f"pod/{pod['metadata']['name']}" for pod in pods]
+
+    _wait(names_match)  # pods may come and go between the two lists
+
 
 def test_pod_rows_from_the_printed_table_match_the_whole_pods(
     every_status: Env, monkeypatch: pytest.MonkeyPatch

@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from datetime import timedelta
 from typing import Any
@@ -312,3 +313,20 @@ def test_columns_stay_aligned_with_wide_characters() -> None:
     # 4 characters that take 8 columns: the next cell starts 4 characters earlier
     assert second.index("2s") == first.index("1s") + 4
     assert table.width("训练任务") == 8 and table.width("\x1b[31mab\x1b[0m") == 2
+
+
+def test_the_cluster_client_loads_without_the_rest_of_the_kubernetes_package() -> None:
+    """The config loader and ApiClient only: not the dynamic client (nor kubernetes_validate
+    and jsonschema through it), watch or stream; which still load when asked for."""
+    code = (
+        "import sys\n"
+        "import gpuctl.cluster.client\n"
+        "unused = ('kubernetes.dynamic', 'kubernetes.watch', 'kubernetes.stream',\n"
+        "    'kubernetes_validate', 'jsonschema')\n"
+        "print(sorted(m for m in unused if m in sys.modules))\n"
+        "import kubernetes\n"
+        "print(kubernetes.__version__ > '', kubernetes.watch.Watch.__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\nTrue Watch\n"

@@ -10,10 +10,13 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
+import sys
 import threading
 import time
 import traceback
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -119,6 +122,32 @@ def _requests(pod: Obj) -> dict[str, Fraction]:
     return total
 
 
+@dataclass
+class ControllerError:
+    """An exception a controller raised during its passes; the same one repeated counts once."""
+
+    controller: str
+    error: str  # "ExceptionType: message"
+    first_at: float
+    last_at: float
+    count: int
+    traceback: str
+
+    def describe(self) -> str:
+        times = f" ({self.count} times)" if self.count > 1 else ""
+        return f"{self.controller} raised {self.error} at {now_rfc3339(self.first_at)}{times}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "controller": self.controller,
+            "error": self.error,
+            "firstTime": now_rfc3339(self.first_at),
+            "lastTime": now_rfc3339(self.last_at),
+            "count": self.count,
+            "traceback": self.traceback,
+        }
+
+
 class Controllers:
     def __init__(self, api: Api, config: SandboxConfig, stopping: threading.Event) -> None:
         self.api = api
@@ -138,6 +167,21 @@ class Controllers:
         self.quotas = reg.get("", "resourcequotas")
         self.hpas = reg.get("autoscaling", "horizontalpodautoscalers")
         self._ip = 0
+        # each controller's pass, in the order the loop runs them, by the real component's name
+        self.passes: dict[str, Callable[[float], None]] = {
+            "namespace-controller": lambda now: self._namespaces(),
+            "garbage-collector": lambda now: self._garbage_collect(),
+            "job-controller": self._jobs,
+            "deployment-controller": lambda now: self._deployments(),
+            "replicaset-controller": lambda now: self._replicasets(),
+            "statefulset-controller": lambda now: self._statefulsets(),
+            "default-scheduler": self._schedule,
+            "kubelet": self._kubelet,
+            "resourcequota-controller": lambda now: self._quotas(),
+            "horizontal-pod-autoscaler": lambda now: self._hpas(),
+        }
+        self._errors: dict[tuple[str, str], ControllerError] = {}
+        self._errors_lock = threading.Lock()
 
     # -- bootstrap ----------------------------------------------------------------------------
 
@@ -285,11 +329,13 @@ class Controllers:
                     self.next_due = float("inf")
                     # our own writes count as changes: the next pass sees what this one did
                     self._seen = self.store.generation
-                    try:
-                        self.reconcile(now)
-                    except Exception:  # keep the cluster alive; a broken object must not stop it
-                        traceback.print_exc()
+                    self.reconcile(now)
             self.stopping.wait(self.config.tick_seconds)
+
+    def errors(self) -> list[ControllerError]:
+        """Every distinct exception a controller raised so far, oldest first."""
+        with self._errors_lock:
+            return sorted(self._errors.values(), key=lambda e: e.first_at)
 
     def idle(self) -> bool:
         """No change since the last pass and nothing timed ahead (caller holds the lock)."""
@@ -299,16 +345,28 @@ class Controllers:
         self.next_due = min(self.next_due, when)
 
     def reconcile(self, now: float) -> None:
-        self._namespaces()
-        self._garbage_collect()
-        self._jobs(now)
-        self._deployments()
-        self._replicasets()
-        self._statefulsets()
-        self._schedule(now)
-        self._kubelet(now)
-        self._quotas()
-        self._hpas()
+        """One pass of every controller; one that raises is recorded and the others still run."""
+        for name, run_pass in list(self.passes.items()):
+            try:
+                run_pass(now)
+            except Exception as exc:
+                self._record(name, exc, now)
+                # retry a second later even if nothing changes, as a work queue re-queues a key
+                self.due(now + 1.0)
+
+    def _record(self, controller: str, exc: Exception, now: float) -> None:
+        text = f"{type(exc).__name__}: {exc}"
+        trace = traceback.format_exc()
+        with self._errors_lock:
+            known = self._errors.get((controller, text))
+            if known is None:
+                self._errors[(controller, text)] = ControllerError(
+                    controller, text, now, now, 1, trace
+                )
+                print(f"sandbox: {controller} raised\n{trace}", file=sys.stderr, flush=True)
+            else:
+                known.count += 1
+                known.last_at = now
 
     # -- helpers ------------------------------------------------------------------------------
 

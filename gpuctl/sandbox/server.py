@@ -22,7 +22,7 @@ import yaml
 from gpuctl.sandbox import discovery, tables
 from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
-from gpuctl.sandbox.controllers import Controllers
+from gpuctl.sandbox.controllers import ControllerError, Controllers
 from gpuctl.sandbox.errors import ApiError, bad_request, conflict, method_not_allowed
 from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
 from gpuctl.sandbox.logs import log_lines, rfc3339_nano
@@ -353,8 +353,15 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200, doc)
 
     def _admin(self, method: str, path: str, body: bytes) -> None:
-        """/sandbox/faults (GET, POST, DELETE) and /sandbox/requests (GET, DELETE)."""
+        """/sandbox/faults (GET, POST, DELETE), /sandbox/requests (GET, DELETE) and
+        /sandbox/errors (GET: what the simulated controllers raised)."""
         sandbox = self.server.sandbox
+        if path == "/sandbox/errors":
+            if method != "GET":
+                raise method_not_allowed()
+            errors = [e.as_dict() for e in sandbox.controller_errors()]
+            self._send(200, {"controllerErrors": errors})
+            return
         if path == "/sandbox/faults":
             if method == "POST":
                 try:
@@ -918,6 +925,10 @@ class Sandbox:
             self._server.server_close()
         for thread in self._threads:
             thread.join(timeout=2)
+
+    def controller_errors(self) -> list[ControllerError]:
+        """What the simulated controllers raised so far; empty while the cluster is healthy."""
+        return self.controllers.errors()
 
     def settle(self, timeout: float = 5.0) -> bool:
         """Wait until the controllers have nothing left to do: no change since their last pass

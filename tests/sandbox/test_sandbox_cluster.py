@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
 from kubernetes import client
 from kubernetes.client import ApiException
 
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
+from gpuctl.sandbox import SandboxConfig
+from gpuctl.sandbox.testing import SandboxCluster, running_sandbox, wait_for
 from tests.sandbox import clients
 
 
@@ -636,3 +638,101 @@ def test_settle_waits_for_the_controllers(sandbox: SandboxCluster) -> None:
         "default", {"metadata": {"name": "loop"}, "spec": _pod_spec("x/crash:1")}
     )
     assert not sandbox.settle(timeout=0.5)  # a crash loop never settles
+
+
+def _cpu_job(name: str, cpu: str) -> dict[str, Any]:
+    job = _job(name, image="python:3.12")
+    job["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": cpu},
+        "limits": {"cpu": cpu},
+    }
+    return job
+
+
+def test_fractional_cpu_quota_refusal_keeps_the_cluster_running(
+    make_sandbox: Any,
+) -> None:
+    # long-running job pods so that the first job's 7.5 CPU stay counted against the quota
+    cluster = make_sandbox(SandboxConfig.fast(job_run_seconds=30))
+    core, batch = clients.core(cluster), clients.batch(cluster)
+    core.create_namespaced_resource_quota(
+        "default", {"metadata": {"name": "cpu"}, "spec": {"hard": {"limits.cpu": "10"}}}
+    )
+    batch.create_namespaced_job("default", _cpu_job("first", "7.5"))
+    wait_for(
+        lambda: [p.status.phase for p in core.list_namespaced_pod("default").items] == ["Running"],
+        what="the first job's pod to run",
+    )
+    batch.create_namespaced_job("default", _cpu_job("second", "4"))
+    event = wait_for(lambda: _events(cluster, "FailedCreate"), what="FailedCreate")[0]
+    assert event.message.startswith('Error creating: pods "second-')
+    assert event.message.endswith(
+        '" is forbidden: exceeded quota: cpu, requested: limits.cpu=4, '
+        "used: limits.cpu=7500m, limited: limits.cpu=10"
+    )
+    quota = wait_for(
+        lambda: core.read_namespaced_resource_quota("cpu", "default").status, what="quota status"
+    )
+    assert quota.used == {"limits.cpu": "7500m"}
+    # the refusal froze nothing: a pod elsewhere is still scheduled and started
+    core.create_namespace({"metadata": {"name": "other"}})
+    core.create_namespaced_pod("other", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+    wait_for(lambda: core.read_namespaced_pod("p", "other").status.phase == "Running")
+    assert cluster.sandbox.controller_errors() == []
+
+
+def test_quota_refusal_names_every_exceeded_resource(sandbox: SandboxCluster) -> None:
+    core = clients.core(sandbox)
+    core.create_namespaced_resource_quota(
+        "default",
+        {"metadata": {"name": "q"}, "spec": {"hard": {"requests.cpu": "10", "limits.cpu": "10"}}},
+    )
+    spec = _pod_spec()
+    spec["containers"][0]["resources"] = {"requests": {"cpu": "7.5"}, "limits": {"cpu": "7.5"}}
+    core.create_namespaced_pod("default", {"metadata": {"name": "a"}, "spec": spec})
+    spec["containers"][0]["resources"] = {"requests": {"cpu": "4"}, "limits": {"cpu": "4"}}
+    with pytest.raises(ApiException) as err:
+        core.create_namespaced_pod("default", {"metadata": {"name": "b"}, "spec": spec})
+    assert json.loads(err.value.body or "{}")["message"] == (
+        'pods "b" is forbidden: exceeded quota: q, requested: limits.cpu=4,requests.cpu=4, '
+        "used: limits.cpu=7500m,requests.cpu=7500m, limited: limits.cpu=10,requests.cpu=10"
+    )
+
+
+def _break(cluster: SandboxCluster, controller: str) -> None:
+    """Make one simulated controller raise on every pass, as a bug in it would."""
+
+    def broken(now: float) -> None:
+        raise RuntimeError(f"{controller} is broken")
+
+    assert controller in cluster.sandbox.controllers.passes
+    cluster.sandbox.controllers.passes[controller] = broken
+
+
+def test_a_raising_controller_is_recorded_and_the_others_keep_running(tmp_path: Path) -> None:
+    # the fixture's teardown fails the test
+    with pytest.raises(AssertionError) as failure, running_sandbox(tmp_path) as cluster:
+        _break(cluster, "resourcequota-controller")
+        core = clients.core(cluster)
+        core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+        wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
+        [error] = cluster.sandbox.controller_errors()
+        assert (error.controller, error.error) == (
+            "resourcequota-controller",
+            "RuntimeError: resourcequota-controller is broken",
+        )
+        assert error.count >= 1 and "RuntimeError" in error.traceback
+        with urllib.request.urlopen(f"{cluster.url}/sandbox/errors", timeout=5) as r:
+            [reported] = json.loads(r.read())["controllerErrors"]
+        assert reported["controller"] == "resourcequota-controller"
+        assert reported["error"] == "RuntimeError: resourcequota-controller is broken"
+    assert "resourcequota-controller raised RuntimeError: resourcequota-controller is broken" in (
+        str(failure.value)
+    )
+
+
+def test_a_healthy_sandbox_passes_its_teardown(tmp_path: Path) -> None:
+    with running_sandbox(tmp_path) as cluster:
+        clients.batch(cluster).create_namespaced_job("default", _job("fine"))
+        assert cluster.settle()
+        assert cluster.sandbox.controller_errors() == []

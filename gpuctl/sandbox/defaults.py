@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 
 from gpuctl.sandbox import quantity
@@ -79,85 +80,120 @@ def apply_defaults(kind: str, obj: dict[str, Any], uid: str, creating: bool = Tr
     if kind == "Pod":
         pod_spec(obj.setdefault("spec", {}), is_pod=True)
     elif kind == "Job":
-        spec = _template(obj)
-        if spec.get("completions") is None and spec.get("parallelism") is None:
-            spec["completions"] = 1
-        spec.setdefault("parallelism", 1)
-        spec.setdefault("backoffLimit", 6)
-        spec.setdefault("completionMode", "NonIndexed")
-        spec.setdefault("suspend", False)
-        spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
-        # the server generates a Job's selector and labels on create only: a replace without
-        # them fails validation, as on a real cluster
-        if creating and not spec.get("manualSelector"):
-            labels = spec["template"]["metadata"].setdefault("labels", {})
-            job_uid = (
-                spec.get("selector", {})
-                .get("matchLabels", {})
-                .get("batch.kubernetes.io/controller-uid", uid)
-            )
-            name = obj["metadata"]["name"]
-            labels.setdefault("batch.kubernetes.io/controller-uid", job_uid)
-            labels.setdefault("batch.kubernetes.io/job-name", name)
-            labels.setdefault("controller-uid", job_uid)
-            labels.setdefault("job-name", name)
-            spec.setdefault(
-                "selector", {"matchLabels": {"batch.kubernetes.io/controller-uid": job_uid}}
-            )
-    elif kind == "Deployment":
-        spec = _template(obj)
-        spec.setdefault("replicas", 1)
-        strategy = spec.setdefault("strategy", {})
-        strategy.setdefault("type", "RollingUpdate")
-        if strategy["type"] == "RollingUpdate":
-            rolling = strategy.setdefault("rollingUpdate", {})
-            rolling.setdefault("maxUnavailable", "25%")
-            rolling.setdefault("maxSurge", "25%")
-        spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault("progressDeadlineSeconds", 600)
-    elif kind == "ReplicaSet":
-        spec = _template(obj)
-        spec.setdefault("replicas", 1)
-    elif kind == "StatefulSet":
-        spec = _template(obj)
-        spec.setdefault("replicas", 1)
-        spec.setdefault("podManagementPolicy", "OrderedReady")
-        strategy = spec.setdefault("updateStrategy", {})
-        strategy.setdefault("type", "RollingUpdate")
-        if strategy["type"] == "RollingUpdate":
-            strategy.setdefault("rollingUpdate", {}).setdefault("partition", 0)
-        spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault(
-            "persistentVolumeClaimRetentionPolicy",
-            {"whenDeleted": "Retain", "whenScaled": "Retain"},
+        _job(obj, uid, creating)
+    else:
+        default = _KIND_DEFAULTS.get(kind)
+        if default is not None:
+            default(obj)
+
+
+def _job(obj: dict[str, Any], uid: str, creating: bool) -> None:
+    spec = _template(obj)
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+    spec.setdefault("parallelism", 1)
+    spec.setdefault("backoffLimit", 6)
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
+    # the server generates a Job's selector and labels on create only: a replace without
+    # them fails validation, as on a real cluster
+    if creating and not spec.get("manualSelector"):
+        labels = spec["template"]["metadata"].setdefault("labels", {})
+        job_uid = (
+            spec.get("selector", {})
+            .get("matchLabels", {})
+            .get("batch.kubernetes.io/controller-uid", uid)
         )
-    elif kind == "Service":
-        spec = obj.setdefault("spec", {})
-        spec.setdefault("type", "ClusterIP")
-        spec.setdefault("sessionAffinity", "None")
-        for port in spec.get("ports") or []:
-            port.setdefault("protocol", "TCP")
-            port.setdefault("targetPort", port.get("port"))
-        spec.setdefault("internalTrafficPolicy", "Cluster")
-        if spec["type"] in ("NodePort", "LoadBalancer"):
-            spec.setdefault("externalTrafficPolicy", "Cluster")
-        spec.setdefault("ipFamilies", ["IPv4"])
-        spec.setdefault("ipFamilyPolicy", "SingleStack")
-    elif kind == "Namespace":
-        obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
-        labels = obj["metadata"].setdefault("labels", {})
-        labels["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
-    elif kind == "PriorityClass":
-        obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
-    elif kind == "Secret":
-        obj.setdefault("type", "Opaque")
-        string_data = obj.pop("stringData", None) or {}
-        data = obj.setdefault("data", {}) if string_data else obj.get("data")
-        for key, value in string_data.items():
-            assert data is not None
-            data[key] = base64.b64encode(str(value).encode()).decode()
-    elif kind == "HorizontalPodAutoscaler":
-        obj.setdefault("spec", {}).setdefault("minReplicas", 1)
+        name = obj["metadata"]["name"]
+        labels.setdefault("batch.kubernetes.io/controller-uid", job_uid)
+        labels.setdefault("batch.kubernetes.io/job-name", name)
+        labels.setdefault("controller-uid", job_uid)
+        labels.setdefault("job-name", name)
+        spec.setdefault(
+            "selector", {"matchLabels": {"batch.kubernetes.io/controller-uid": job_uid}}
+        )
+
+
+def _deployment(obj: dict[str, Any]) -> None:
+    spec = _template(obj)
+    spec.setdefault("replicas", 1)
+    strategy = spec.setdefault("strategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.setdefault("rollingUpdate", {})
+        rolling.setdefault("maxUnavailable", "25%")
+        rolling.setdefault("maxSurge", "25%")
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("progressDeadlineSeconds", 600)
+
+
+def _replicaset(obj: dict[str, Any]) -> None:
+    _template(obj).setdefault("replicas", 1)
+
+
+def _statefulset(obj: dict[str, Any]) -> None:
+    spec = _template(obj)
+    spec.setdefault("replicas", 1)
+    spec.setdefault("podManagementPolicy", "OrderedReady")
+    strategy = spec.setdefault("updateStrategy", {})
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        strategy.setdefault("rollingUpdate", {}).setdefault("partition", 0)
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault(
+        "persistentVolumeClaimRetentionPolicy",
+        {"whenDeleted": "Retain", "whenScaled": "Retain"},
+    )
+
+
+def _service(obj: dict[str, Any]) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("type", "ClusterIP")
+    spec.setdefault("sessionAffinity", "None")
+    for port in spec.get("ports") or []:
+        port.setdefault("protocol", "TCP")
+        port.setdefault("targetPort", port.get("port"))
+    spec.setdefault("internalTrafficPolicy", "Cluster")
+    if spec["type"] in ("NodePort", "LoadBalancer"):
+        spec.setdefault("externalTrafficPolicy", "Cluster")
+    spec.setdefault("ipFamilies", ["IPv4"])
+    spec.setdefault("ipFamilyPolicy", "SingleStack")
+
+
+def _namespace(obj: dict[str, Any]) -> None:
+    obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+    labels = obj["metadata"].setdefault("labels", {})
+    labels["kubernetes.io/metadata.name"] = obj["metadata"]["name"]
+
+
+def _priority_class(obj: dict[str, Any]) -> None:
+    obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
+
+
+def _secret(obj: dict[str, Any]) -> None:
+    obj.setdefault("type", "Opaque")
+    string_data = obj.pop("stringData", None) or {}
+    data = obj.setdefault("data", {}) if string_data else obj.get("data")
+    for key, value in string_data.items():
+        assert data is not None
+        data[key] = base64.b64encode(str(value).encode()).decode()
+
+
+def _hpa(obj: dict[str, Any]) -> None:
+    obj.setdefault("spec", {}).setdefault("minReplicas", 1)
+
+
+_KIND_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "Deployment": _deployment,
+    "ReplicaSet": _replicaset,
+    "StatefulSet": _statefulset,
+    "Service": _service,
+    "Namespace": _namespace,
+    "PriorityClass": _priority_class,
+    "Secret": _secret,
+    "HorizontalPodAutoscaler": _hpa,
+}
 
 
 def qos_class(spec: dict[str, Any]) -> str:

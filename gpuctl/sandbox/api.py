@@ -76,8 +76,9 @@ class PodRuntime:
     started_at: float | None = None
     finished_at: float | None = None
     terminate_at: float | None = None
-    restarts: int = 0
-    next_restart_at: float | None = None
+    container_started_at: float | None = None  # the current run of restarted containers
+    container_finished_at: float | None = None  # when crashing containers last exited
+    next_restart_at: float | None = None  # set while waiting out a crash loop's back-off
     failed_scheduling: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import urllib.request
 from pathlib import Path
@@ -12,6 +13,7 @@ from kubernetes import client
 from kubernetes.client import ApiException
 
 from gpuctl.sandbox import SandboxConfig
+from gpuctl.sandbox.controllers.backoff import BackOff, go_duration
 from gpuctl.sandbox.testing import SandboxCluster, running_sandbox, wait_for
 from tests.sandbox import clients
 
@@ -736,3 +738,76 @@ def test_a_healthy_sandbox_passes_its_teardown(tmp_path: Path) -> None:
         clients.batch(cluster).create_namespaced_job("default", _job("fine"))
         assert cluster.settle()
         assert cluster.sandbox.controller_errors() == []
+
+
+def _pod_history(cluster: SandboxCluster, name: str) -> list[dict[str, Any]]:
+    """Every version of pod `name` the store recorded, oldest first."""
+    store = cluster.sandbox.store
+    with store.lock:
+        events = store.events_after(0)
+    return [e.obj for e in events if e.key == ("", "pods") and e.obj["metadata"]["name"] == name]
+
+
+def test_crash_loop_back_off_doubles_like_the_kubelet(sandbox: SandboxCluster) -> None:
+    core = clients.core(sandbox)
+    core.create_namespaced_pod(
+        "default", {"metadata": {"name": "c"}, "spec": _pod_spec("example/crash:2")}
+    )
+
+    def restarts() -> int:
+        statuses = core.read_namespaced_pod("c", "default").status.container_statuses or []
+        return int(statuses[0].restart_count) if statuses else 0
+
+    wait_for(lambda: restarts() >= 4, what="four restarts")
+    uid = core.read_namespaced_pod("c", "default").metadata.uid
+    statuses = [
+        p["status"]["containerStatuses"][0]
+        for p in _pod_history(sandbox, "c")
+        if p.get("status", {}).get("containerStatuses")
+    ]
+    # the first exit restarts at once; each later one waits 10 s, 20 s, 40 s, … first
+    waiting = [
+        (s["restartCount"], s["state"]["waiting"]["message"])
+        for s in statuses
+        if s["state"].get("waiting", {}).get("reason") == "CrashLoopBackOff"
+    ]
+    pod = f"c_default({uid})"
+    assert waiting[:3] == [
+        (1, f"back-off 10s restarting failed container=main pod={pod}"),
+        (2, f"back-off 20s restarting failed container=main pod={pod}"),
+        (3, f"back-off 40s restarting failed container=main pod={pod}"),
+    ]
+    # restartCount goes up by one per restart, each time the container runs again
+    running = [s["restartCount"] for s in statuses if "running" in s["state"]]
+    assert sorted(set(running))[:5] == [0, 1, 2, 3, 4]
+    assert all(b - a in (0, 1) for a, b in itertools.pairwise(running))
+    restarted = next(s for s in statuses if s["restartCount"] == 1)
+    assert restarted["lastState"]["terminated"]["exitCode"] == 1
+    assert restarted["lastState"]["terminated"]["reason"] == "Error"
+    messages = {e.message for e in _events(sandbox, "BackOff")}
+    assert f"Back-off restarting failed container main in pod {pod}" in messages
+
+
+def test_back_off_durations_and_reset() -> None:
+    back_off = BackOff()  # real seconds
+    seen = []
+    now = 0.0
+    back_off.next("c", now, now)  # the first restart: at once
+    for _ in range(7):
+        seen.append(go_duration(back_off.seconds("c")))
+        now += 30  # exits again after 30 s: still within the back-off window since then?
+        assert back_off.in_back_off_since("c", now, now)
+        now += back_off.wait("c")
+        assert not back_off.in_back_off_since("c", now - back_off.wait("c"), now)
+        back_off.next("c", now - back_off.wait("c"), now)
+    assert seen == ["10s", "20s", "40s", "1m20s", "2m40s", "5m0s", "5m0s"]
+    # ten minutes of running fine since the last restart: the back-off starts over
+    exited = now + 601
+    assert not back_off.in_back_off_since("c", exited, exited)
+    back_off.next("c", exited, exited)
+    assert go_duration(back_off.seconds("c")) == "10s"
+
+
+def test_sandbox_up_uses_the_kubelets_real_back_off() -> None:
+    assert SandboxConfig().backoff_time_scale == 1.0
+    assert 0 < SandboxConfig.fast().backoff_time_scale < 0.01

@@ -5,8 +5,11 @@ removes deleted pods once their grace period is over. No container ever runs."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
-from gpuctl.sandbox.api import PodRuntime, now_rfc3339
+from gpuctl.sandbox.api import Api, PodRuntime, now_rfc3339
+from gpuctl.sandbox.config import SandboxConfig
+from gpuctl.sandbox.controllers.backoff import INITIAL_SECONDS, BackOff, go_duration
 from gpuctl.sandbox.controllers.base import (
     TERMINAL_PHASES,
     Controller,
@@ -28,7 +31,11 @@ _CONDITION_ORDER = {
 class Kubelet(Controller):
     name = "kubelet"
 
-    _ip = 0
+    def __init__(self, api: Api, config: SandboxConfig, due: Callable[[float], None]) -> None:
+        super().__init__(api, config, due)
+        self._ip = 0
+        # one back-off per pod: all its crashing containers exit and restart together
+        self.back_off = BackOff(config.backoff_time_scale)
 
     def reconcile(self, now: float) -> None:
         for pod in self.store.objects(self.pods.key, None):
@@ -111,7 +118,7 @@ class Kubelet(Controller):
         self, pod: Obj, status: Obj, bad: list[Obj], start_at: float, now: float
     ) -> None:
         """ErrImagePull and ImagePullBackOff by turns, with the kubelet's events."""
-        period = self.config.crash_backoff_seconds
+        period = INITIAL_SECONDS * self.config.backoff_time_scale
         flip = int((now - start_at) / max(period, 0.001)) % 2
         reason = "ErrImagePull" if flip == 0 else "ImagePullBackOff"
         self.due(now + period)
@@ -233,68 +240,113 @@ class Kubelet(Controller):
     def _crash_loop(
         self, pod: Obj, status: Obj, runtime: PodRuntime, restart_policy: str, now: float
     ) -> None:
-        cfg = self.config
-        backoff = cfg.crash_backoff_seconds
-        if runtime.next_restart_at is None:
-            runtime.next_restart_at = (
-                runtime.started_at + backoff if runtime.started_at else now + backoff
-            )
-        if now < runtime.next_restart_at:
-            self.due(runtime.next_restart_at)
+        """Containers whose image crashes exit with code 1 after `crash_after_seconds`. The
+        first exit restarts them at once; later ones wait out the back-off first (10 s doubling
+        to 5 min), in CrashLoopBackOff, as the real kubelet does."""
+        if runtime.next_restart_at is not None:  # waiting out a back-off
+            if now < runtime.next_restart_at:
+                self.due(runtime.next_restart_at)
+                return
+            self._restart(pod, status, runtime, now)
             return
-        runtime.next_restart_at = now + backoff
-        self.due(runtime.next_restart_at)
-        bad = {
-            c["name"]
-            for c in (pod.get("spec") or {}).get("containers") or []
-            if cfg.image_crashes(str(c.get("image", "")))
-        }
+        started = runtime.container_started_at or runtime.started_at or now
+        exit_at = started + self.config.crash_after_seconds
+        if now < exit_at:
+            self.due(exit_at)
+            return
+        runtime.container_finished_at = now
         if restart_policy == "Never":
-            runtime.finished_at = now
-            for cs in status.get("containerStatuses") or []:
-                if cs["name"] in bad:
-                    cs["state"] = {
-                        "terminated": {
-                            "exitCode": 1,
-                            "reason": "Error",
-                            "startedAt": now_rfc3339(runtime.started_at),
-                            "finishedAt": now_rfc3339(now),
-                            "containerID": cs.get("containerID", ""),
-                        }
-                    }
-                    cs["ready"] = False
-                    cs["started"] = False
-            status["phase"] = "Failed"
-            status["conditions"] = _pod_conditions(status, ready=False, started=False)
-            self.set_status(self.pods, pod, status)
+            self._crashed_for_good(pod, status, runtime, now)
             return
-        meta = pod["metadata"]
-        for cs in status.get("containerStatuses") or []:
-            if cs["name"] not in bad:
-                continue
-            cs["restartCount"] = int(cs.get("restartCount", 0)) + 1
-            cs["lastState"] = {
-                "terminated": {
-                    "exitCode": 1,
-                    "reason": "Error",
-                    "startedAt": now_rfc3339(runtime.started_at or now),
-                    "finishedAt": now_rfc3339(now),
-                    "containerID": cs.get("containerID", ""),
-                }
-            }
-            delay = min(10 * 2 ** (cs["restartCount"] - 1), 300)
+        for cs in self._crashing_statuses(pod, status):
+            cs["lastState"] = {"terminated": _exited(cs, started, now)}
+            cs["ready"] = False
+            cs["started"] = False
+        key = pod["metadata"]["uid"]
+        if not self.back_off.in_back_off_since(key, now, now):
+            self._restart(pod, status, runtime, now)
+            return
+        runtime.next_restart_at = now + self.back_off.wait(key)
+        self.due(runtime.next_restart_at)
+        delay = go_duration(self.back_off.seconds(key))
+        for cs in self._crashing_statuses(pod, status):
             cs["state"] = {
                 "waiting": {
                     "reason": "CrashLoopBackOff",
-                    "message": f"back-off {delay}s restarting failed container={cs['name']} "
-                    f"pod={meta['name']}_{meta['namespace']}({meta['uid']})",
+                    "message": f"back-off {delay} restarting failed container={cs['name']} "
+                    f"pod={_pod_format(pod)}",
                 }
             }
-            cs["ready"] = False
-            cs["started"] = False
+            self._event(
+                pod,
+                "Warning",
+                "BackOff",
+                f"Back-off restarting failed container {cs['name']} in pod {_pod_format(pod)}",
+            )
         status["conditions"] = _pod_conditions(status, ready=False, started=True)
         self.set_status(self.pods, pod, status)
-        self._event(pod, "Warning", "BackOff", "Back-off restarting failed container")
+
+    def _restart(self, pod: Obj, status: Obj, runtime: PodRuntime, now: float) -> None:
+        """Start the crashed containers again: restartCount goes up by one."""
+        key = pod["metadata"]["uid"]
+        finished = runtime.container_finished_at or now
+        self.back_off.next(key, finished, now)
+        runtime.next_restart_at = None
+        runtime.container_started_at = now
+        self.due(now + self.config.crash_after_seconds)
+        for cs in self._crashing_statuses(pod, status):
+            cs["restartCount"] = int(cs.get("restartCount", 0)) + 1
+            cs["state"] = {"running": {"startedAt": now_rfc3339(now)}}
+            cs["ready"] = True
+            cs["started"] = True
+            self._event(
+                pod,
+                "Normal",
+                "Pulled",
+                f'Container image "{cs["image"]}" already present on machine',
+            )
+            self._event(pod, "Normal", "Created", f"Created container: {cs['name']}")
+            self._event(pod, "Normal", "Started", f"Started container {cs['name']}")
+        ready = all(cs.get("ready") for cs in status.get("containerStatuses") or [])
+        status["conditions"] = _pod_conditions(status, ready=ready, started=True)
+        self.set_status(self.pods, pod, status)
+
+    def _crashed_for_good(self, pod: Obj, status: Obj, runtime: PodRuntime, now: float) -> None:
+        """restartPolicy Never: the crashed containers stay terminated and the pod Failed."""
+        runtime.finished_at = now
+        started = runtime.started_at or now
+        for cs in self._crashing_statuses(pod, status):
+            cs["state"] = {"terminated": _exited(cs, started, now)}
+            cs["ready"] = False
+            cs["started"] = False
+        status["phase"] = "Failed"
+        status["conditions"] = _pod_conditions(status, ready=False, started=False)
+        self.set_status(self.pods, pod, status)
+
+    def _crashing_statuses(self, pod: Obj, status: Obj) -> list[Obj]:
+        bad = {
+            c["name"]
+            for c in (pod.get("spec") or {}).get("containers") or []
+            if self.config.image_crashes(str(c.get("image", "")))
+        }
+        return [cs for cs in status.get("containerStatuses") or [] if cs["name"] in bad]
+
+
+def _exited(cs: Obj, started: float, finished: float) -> Obj:
+    """A crashed container's terminated state: exit code 1, reason Error."""
+    return {
+        "exitCode": 1,
+        "reason": "Error",
+        "startedAt": now_rfc3339(started),
+        "finishedAt": now_rfc3339(finished),
+        "containerID": cs.get("containerID", ""),
+    }
+
+
+def _pod_format(pod: Obj) -> str:
+    """How the kubelet names a pod in messages: NAME_NAMESPACE(UID)."""
+    meta = pod["metadata"]
+    return f"{meta['name']}_{meta['namespace']}({meta['uid']})"
 
 
 def _pod_conditions(status: Obj, ready: bool, started: bool, completed: bool = False) -> list[Obj]:

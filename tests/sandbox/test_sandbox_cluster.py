@@ -811,3 +811,56 @@ def test_back_off_durations_and_reset() -> None:
 def test_sandbox_up_uses_the_kubelets_real_back_off() -> None:
     assert SandboxConfig().backoff_time_scale == 1.0
     assert 0 < SandboxConfig.fast().backoff_time_scale < 0.01
+
+
+def test_deleting_a_running_pod_of_a_job_without_retries_fails_the_job(
+    make_sandbox: Any,
+) -> None:
+    cluster = make_sandbox(SandboxConfig.fast(job_run_seconds=30))
+    core, batch = clients.core(cluster), clients.batch(cluster)
+    batch.create_namespaced_job("default", _job("once", backoffLimit=0))
+    pod = wait_for(
+        lambda: [
+            p for p in core.list_namespaced_pod("default").items if p.status.phase == "Running"
+        ],
+        what="the job's pod to run",
+    )[0]
+    core.delete_namespaced_pod(pod.metadata.name, "default")
+    job = wait_for(
+        lambda: (j := batch.read_namespaced_job("once", "default")).status.failed and j,
+        what="the job to count the deleted pod",
+    )
+    failed = next(c for c in job.status.conditions if c.type == "Failed")
+    assert (failed.status, failed.reason) == ("True", "BackoffLimitExceeded")
+    assert failed.message == "Job has reached the specified backoff limit"
+    assert job.status.failed == 1 and not job.status.active
+    wait_for(lambda: not core.list_namespaced_pod("default").items, what="the pod to go")
+    assert cluster.settle()
+    job = batch.read_namespaced_job("once", "default")
+    assert job.status.failed == 1  # still counted once the pod is gone
+
+
+def test_a_deleted_running_job_pod_counts_as_failed_and_is_replaced(make_sandbox: Any) -> None:
+    cluster = make_sandbox(SandboxConfig.fast(job_run_seconds=30))
+    core, batch = clients.core(cluster), clients.batch(cluster)
+    batch.create_namespaced_job("default", _job("retry", backoffLimit=2))
+    first = wait_for(
+        lambda: [
+            p for p in core.list_namespaced_pod("default").items if p.status.phase == "Running"
+        ],
+        what="the job's pod to run",
+    )[0]
+    core.delete_namespaced_pod(first.metadata.name, "default")
+    replacement = wait_for(
+        lambda: [
+            p
+            for p in core.list_namespaced_pod("default").items
+            if p.metadata.name != first.metadata.name and p.status.phase == "Running"
+        ],
+        what="a replacement pod",
+    )[0]
+    assert replacement.metadata.name != first.metadata.name
+    wait_for(lambda: len(core.list_namespaced_pod("default").items) == 1, what="the old pod to go")
+    job = batch.read_namespaced_job("retry", "default")
+    assert job.status.failed == 1 and job.status.active == 1
+    assert not any(c.type == "Failed" for c in job.status.conditions or [])

@@ -4,9 +4,11 @@ it Complete or Failed."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gpuctl.sandbox.api import now_rfc3339
+from gpuctl.sandbox.api import Api, now_rfc3339
+from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers.base import (
     Controller,
     has_condition,
@@ -55,6 +57,13 @@ class JobPods:
 class JobController(Controller):
     name = "job-controller"
 
+    def __init__(self, api: Api, config: SandboxConfig, due: Callable[[float], None]) -> None:
+        super().__init__(api, config, due)
+        # job uid → uids of its pods counted as failed; a deleted pod stays counted once gone
+        self._failed: dict[str, set[str]] = {}
+        # pods this controller deleted itself (suspension, lower parallelism): not failures
+        self._removed: set[str] = set()
+
     def reconcile(self, now: float) -> None:
         for job in self.store.objects(self.jobs.key, None):
             if job["metadata"].get("deletionTimestamp"):
@@ -69,6 +78,7 @@ class JobController(Controller):
         conditions = status.get("conditions") or []
         spec = job["spec"]
         pods = JobPods.of(self.owned_pods(job))
+        failed = self._count_failed(job, pods)
         finished = ""
         if spec.get("suspend"):
             conditions = self._suspend(job, pods, conditions)
@@ -79,10 +89,10 @@ class JobController(Controller):
                 )
                 self.api.emit_event(job, "Normal", "Resumed", "Job resumed", "job-controller")
             status.setdefault("startTime", now_rfc3339(now))
-            if len(pods.failed) + pods.restarts() > int(spec.get("backoffLimit", 6)):
+            if failed + pods.restarts() > int(spec.get("backoffLimit", 6)):
                 finished = "Failed"
                 for p in pods.active:
-                    self.delete(self.pods, p)
+                    self._remove(p)
                 pods.active = []
             elif spec.get("completionMode") == "Indexed":
                 finished = self._run_indexed(job, pods, status)
@@ -92,11 +102,31 @@ class JobController(Controller):
             conditions = self._finish(job, finished, conditions, status, now)
             if finished == "Complete":
                 pods.active = []
-        self._write_status(job, status, conditions, pods)
+        self._write_status(job, status, conditions, pods, failed)
+
+    def _count_failed(self, job: Obj, pods: JobPods) -> int:
+        """Failed pods, and pods deleted before they succeeded: the real controller counts
+        those as failed too unless only failed pods are replaced (podReplacementPolicy Failed,
+        or a podFailurePolicy)."""
+        counted = self._failed.setdefault(job["metadata"]["uid"], set())
+        counted.update(p["metadata"]["uid"] for p in pods.failed)
+        spec = job["spec"]
+        only_failed = spec.get("podFailurePolicy") or spec.get("podReplacementPolicy") == "Failed"
+        if not only_failed:
+            counted.update(
+                p["metadata"]["uid"]
+                for p in pods.terminating
+                if p["metadata"]["uid"] not in self._removed
+            )
+        return len(counted)
+
+    def _remove(self, pod: Obj) -> None:
+        self._removed.add(pod["metadata"]["uid"])
+        self.delete(self.pods, pod)
 
     def _suspend(self, job: Obj, pods: JobPods, conditions: list[Obj]) -> list[Obj]:
         for p in pods.active:
-            self.delete(self.pods, p)
+            self._remove(p)
         pods.active = []
         if has_condition(conditions, "Suspended"):
             return conditions
@@ -146,7 +176,7 @@ class JobController(Controller):
                 break
             pods.active.append(pod)
         for extra in pods.active[want:]:
-            self.delete(self.pods, extra)
+            self._remove(extra)
         return ""
 
     def _finish(
@@ -170,13 +200,15 @@ class JobController(Controller):
         )
         return conditions
 
-    def _write_status(self, job: Obj, status: Obj, conditions: list[Obj], pods: JobPods) -> None:
+    def _write_status(
+        self, job: Obj, status: Obj, conditions: list[Obj], pods: JobPods, failed: int
+    ) -> None:
         if conditions:
             status["conditions"] = conditions
         status["active"] = len(pods.active)
         status["ready"] = sum(1 for p in pods.active if pod_ready(p))
         status["succeeded"] = len(pods.succeeded)
-        status["failed"] = len(pods.failed)
+        status["failed"] = failed
         status["terminating"] = len(pods.terminating)
         status["uncountedTerminatedPods"] = {}
         for key in ("active", "succeeded", "failed"):

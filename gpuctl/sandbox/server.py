@@ -26,7 +26,7 @@ from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers import ControllerError, Controllers
 from gpuctl.sandbox.errors import ApiError, bad_request, conflict, method_not_allowed
 from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
-from gpuctl.sandbox.logs import log_lines, rfc3339_nano
+from gpuctl.sandbox.logs import LogOptions, log_lines
 from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
 from gpuctl.sandbox.resources import Registry, Resource
 from gpuctl.sandbox.selectors import (
@@ -804,17 +804,8 @@ class Handler(BaseHTTPRequestHandler):
         sandbox = self.server.sandbox
         api = sandbox.api
         pod = api.get(res, ns, name)
-        containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
-        container = query.get("container") or ""
-        if not container:
-            if len(containers) > 1:
-                raise bad_request(
-                    f"a container name must be specified for pod {name}, choose one of: "
-                    f"[{' '.join(containers)}]"
-                )
-            container = containers[0] if containers else ""
-        if container not in containers:
-            raise bad_request(f"container {container} is not valid for pod {name}")
+        container = _log_container(pod, name, query.get("container") or "")
+        options = LogOptions.of(query, name)
         runtime = api.runtime.get(pod["metadata"]["uid"])
         if runtime is None or runtime.started_at is None:
             waiting = "ContainerCreating"
@@ -824,47 +815,46 @@ class Handler(BaseHTTPRequestHandler):
             raise bad_request(
                 f'container "{container}" in pod "{name}" is waiting to start: {waiting}'
             )
-        stamps = query.get("timestamps") in ("true", "1")
-        interval = sandbox.config.log_interval_seconds
-
-        def render(entries: list[tuple[float, str]]) -> bytes:
-            return b"".join(
-                ((rfc3339_nano(ts) + " ") if stamps else "").encode() + text.encode() + b"\n"
-                for ts, text in entries
-            )
-
-        lines = log_lines(name, container, runtime, interval)
-        tail = query.get("tailLines")
-        shown = (
-            lines[-int(tail) :]
-            if tail not in (None, "") and int(tail) > 0
-            else ([] if tail == "0" else lines)
-        )
-        if query.get("follow") not in ("true", "1"):
-            data = render(shown)
-            limit = query.get("limitBytes")
-            if limit:
-                data = data[: int(limit)]
+        lines = log_lines(name, container, runtime, sandbox.config.log_interval_seconds)
+        shown = options.select(lines)
+        if not options.follow:
+            data = options.render(shown)
+            if options.limit_bytes is not None:
+                data = data[: options.limit_bytes]
             self._send(200, data, content_type="text/plain")
             return
         self._start_stream("text/plain")
         try:
-            self._chunk(render(shown)) if shown else None
-            sent = len(lines)
-            while not sandbox.stopping.is_set():
-                time.sleep(min(interval, 0.05))
-                if self._client_gone():
-                    break
-                current = api.runtime.get(pod["metadata"]["uid"])
-                lines = log_lines(name, container, current, interval)
-                if len(lines) > sent:
-                    self._chunk(render(lines[sent:]))
-                    sent = len(lines)
-                if current is None or current.finished_at is not None:
-                    break
+            self._chunk(options.render(shown)) if shown else None
+            self._follow_log(pod, container, options, len(lines))
             self._end_stream()
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
+
+    def _follow_log(
+        self, pod: dict[str, Any], container: str, options: LogOptions, sent: int
+    ) -> None:
+        """Stream the lines after the first `sent` until the container stops or the client goes."""
+        sandbox = self.server.sandbox
+        interval = sandbox.config.log_interval_seconds
+        name = pod["metadata"]["name"]
+        while not sandbox.stopping.is_set():
+            time.sleep(min(interval, 0.05))
+            if self._client_gone():
+                break
+            current = sandbox.api.runtime.get(pod["metadata"]["uid"])
+            lines = log_lines(name, container, current, interval)
+            if len(lines) > sent:
+                new = [
+                    line
+                    for line in lines[sent:]
+                    if options.since is None or line[0] >= options.since
+                ]
+                if new:
+                    self._chunk(options.render(new))
+                sent = len(lines)
+            if current is None or current.finished_at is not None:
+                break
 
     def _set_scale(
         self, res: Resource, ns: str, name: str, scale: Any, dry_run: bool
@@ -886,6 +876,21 @@ class Handler(BaseHTTPRequestHandler):
             obj["spec"]["replicas"] = replicas
             updated = api.update(res, ns, name, obj, dry_run=dry_run, internal=True)
         return _scale(res, updated)
+
+
+def _log_container(pod: dict[str, Any], name: str, container: str) -> str:
+    """The container a log request means: the one asked for, or the pod's only one."""
+    containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
+    if not container:
+        if len(containers) > 1:
+            raise bad_request(
+                f"a container name must be specified for pod {name}, choose one of: "
+                f"[{' '.join(containers)}]"
+            )
+        container = containers[0] if containers else ""
+    if container not in containers:
+        raise bad_request(f"container {container} is not valid for pod {name}")
+    return container
 
 
 def _verb(method: str, route: Route, query: dict[str, str]) -> str:

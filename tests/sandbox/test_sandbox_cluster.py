@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+import re
+import time
+import urllib.error
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -864,3 +869,77 @@ def test_a_deleted_running_job_pod_counts_as_failed_and_is_replaced(make_sandbox
     job = batch.read_namespaced_job("retry", "default")
     assert job.status.failed == 1 and job.status.active == 1
     assert not any(c.type == "Failed" for c in job.status.conditions or [])
+
+
+_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d*[1-9])?Z$")
+
+
+def test_logs_since_seconds_since_time_and_limits(make_sandbox: Any) -> None:
+    cluster = make_sandbox(SandboxConfig.fast(log_interval_seconds=0.2))
+    core = clients.core(cluster)
+    core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+    wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
+    wait_for(lambda: len(core.read_namespaced_pod_log("p", "default").splitlines()) >= 16)
+    url = f"{cluster.url}/api/v1/namespaces/default/pods/p/log?timestamps=true"
+
+    def stamped(query: str = "") -> list[tuple[float, str]]:
+        with urllib.request.urlopen(f"{url}&{query}", timeout=5) as r:
+            text = r.read().decode()
+        out = []
+        for line in text.splitlines():
+            stamp, _, words = line.partition(" ")
+            assert _STAMP.match(stamp), stamp  # RFC3339Nano, trailing zeros trimmed
+            out.append((datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp(), words))
+        return out
+
+    everything = stamped()
+    assert everything[0][1] == "p/main: started"
+    asked = time.time()
+    recent = stamped("sinceSeconds=1")
+    assert 0 < len(recent) < len(everything)
+    assert all(ts >= asked - 1.01 for ts, _ in recent)
+    assert "p/main: started" not in [words for _, words in recent]
+    cutoff = math.floor(everything[0][0]) + 2
+    since_time = datetime.fromtimestamp(cutoff, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    since = stamped(f"sinceTime={since_time}")
+    assert since[0] == next(line for line in everything if line[0] >= cutoff)
+    assert all(ts >= cutoff for ts, _ in since)
+    # tailLines counts from the end of what `since` left
+    assert stamped("sinceSeconds=1&tailLines=2") == stamped("sinceSeconds=1")[-2:]
+    # the official client's since_seconds
+    text = core.read_namespaced_pod_log("p", "default", since_seconds=1)
+    assert text and "p/main: started" not in text
+    with urllib.request.urlopen(f"{url}&limitBytes=10", timeout=5) as r:
+        assert len(r.read()) == 10
+    with urllib.request.urlopen(f"{url}&follow=true&sinceSeconds=1", timeout=5) as r:
+        first = r.readline().decode()
+    assert "p/main: started" not in first and "p/main: step" in first
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (
+            "sinceSeconds=0",
+            'PodLogOptions "p" is invalid: sinceSeconds: Invalid value: 0: must be greater than 0',
+        ),
+        (
+            "sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z",
+            'PodLogOptions "p" is invalid: : Forbidden: at most one of `sinceTime` or '
+            "`sinceSeconds` may be specified",
+        ),
+        (
+            "limitBytes=0",
+            'PodLogOptions "p" is invalid: limitBytes: Invalid value: 0: must be greater than 0',
+        ),
+    ],
+)
+def test_bad_log_options_are_refused(sandbox: SandboxCluster, query: str, message: str) -> None:
+    core = clients.core(sandbox)
+    core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+    wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
+    url = f"{sandbox.url}/api/v1/namespaces/default/pods/p/log?{query}"
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(url, timeout=5)
+    assert refused.value.code == 422
+    assert json.loads(refused.value.read())["message"] == message

@@ -12,13 +12,17 @@ from gpuctl.sandbox import quantity
 def _containers(spec: dict[str, Any], is_pod: bool) -> None:
     for field in ("containers", "initContainers"):
         for c in spec.get(field) or []:
-            image = str(c.get("image", ""))
-            tag = image.rsplit("/", 1)[-1]
             if "imagePullPolicy" not in c:
-                latest = "@" not in tag and (":" not in tag or tag.endswith(":latest"))
+                latest = _image_tag(str(c.get("image", ""))) == "latest"
                 c["imagePullPolicy"] = "Always" if latest else "IfNotPresent"
             c.setdefault("terminationMessagePath", "/dev/termination-log")
             c.setdefault("terminationMessagePolicy", "File")
+            for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+                if isinstance(c.get(kind), dict):
+                    _probe(c[kind])
+            for handler in ((c.get("lifecycle") or {}).get(h) for h in ("postStart", "preStop")):
+                if isinstance(handler, dict):
+                    _handler(handler)
             resources = c.setdefault("resources", {})
             if is_pod and resources.get("limits"):
                 # requests default to limits for whatever is only limited (Pods, not templates)
@@ -33,6 +37,33 @@ def _containers(spec: dict[str, Any], is_pod: bool) -> None:
                     field_ref.setdefault("apiVersion", "v1")
 
 
+def _image_tag(image: str) -> str:
+    """The image's tag; "latest" when it names neither a tag nor a digest (an empty image
+    has no tag at all), as the kubelet's image-name parser reads it."""
+    if not image:
+        return ""
+    name, _, digest = image.partition("@")
+    last = name.rsplit("/", 1)[-1]
+    tag = last.rpartition(":")[2] if ":" in last else ""
+    return tag or ("" if digest else "latest")
+
+
+def _probe(probe: dict[str, Any]) -> None:
+    probe.setdefault("timeoutSeconds", 1)
+    probe.setdefault("periodSeconds", 10)
+    probe.setdefault("successThreshold", 1)
+    probe.setdefault("failureThreshold", 3)
+    _handler(probe)
+
+
+def _handler(handler: dict[str, Any]) -> None:
+    """A probe's or lifecycle hook's action: an httpGet checks "/" over HTTP unless told."""
+    http_get = handler.get("httpGet")
+    if isinstance(http_get, dict):
+        http_get.setdefault("path", "/")
+        http_get.setdefault("scheme", "HTTP")
+
+
 def pod_spec(spec: dict[str, Any], is_pod: bool = False) -> None:
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("terminationGracePeriodSeconds", 30)
@@ -43,8 +74,8 @@ def pod_spec(spec: dict[str, Any], is_pod: bool = False) -> None:
     for volume in spec.get("volumes") or []:
         if "hostPath" in volume:
             volume["hostPath"].setdefault("type", "")
-        for kind in ("configMap", "secret"):
-            if kind in volume:
+        for kind in ("configMap", "secret", "downwardAPI", "projected"):
+            if isinstance(volume.get(kind), dict):
                 volume[kind].setdefault("defaultMode", 420)
     if is_pod:
         spec.setdefault("serviceAccountName", "default")
@@ -95,7 +126,10 @@ def _job(obj: dict[str, Any], uid: str, creating: bool) -> None:
     spec.setdefault("backoffLimit", 6)
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
-    spec.setdefault("podReplacementPolicy", "TerminatingOrFailed")
+    # with a podFailurePolicy only failed pods are replaced, not terminating ones
+    spec.setdefault(
+        "podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
+    )
     # the server generates a Job's selector and labels on create only: a replace without
     # them fails validation, as on a real cluster
     if creating and not spec.get("manualSelector"):

@@ -943,3 +943,78 @@ def test_bad_log_options_are_refused(sandbox: SandboxCluster, query: str, messag
         urllib.request.urlopen(url, timeout=5)
     assert refused.value.code == 422
     assert json.loads(refused.value.read())["message"] == message
+
+
+def test_pod_spec_defaults_match_the_api_server(sandbox: SandboxCluster) -> None:
+    probe = {"httpGet": {"port": 8080}}
+    container = {
+        "name": "main",
+        "image": "nginx",
+        "livenessProbe": dict(probe),
+        "readinessProbe": {"tcpSocket": {"port": 8080}},
+        "startupProbe": {"exec": {"command": ["true"]}, "periodSeconds": 5},
+        "lifecycle": {"preStop": {"httpGet": {"port": 8080, "path": "/stop"}}},
+    }
+    images = {
+        "a": "nginx:latest@sha256:" + "0" * 64,
+        "b": "nginx@sha256:" + "0" * 64,
+        "c": "registry.local:5000/nginx",
+        "d": "nginx:1.27",
+    }
+    spec = {
+        "containers": [container]
+        + [{"name": n, "image": image} for n, image in sorted(images.items())],
+        "volumes": [
+            {"name": "info", "downwardAPI": {"items": []}},
+            {"name": "all", "projected": {"sources": []}},
+        ],
+    }
+    core = clients.core(sandbox)
+    created = core.api_client.sanitize_for_serialization(
+        core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": spec})
+    )
+    main, *others = created["spec"]["containers"]
+    thresholds = {"timeoutSeconds": 1, "successThreshold": 1, "failureThreshold": 3}
+    assert main["livenessProbe"] == {
+        "httpGet": {"port": 8080, "path": "/", "scheme": "HTTP"},
+        "periodSeconds": 10,
+        **thresholds,
+    }
+    assert main["readinessProbe"] == {
+        "tcpSocket": {"port": 8080},
+        "periodSeconds": 10,
+        **thresholds,
+    }
+    assert main["startupProbe"] == {"exec": {"command": ["true"]}, "periodSeconds": 5, **thresholds}
+    assert main["lifecycle"]["preStop"]["httpGet"] == {
+        "port": 8080,
+        "path": "/stop",
+        "scheme": "HTTP",
+    }
+    assert (main["terminationMessagePath"], main["terminationMessagePolicy"]) == (
+        "/dev/termination-log",
+        "File",
+    )
+    # the tag decides: "latest" (also when none is given, even with a digest) pulls Always
+    policies = {c["name"]: c["imagePullPolicy"] for c in [main, *others]}
+    assert policies == {
+        "main": "Always",
+        "a": "Always",
+        "b": "IfNotPresent",
+        "c": "Always",
+        "d": "IfNotPresent",
+    }
+    modes = {v["name"]: v for v in created["spec"]["volumes"]}
+    assert modes["info"]["downwardAPI"]["defaultMode"] == 420
+    assert modes["all"]["projected"]["defaultMode"] == 420
+
+
+def test_job_with_a_pod_failure_policy_replaces_failed_pods_only(sandbox: SandboxCluster) -> None:
+    job = _job("policy")
+    job["spec"]["podFailurePolicy"] = {
+        "rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}}]
+    }
+    created = clients.batch(sandbox).create_namespaced_job("default", job)
+    assert created.spec.pod_replacement_policy == "Failed"
+    plain = clients.batch(sandbox).create_namespaced_job("default", _job("plain"))
+    assert plain.spec.pod_replacement_policy == "TerminatingOrFailed"

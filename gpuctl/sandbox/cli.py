@@ -18,6 +18,10 @@ import yaml
 
 from gpuctl.sandbox.config import SandboxConfig
 
+# The node labels that name a GPU model: a pool's (runwhere.ai/) first, else the one people set
+# with `gpuctl label node` (g8s.host/). gpuctl reads them in this order too.
+GPU_TYPE_LABELS = ("runwhere.ai/gpu-type", "g8s.host/gpu-type")
+
 
 def state_dir() -> Path:
     return Path(os.environ.get("GPUCTL_SANDBOX_DIR") or Path.home() / ".gpuctl" / "sandbox")
@@ -174,7 +178,8 @@ def status() -> None:
     for node in nodes:
         cap = node["status"]["capacity"]
         gpus = cap.get("nvidia.com/gpu", "0")
-        gpu_type = node["metadata"].get("labels", {}).get("runwhere.ai/gpu-type", "-")
+        labels = node["metadata"].get("labels") or {}
+        gpu_type = next((labels[k] for k in GPU_TYPE_LABELS if labels.get(k)), "-")
         click.echo(
             f"  {node['metadata']['name']:<14} gpus={gpus:<3} type={gpu_type:<10} "
             f"cpu={cap.get('cpu')} memory={cap.get('memory')}"

@@ -121,3 +121,27 @@ def test_status_says_degraded_when_a_controller_raised(
     assert degraded.output.startswith(f"degraded at {running.url}")
     assert "degraded: the simulated controllers raised 1 error(s):" in degraded.output
     assert "  job-controller: ValueError: bad quantity at " in degraded.output
+
+
+def test_status_shows_the_gpu_type_from_either_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuctl.sandbox.config import NodeSpec
+
+    monkeypatch.setenv("GPUCTL_SANDBOX_DIR", str(tmp_path))
+    gpus = {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "8"}
+    nodes = [
+        NodeSpec("pool-node", {"runwhere.ai/gpu-type": "A100-80G"}, dict(gpus)),
+        NodeSpec("user-node", {"g8s.host/gpu-type": "H100-80G"}, dict(gpus)),
+        NodeSpec("cpu-node", {}, {"cpu": "8", "memory": "64Gi"}),
+    ]
+    with Sandbox(SandboxConfig.fast(nodes=nodes)) as running:
+        (tmp_path / "state.json").write_text(
+            json.dumps({"pid": os.getpid(), "url": running.url, "kubeconfig": "kc"})
+        )
+        result = CliRunner().invoke(sandbox, ["status"])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("  ")}
+    assert "type=A100-80G " in rows["pool-node"]
+    assert "type=H100-80G " in rows["user-node"]
+    assert "type=- " in rows["cpu-node"]

@@ -94,12 +94,14 @@ def _namespace_names(ctx: click.Context) -> list[str]:
 
 
 def _context_names(ctx: click.Context) -> list[str]:
+    import importlib
     import os
 
-    import kubernetes.config
+    importlib.import_module("gpuctl.cluster.client")  # first: the light import of `kubernetes`
+    kube_config = importlib.import_module("kubernetes.config.kube_config")
 
     path = _option(ctx, "kubeconfig") or os.environ.get("KUBECONFIG") or "~/.kube/config"
-    contexts, _active = kubernetes.config.list_kube_config_contexts(path)  # type: ignore[no-untyped-call]
+    contexts, _active = kube_config.list_kube_config_contexts(path)
     return [str(context["name"]) for context in contexts]
 
 

@@ -18,7 +18,8 @@ from click.shell_completion import CompletionItem
 if TYPE_CHECKING:
     from gpuctl.cluster.client import Cluster
 
-READ_TIMEOUT = 2.0  # seconds: a completion that waits longer is worse than none
+CONNECT_TIMEOUT = 1.0  # seconds: a completion that waits longer is worse than none
+READ_TIMEOUT = 2.0
 
 
 def _option(ctx: click.Context, name: str) -> str | None:
@@ -33,9 +34,12 @@ def _option(ctx: click.Context, name: str) -> str | None:
 
 
 def _connect(ctx: click.Context) -> Cluster:
-    from gpuctl.cluster.client import Cluster
+    from gpuctl.cluster import client
 
-    return Cluster.connect(
+    # A completion is its own short process: one attempt, short timeouts, no retries.
+    client.ATTEMPTS = 1
+    client.CONNECT_TIMEOUT = CONNECT_TIMEOUT
+    return client.Cluster.connect(
         _option(ctx, "kubeconfig"), _option(ctx, "context"), read_timeout=READ_TIMEOUT
     )
 

@@ -577,7 +577,7 @@ def delete(
     from gpuctl.errors import UsageError
     from gpuctl.verbs.delete import Delete
 
-    if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] != "job")):
+    if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] not in ("job", "jobs"))):
         raise UsageError("give either -f FILE… or `job NAME`")
     if files:
         session = Session(files, kubeconfig, context, namespace)

@@ -1,0 +1,127 @@
+"""Jobs: create (one, or a batch), list, read, delete, logs and metrics.
+
+A job's id is `<namespace>.<name>` (both DNS labels, so the first dot splits them): stable,
+unique in the cluster, URL-safe, and what POST returns is what GET and DELETE take.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from gpuctl.cluster.client import Cluster
+from gpuctl.inventory import jobs as inventory
+from gpuctl.inventory import status as rules
+from gpuctl.server import bodies, specs
+from gpuctl.server.auth import Principal, require
+from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.errors import ApiError, body_of
+from gpuctl.server.paging import Page, PageSize, page_of
+from gpuctl.server.views import job_detail, job_item, status_word
+
+router = APIRouter(tags=["jobs"])
+
+
+def job_id(namespace: str, name: str) -> str:
+    return f"{namespace}.{name}"
+
+
+def locate(principal: Principal, jid: str) -> tuple[str, str]:
+    """(namespace, name) of a job id the caller may see; 404 otherwise (another user's job is
+    not found, to them)."""
+    namespace, dot, name = jid.partition(".")
+    if not dot or not name or (not principal.admin and namespace != principal.user):
+        raise ApiError(404, "JobNotFound", f"no job {jid!r}")
+    return namespace, name
+
+
+def _own_namespace(principal: Principal) -> str | None:
+    return None if principal.admin else principal.user
+
+
+@router.post("/jobs", status_code=201, summary="Create a job from its YAML spec")
+def create_job(body: bodies.JobCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "jobs", "create")
+    return _create_one(cluster, principal, body.yaml_content, specs.SOURCE)
+
+
+def _create_one(cluster: Cluster, principal: Principal, text: str, source: str) -> dict[str, Any]:
+    checked = specs.check(text, source)
+    specs.only_kinds(checked, jobs=True, where="POST /jobs")
+    if len(checked) != 1:
+        raise ApiError(400, "OneJobOnly", "give one job a yamlContent (POST /jobs/batch: more)")
+    manifests = specs.render(checked, cluster, _own_namespace(principal))
+    workload = next(m for m in manifests if m.kind in rules.WORKLOAD_KINDS)
+    lines = specs.create(cluster, checked, manifests)
+    return {
+        "jobId": job_id(workload.namespace, workload.name),
+        "name": workload.name,
+        "namespace": workload.namespace,
+        "kind": checked[0].kind.name,
+        "status": "pending",
+        "createdAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "message": "; ".join(lines),
+    }
+
+
+@router.post("/jobs/batch", status_code=201, summary="Create several jobs, each on its own")
+def create_jobs(body: bodies.JobBatch, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "jobs", "create")
+    success: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    for index, text in enumerate(body.yaml_contents):
+        try:
+            made = _create_one(cluster, principal, text, f"yamlContents[{index}]")
+        except Exception as exc:  # each item answers for itself, in the one error shape
+            failed.append({"index": index, **body_of(exc)})
+            continue
+        success.append({"jobId": made["jobId"], "name": made["name"]})
+    return {"success": success, "failed": failed}
+
+
+@router.get("/jobs", summary="List jobs (yours; every user's for an admin)")
+def list_jobs(
+    principal: Caller,
+    cluster: Kube,
+    kind: str | None = None,
+    pool: str | None = None,
+    status: Annotated[
+        str | None, Query(description="pending, running, partially-running, paused, ...")
+    ] = None,
+    page: Page = 1,
+    page_size: PageSize = 20,
+) -> dict[str, Any]:
+    require(principal, "jobs", "get")
+    found = inventory.list_jobs(cluster, _own_namespace(principal), pool, kind)
+    items = [job_item(obj) for obj in found if status is None or status_word(obj) == status]
+    return page_of(items, page, page_size)
+
+
+@router.get("/jobs/{jobId}", summary="One job: status, resources, pods, why it waits")
+def get_job(jobId: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    namespace, name = locate(principal, jobId)
+    require(principal, "jobs", "get", namespace)
+    return job_detail(inventory.gather(cluster, name, namespace))
+
+
+@router.delete("/jobs/{jobId}", summary="Delete a job and its pods")
+def delete_job(
+    jobId: str,
+    principal: Caller,
+    cluster: Kube,
+    force: Annotated[bool, Query(description="no grace period: pods are killed at once")] = False,
+) -> dict[str, Any]:
+    from gpuctl.verbs import actions
+
+    namespace, name = locate(principal, jobId)
+    require(principal, "jobs", "delete", namespace)
+    run = actions.Delete(cluster, force=force)
+    targets = run.targets_of_job(name, namespace)
+    if not targets:
+        raise ApiError(404, "JobNotFound", f"no job {jobId!r}")
+    lines, errors = run.run(targets)
+    if errors:
+        raise ApiError(502, "DeleteFailed", "; ".join(errors))
+    return {"jobId": jobId, "status": "terminating", "message": "; ".join(lines)}

@@ -1,0 +1,54 @@
+"""Quotas: per user (namespace), used/hard and percent; created from a quota spec."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from gpuctl.inventory import quotas
+from gpuctl.server import bodies, specs
+from gpuctl.server.auth import require
+from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.errors import ApiError
+from gpuctl.server.views import quota_item
+
+router = APIRouter(tags=["quotas"])
+
+
+@router.get("/quotas", summary="Quotas: every user's for an admin, your own for a user")
+def list_quotas(principal: Caller, cluster: Kube) -> dict[str, Any]:
+    user = None if principal.admin else principal.user
+    require(principal, "quotas", "get", user)
+    return {"items": [quota_item(q) for q in quotas.list_quotas(cluster, user)]}
+
+
+@router.get("/quotas/{userName}", summary="One user's quota: used/hard and percent")
+def get_quota(userName: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "quotas", "get", userName)
+    return {"items": [quota_item(q) for q in quotas.user_quotas(cluster, userName)]}
+
+
+@router.post("/quotas", status_code=201, summary="Create quotas from a quota spec (admin)")
+def create_quota(body: bodies.QuotaCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "quotas", "create")
+    checked = specs.check(body.yaml_content)
+    specs.only_kinds(checked, jobs=False, where="POST /quotas")
+    lines = specs.create(cluster, checked, specs.render(checked, cluster, None))
+    users = sorted({str(user) for spec in checked for user in spec.data["users"]})
+    names = [str(spec.data["metadata"]["name"]) for spec in checked]
+    return {"names": names, "users": users, "status": "created", "message": "; ".join(lines)}
+
+
+@router.delete("/quotas/{userName}", summary="Delete a user's quotas (not their namespace)")
+def delete_quota(userName: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    from gpuctl.verbs import actions
+
+    require(principal, "quotas", "delete", userName)
+    found = quotas.user_quotas(cluster, userName)
+    lines, errors = actions.Delete(cluster).run(
+        [("ResourceQuota", quota.name, userName) for quota in found]
+    )
+    if errors:
+        raise ApiError(502, "DeleteFailed", "; ".join(errors))
+    return {"userName": userName, "status": "deleted", "message": "; ".join(lines)}

@@ -1,0 +1,63 @@
+"""`yamlContent` in, checked specs and rendered manifests out, and the create verb run on them
+exactly as `gpuctl create` runs it (pool node labels checked before anything is written)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpuctl.cluster.client import Cluster
+from gpuctl.errors import Problem, SpecError
+from gpuctl.inventory import pools
+from gpuctl.render import engine
+from gpuctl.server.errors import ApiError
+from gpuctl.spec import document
+from gpuctl.spec.kinds import Options
+from gpuctl.verbs import actions
+
+SOURCE = "yamlContent"
+
+
+def check(text: str, source: str = SOURCE) -> list[engine.Spec]:
+    """The specs of one `yamlContent`; SpecError (400) names every problem, as the CLI does."""
+    specs = engine.check_documents(document.load_text(source, text))
+    if not specs:
+        raise SpecError([Problem(source, None, None, "", "no spec in yamlContent")])
+    return specs
+
+
+def only_kinds(specs: Sequence[engine.Spec], jobs: bool, where: str) -> None:
+    """POST /jobs takes job kinds only, POST /quotas quota specs only (400 otherwise)."""
+    for spec in specs:
+        if spec.kind.is_job != jobs or (not jobs and spec.kind.name != "quota"):
+            raise ApiError(
+                400,
+                "WrongKind",
+                f"{spec.document.source}: kind {spec.kind.name} is not accepted by {where}",
+            )
+
+
+def render(
+    specs: Sequence[engine.Spec], cluster: Cluster, namespace: str | None
+) -> list[engine.Manifest]:
+    options = Options(namespace=namespace, default_namespace=cluster.namespace)
+    return engine.render_specs(specs, options)
+
+
+def create(
+    cluster: Cluster, specs: Sequence[engine.Spec], manifests: list[engine.Manifest]
+) -> list[str]:
+    """Create the objects (and label a pool's nodes); the report lines. A failure raises:
+    409 AlreadyExists when an object exists, else 422 CreateFailed, with the verb's words."""
+    node_labels = pools.PoolLabels(cluster, manifests, engine.node_labels(specs))
+    node_labels.check()
+    lines, errors = actions.Create(cluster).run(manifests)
+    labelled, failed = node_labels.write(lines)
+    errors += failed
+    if errors:
+        exists = all("already exists" in error for error in errors)
+        raise ApiError(
+            409 if exists else 422,
+            "AlreadyExists" if exists else "CreateFailed",
+            "; ".join(errors),
+        )
+    return lines + labelled

@@ -25,7 +25,7 @@ from gpuctl import __version__
 from gpuctl.cluster.client import Cluster
 from gpuctl.server import errors
 from gpuctl.server.auth import Tokens
-from gpuctl.server.routes import access, jobs, nodes, pools, quotas
+from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas
 
 PREFIX = "/api/v1"
 DOCS = f"{PREFIX}/docs"
@@ -44,8 +44,9 @@ def create_app(cluster: Cluster, tokens: Tokens | None) -> FastAPI:
     )
     app.state.cluster = cluster
     app.state.tokens = tokens
+    app.state.log_streams = logs.Streams()
     errors.install(app)
-    for module in (jobs, pools, nodes, quotas, access):
+    for module in (jobs, logs, pools, nodes, quotas, access):
         app.include_router(module.router, prefix=PREFIX)
     _docs(app)
     _metrics(app)

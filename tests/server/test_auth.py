@@ -22,6 +22,8 @@ MATRIX: list[tuple[str, str, Any, int, int, int]] = [
     ("POST", "/jobs/batch", {"yamlContents": []}, 201, 201, 201),
     ("GET", "/jobs/alice.t1", None, 200, 404, 200),
     ("DELETE", "/jobs/alice.no-such-job", None, 404, 404, 404),
+    ("GET", "/jobs/alice.t1/logs", None, 200, 404, 200),
+    ("GET", "/jobs/alice.t1/metrics", None, 200, 404, 200),
     ("GET", "/pools", None, 200, 200, 200),
     ("GET", "/pools/no-such-pool", None, 404, 404, 404),
     ("POST", "/pools", {"name": "p", "nodes": ["no-such-node"]}, 403, 403, 409),
@@ -87,6 +89,8 @@ def _template(path: str) -> str:
     path = path.split("?")[0]
     for concrete, template in (
         ("/jobs/alice.t1", "/jobs/{jobId}"),
+        ("/jobs/alice.t1/logs", "/jobs/{jobId}/logs"),
+        ("/jobs/alice.t1/metrics", "/jobs/{jobId}/metrics"),
         ("/jobs/alice.no-such-job", "/jobs/{jobId}"),
         ("/pools/no-such-pool", "/pools/{poolName}"),
         ("/nodes/gpu-a100-0/labels/g8s.host/x", "/nodes/{nodeName}/labels/{key}"),

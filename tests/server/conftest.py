@@ -56,6 +56,25 @@ resources:
 """
 
 
+def inference(name: str, replicas: int = 2, gpu: int = 1, pool: str | None = None) -> str:
+    """A service: its pods keep running (a training Job's finish quickly in the sandbox)."""
+    pool_line = f"\n  pool: {pool}" if pool else ""
+    return f"""kind: inference
+version: v0.1
+job:
+  name: {name}
+environment:
+  image: busybox:1.36
+service:
+  replicas: {replicas}
+  port: 8000
+resources:
+  gpu: {gpu}
+  cpu: 1
+  memory: 1Gi{pool_line}
+"""
+
+
 @dataclass
 class Api:
     client: TestClient

@@ -13,22 +13,9 @@ from starlette.websockets import WebSocketDisconnect
 
 from gpuctl.sandbox.testing import wait_for
 
-from .conftest import SECRETS, Api, training
+from .conftest import SECRETS, Api, inference, training
 
-INFERENCE = """kind: inference
-version: v0.1
-job:
-  name: web
-environment:
-  image: busybox:1.36
-service:
-  replicas: 2
-  port: 8000
-resources:
-  gpu: 1
-  cpu: 1
-  memory: 1Gi
-"""
+INFERENCE = inference("web")
 
 
 def _create(api: Api, text: str, who: str = "admin") -> dict[str, Any]:
@@ -153,7 +140,7 @@ def test_logs_give_the_last_lines_of_each_pod(api: Api) -> None:
 
 
 def test_follow_over_chunked_http_receives_new_lines(api: Api) -> None:
-    _create(api, INFERENCE.replace("replicas: 2", "replicas: 1"))
+    _create(api, inference("web", replicas=1))
     wait_for(lambda: _running(api, "default.web"), what="web running")
     seen: list[str] = []
     headers = {"Authorization": f"Bearer {SECRETS['admin']}"}
@@ -170,7 +157,7 @@ def test_follow_over_chunked_http_receives_new_lines(api: Api) -> None:
 
 
 def test_follow_over_websocket_receives_new_lines(api: Api) -> None:
-    _create(api, INFERENCE.replace("replicas: 2", "replicas: 1"))
+    _create(api, inference("web", replicas=1))
     wait_for(lambda: _running(api, "default.web"), what="web running")
     headers = {"Authorization": f"Bearer {SECRETS['admin']}"}
     started = time.monotonic()
@@ -188,7 +175,7 @@ def test_follow_over_websocket_receives_new_lines(api: Api) -> None:
 
 
 def test_follow_streams_are_capped(api: Api) -> None:
-    _create(api, INFERENCE.replace("replicas: 2", "replicas: 1"))
+    _create(api, inference("web", replicas=1))
     streams = api.client.app.state.log_streams  # type: ignore[attr-defined]
     taken = 0
     try:

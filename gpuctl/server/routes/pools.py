@@ -18,6 +18,9 @@ from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError
 from gpuctl.server.views import pool_detail, pool_item
 
+# A pool record or a quota has no pods: deleting it takes a moment; the answer waits for it.
+WAIT = 30.0
+
 router = APIRouter(tags=["pools"])
 
 
@@ -67,7 +70,7 @@ def delete_pool(poolName: str, principal: Caller, cluster: Kube) -> dict[str, An
         raise PoolNotFound(f"pool {poolName} not found")
     checked = specs.check(pool_spec(poolName, "", [], []), "pool name")
     manifests = specs.render(checked, cluster, None)
-    run = actions.Delete(cluster)
+    run = actions.Delete(cluster, wait=True, timeout=WAIT)
     lines, errors = run.run(run.targets_of(manifests))
     errors = [e for e in errors if not e.endswith("not found")]  # only labels named it
     unlabelled, failed = pools.PoolLabels(

@@ -13,6 +13,9 @@ from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError
 from gpuctl.server.views import quota_item
 
+# A pool record or a quota has no pods: deleting it takes a moment; the answer waits for it.
+WAIT = 30.0
+
 router = APIRouter(tags=["quotas"])
 
 
@@ -46,7 +49,7 @@ def delete_quota(userName: str, principal: Caller, cluster: Kube) -> dict[str, A
 
     require(principal, "quotas", "delete", userName)
     found = quotas.user_quotas(cluster, userName)
-    lines, errors = actions.Delete(cluster).run(
+    lines, errors = actions.Delete(cluster, wait=True, timeout=WAIT).run(
         [("ResourceQuota", quota.name, userName) for quota in found]
     )
     if errors:

@@ -48,6 +48,7 @@ def create(
 ) -> list[str]:
     """Create the objects (and label a pool's nodes); the report lines. A failure raises:
     409 AlreadyExists when an object exists, else 422 CreateFailed, with the verb's words."""
+    _namespaces_exist(cluster, manifests)
     node_labels = pools.PoolLabels(cluster, manifests, engine.node_labels(specs))
     node_labels.check()
     lines, errors = actions.Create(cluster).run(manifests)
@@ -61,3 +62,20 @@ def create(
             "; ".join(errors),
         )
     return lines + labelled
+
+
+def _namespaces_exist(cluster: Cluster, manifests: Sequence[engine.Manifest]) -> None:
+    """404 NamespaceNotFound (as Kubernetes answers a create there) for a namespace that
+    neither exists nor is created by these manifests: a user's namespace comes with their
+    quota. One list request; being a read before any write, it also makes an unreachable
+    cluster a 503 rather than a failed create."""
+    existing = {str(ns["metadata"]["name"]) for ns in cluster.list("Namespace")}
+    made = {m.name for m in manifests if m.kind == "Namespace"}
+    missing = sorted({m.namespace for m in manifests if m.namespace} - made - existing)
+    if missing:
+        raise ApiError(
+            404,
+            "NamespaceNotFound",
+            f"namespace {missing[0]} does not exist (a user's namespace is created with "
+            "their quota: POST /quotas)",
+        )

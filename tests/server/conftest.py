@@ -113,8 +113,10 @@ def open_api(env: Env) -> Iterator[TestClient]:
 
 def unreachable_cluster() -> Cluster:
     """A Cluster pointed at a closed loopback port (nothing listens on port 1)."""
+    import urllib3
     from kubernetes.client import ApiClient, Configuration
 
     config = Configuration()
     config.host = "http://127.0.0.1:1"
+    config.retries = urllib3.Retry(total=0, redirect=0, raise_on_status=False)
     return Cluster(ApiClient(config), "default", config.host, read_timeout=2)

@@ -74,6 +74,23 @@ def test_an_unreachable_cluster_is_503() -> None:
             assert answer.status_code == 503, path
             assert answer.json()["error"] == "ClusterUnreachable"
             assert answer.json()["message"].startswith("cannot reach the cluster at ")
+        for path, body in (
+            ("/api/v1/jobs", {"yamlContent": training("t")}),
+            ("/api/v1/quotas", {"yamlContent": QUOTA}),
+            ("/api/v1/pools", {"name": "p", "nodes": ["n"]}),
+        ):
+            answer = client.post(path, json=body)
+            assert answer.status_code == 503, (path, answer.text)
+
+
+def test_a_job_for_a_user_without_a_namespace_is_404(api: Api) -> None:
+    answer = api.call("alice", "POST", "/jobs", json={"yamlContent": training("t")})
+    assert answer.status_code == 404
+    assert answer.json() == {
+        "error": "NamespaceNotFound",
+        "message": "namespace alice does not exist (a user's namespace is created with their "
+        "quota: POST /quotas)",
+    }
 
 
 class _Broken:

@@ -47,7 +47,7 @@ def create_app(cluster: Cluster, tokens: Tokens | None) -> FastAPI:
     app.state.log_streams = logs.Streams()
     errors.install(app)
     for module in (jobs, logs, pools, nodes, quotas, access):
-        app.include_router(module.router, prefix=PREFIX)
+        app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
     _metrics(app)
     return app

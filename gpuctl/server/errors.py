@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gpuctl.cluster import client as kube
@@ -23,6 +24,28 @@ from gpuctl.inventory.pools import PoolConflict, PoolNotFound
 from gpuctl.inventory.quotas import NoQuota
 
 log = logging.getLogger("gpuctl.server")
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx and 5xx answer (the OpenAPI document shows it for each route)."""
+
+    error: str
+    message: str
+    field: str | None = None
+    problems: list[str] | None = None
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": words}
+    for status, words in (
+        (400, "invalid YAML, parameter or body"),
+        (401, "no or unknown token"),
+        (403, "not allowed for this user"),
+        (404, "not found (another user's job too)"),
+        (409, "exists already, or a conflicting label or pool"),
+        (503, "the cluster does not answer"),
+    )
+}
 
 
 class ApiError(GpuctlError):

@@ -43,6 +43,11 @@ def test_openapi_document_lists_the_routes_and_bearer_auth(api: Api) -> None:
     ):
         assert path in paths, path
     assert document["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    refusal = paths["/api/v1/jobs/{jobId}"]["get"]["responses"]["404"]
+    assert refusal["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ErrorBody"
+    }
+    assert document["components"]["schemas"]["ErrorBody"]["required"] == ["error", "message"]
 
 
 def test_metrics_count_requests_by_route_template_and_code(api: Api) -> None:

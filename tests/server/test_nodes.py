@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import yaml
 
-from .conftest import Api, training
+from gpuctl.sandbox.testing import wait_for
+
+from .conftest import Api, inference
 
 KEY = "g8s.host/gpu-type"
 
@@ -16,8 +18,15 @@ def _label(api: Api, node: str, key: str = KEY) -> str | None:
 
 
 def test_list_nodes_with_gpus_filters_pages_and_yaml(api: Api) -> None:
-    api.call("admin", "POST", "/jobs", json={"yamlContent": training("t", gpu=2)})
-    body = api.call("admin", "GET", "/nodes").json()
+    api.call("admin", "POST", "/jobs", json={"yamlContent": inference("t", replicas=1, gpu=2)})
+    body = wait_for(
+        lambda: (
+            (b := api.call("admin", "GET", "/nodes").json())
+            and sum(item["gpuUsed"] for item in b["items"]) == 2
+            and b
+        ),
+        what="the job's pod on a node",
+    )
     assert body["total"] == 4
     a100 = body["items"][1]
     assert set(a100) == {
@@ -33,7 +42,6 @@ def test_list_nodes_with_gpus_filters_pages_and_yaml(api: Api) -> None:
         "createdAt",
     }
     assert (a100["nodeName"], a100["status"], a100["gpuTotal"]) == ("gpu-a100-0", "active", 8)
-    assert sum(item["gpuUsed"] for item in body["items"]) == 2
     t4 = api.call("admin", "GET", "/nodes?gpuType=T4-16G").json()
     assert [item["nodeName"] for item in t4["items"]] == ["gpu-t4-0"]
     page = api.call("admin", "GET", "/nodes?page=2&pageSize=3").json()

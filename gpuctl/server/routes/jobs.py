@@ -6,6 +6,7 @@ unique in the cluster, URL-safe, and what POST returns is what GET and DELETE ta
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -18,10 +19,11 @@ from gpuctl.server import bodies, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError, body_of
-from gpuctl.server.paging import Page, PageSize, page_of
+from gpuctl.server.params import LabelValue, Page, PageSize, page_of
 from gpuctl.server.views import job_detail, job_item, status_word
 
 router = APIRouter(tags=["jobs"])
+JOB_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 def job_id(namespace: str, name: str) -> str:
@@ -31,8 +33,8 @@ def job_id(namespace: str, name: str) -> str:
 def locate(principal: Principal, jid: str) -> tuple[str, str]:
     """(namespace, name) of a job id the caller may see; 404 otherwise (another user's job is
     not found, to them)."""
-    namespace, dot, name = jid.partition(".")
-    if not dot or not name or (not principal.admin and namespace != principal.user):
+    namespace, _, name = jid.partition(".")
+    if not JOB_ID.match(jid) or (not principal.admin and namespace != principal.user):
         raise ApiError(404, "JobNotFound", f"no job {jid!r}")
     return namespace, name
 
@@ -85,8 +87,8 @@ def create_jobs(body: bodies.JobBatch, principal: Caller, cluster: Kube) -> dict
 def list_jobs(
     principal: Caller,
     cluster: Kube,
-    kind: str | None = None,
-    pool: str | None = None,
+    kind: LabelValue = None,
+    pool: LabelValue = None,
     status: Annotated[
         str | None, Query(description="pending, running, partially-running, paused, ...")
     ] = None,

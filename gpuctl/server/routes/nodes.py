@@ -15,7 +15,15 @@ from gpuctl.server import bodies
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import body_of
-from gpuctl.server.paging import Page, PageSize, page_of
+from gpuctl.server.params import (
+    LABEL_VALUE,
+    LabelKey,
+    LabelValue,
+    NodeName,
+    Page,
+    PageSize,
+    page_of,
+)
 from gpuctl.server.views import NODE_STATUS, gpu_labels, node_detail, node_item
 
 router = APIRouter(tags=["nodes"])
@@ -35,8 +43,10 @@ def list_nodes(
     request: Request,
     principal: Caller,
     cluster: Kube,
-    pool: str | None = None,
-    gpu_type: Annotated[str | None, Query(alias="gpuType")] = None,
+    pool: LabelValue = None,
+    gpu_type: Annotated[
+        str | None, Query(alias="gpuType", max_length=63, pattern=LABEL_VALUE)
+    ] = None,
     status: Annotated[str | None, Query(description=", ".join(NODE_STATUS))] = None,
     page: Page = 1,
     page_size: PageSize = 20,
@@ -110,7 +120,7 @@ def label_batch(body: bodies.LabelBatch, principal: Caller, cluster: Kube) -> di
 
 @router.get("/nodes/{nodeName}", summary="One node: resources, labels, pools, pods")
 def get_node(
-    nodeName: str,
+    nodeName: NodeName,
     request: Request,
     principal: Caller,
     cluster: Kube,
@@ -124,7 +134,7 @@ def get_node(
 
 @router.post("/nodes/{nodeName}/labels", summary="Set a g8s.host/ label on a node")
 def set_label(
-    nodeName: str,
+    nodeName: NodeName,
     body: bodies.LabelSet,
     principal: Caller,
     cluster: Kube,
@@ -141,7 +151,9 @@ def set_label(
 
 
 @router.get("/nodes/{nodeName}/labels/{key:path}", summary="One label of one node")
-def get_label(nodeName: str, key: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def get_label(
+    nodeName: NodeName, key: LabelKey, principal: Caller, cluster: Kube
+) -> dict[str, Any]:
     require(principal, "labels", "get")
     value = nodes.labels_of(nodes.get_node(cluster, nodeName)).get(key)
     if value is None:
@@ -150,7 +162,9 @@ def get_label(nodeName: str, key: str, principal: Caller, cluster: Kube) -> dict
 
 
 @router.delete("/nodes/{nodeName}/labels/{key:path}", summary="Remove a g8s.host/ label")
-def delete_label(nodeName: str, key: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def delete_label(
+    nodeName: NodeName, key: LabelKey, principal: Caller, cluster: Kube
+) -> dict[str, Any]:
     require(principal, "labels", "delete")
     change = LabelChange(key, None)
     change.check()

@@ -16,6 +16,7 @@ from gpuctl.server import bodies, specs
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError
+from gpuctl.server.params import PoolName
 from gpuctl.server.views import pool_detail, pool_item
 
 # A pool record or a quota has no pods: deleting it takes a moment; the answer waits for it.
@@ -32,7 +33,7 @@ def list_pools(principal: Caller, cluster: Kube) -> dict[str, Any]:
 
 
 @router.get("/pools/{poolName}", summary="One pool: nodes, GPU types, jobs on it")
-def get_pool(poolName: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def get_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "pools", "get")
     inventory = Inventory.read(cluster)
     return pool_detail(inventory, inventory.pool(poolName))
@@ -60,7 +61,7 @@ def create_pool(body: bodies.PoolCreate, principal: Caller, cluster: Kube) -> di
 
 
 @router.delete("/pools/{poolName}", summary="Delete a pool and unlabel its nodes (admin)")
-def delete_pool(poolName: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def delete_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[str, Any]:
     from gpuctl.render import engine
     from gpuctl.verbs import actions
 

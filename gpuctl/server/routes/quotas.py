@@ -11,6 +11,7 @@ from gpuctl.server import bodies, specs
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError
+from gpuctl.server.params import UserName
 from gpuctl.server.views import quota_item
 
 # A pool record or a quota has no pods: deleting it takes a moment; the answer waits for it.
@@ -27,7 +28,7 @@ def list_quotas(principal: Caller, cluster: Kube) -> dict[str, Any]:
 
 
 @router.get("/quotas/{userName}", summary="One user's quota: used/hard and percent")
-def get_quota(userName: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def get_quota(userName: UserName, principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "quotas", "get", userName)
     return {"items": [quota_item(q) for q in quotas.user_quotas(cluster, userName)]}
 
@@ -44,7 +45,7 @@ def create_quota(body: bodies.QuotaCreate, principal: Caller, cluster: Kube) -> 
 
 
 @router.delete("/quotas/{userName}", summary="Delete a user's quotas (not their namespace)")
-def delete_quota(userName: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def delete_quota(userName: UserName, principal: Caller, cluster: Kube) -> dict[str, Any]:
     from gpuctl.verbs import actions
 
     require(principal, "quotas", "delete", userName)

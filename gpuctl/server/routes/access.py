@@ -6,14 +6,18 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from gpuctl.server import bodies
+from gpuctl.server import answers, bodies
 from gpuctl.server.auth import decide
 from gpuctl.server.deps import Caller
 
 router = APIRouter(tags=["auth"])
 
 
-@router.post("/auth/check", summary="Whether you may do an action on a resource")
+@router.post(
+    "/auth/check",
+    response_model=answers.AuthDecision,
+    summary="Whether you may do an action on a resource",
+)
 def check(body: bodies.AuthCheck, principal: Caller) -> dict[str, Any]:
     owner = body.user if body.user is not None else principal.user
     allowed, reason = decide(principal, body.resource, body.action, owner)

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
-from gpuctl.server import bodies, specs
+from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError, body_of
@@ -43,7 +43,12 @@ def _own_namespace(principal: Principal) -> str | None:
     return None if principal.admin else principal.user
 
 
-@router.post("/jobs", status_code=201, summary="Create a job from its YAML spec")
+@router.post(
+    "/jobs",
+    status_code=201,
+    response_model=answers.JobCreated,
+    summary="Create a job from its YAML spec",
+)
 def create_job(body: bodies.JobCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "jobs", "create")
     return _create_one(cluster, principal, body.yaml_content, specs.SOURCE)
@@ -68,7 +73,12 @@ def _create_one(cluster: Cluster, principal: Principal, text: str, source: str) 
     }
 
 
-@router.post("/jobs/batch", status_code=201, summary="Create several jobs, each on its own")
+@router.post(
+    "/jobs/batch",
+    status_code=201,
+    response_model=answers.JobBatch,
+    summary="Create several jobs, each on its own",
+)
 def create_jobs(body: bodies.JobBatch, principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "jobs", "create")
     success: list[dict[str, Any]] = []
@@ -83,7 +93,9 @@ def create_jobs(body: bodies.JobBatch, principal: Caller, cluster: Kube) -> dict
     return {"success": success, "failed": failed}
 
 
-@router.get("/jobs", summary="List jobs (yours; every user's for an admin)")
+@router.get(
+    "/jobs", response_model=answers.JobList, summary="List jobs (yours; every user's for an admin)"
+)
 def list_jobs(
     principal: Caller,
     cluster: Kube,
@@ -101,14 +113,20 @@ def list_jobs(
     return page_of(items, page, page_size)
 
 
-@router.get("/jobs/{jobId}", summary="One job: status, resources, pods, why it waits")
+@router.get(
+    "/jobs/{jobId}",
+    response_model=answers.JobDetail,
+    summary="One job: status, resources, pods, why it waits",
+)
 def get_job(jobId: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
     namespace, name = locate(principal, jobId)
     require(principal, "jobs", "get", namespace)
     return job_detail(inventory.gather(cluster, name, namespace))
 
 
-@router.delete("/jobs/{jobId}", summary="Delete a job and its pods")
+@router.delete(
+    "/jobs/{jobId}", response_model=answers.JobDeleted, summary="Delete a job and its pods"
+)
 def delete_job(
     jobId: str,
     principal: Caller,

@@ -20,6 +20,7 @@ from starlette.websockets import WebSocketDisconnect
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import jobs as inventory
+from gpuctl.server import answers
 from gpuctl.server.auth import Principal, authenticate, require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError, body_of
@@ -56,7 +57,12 @@ def _job(cluster: Cluster, principal: Principal, job_id: str, pod: str | None) -
     return job
 
 
-@router.get("/jobs/{jobId}/logs", summary="A job's logs; follow=true streams them")
+@router.get(
+    "/jobs/{jobId}/logs",
+    response_model=answers.JobLogs,
+    responses={200: {"content": {"text/plain": {}}, "description": "follow=true: lines"}},
+    summary="A job's logs; follow=true streams them",
+)
 def job_logs(
     request: Request,
     jobId: str,
@@ -139,7 +145,12 @@ async def _until_closed(websocket: WebSocket, stop: threading.Event) -> None:
         stop.set()
 
 
-@router.get("/jobs/{jobId}/metrics", summary="A job's metric series (empty: no source yet)")
+@router.get(
+    "/jobs/{jobId}/metrics",
+    response_model=answers.JobMetrics,
+    response_model_exclude_unset=True,
+    summary="A job's metric series (empty: no source yet)",
+)
 def job_metrics(
     jobId: str,
     principal: Caller,

@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from gpuctl.inventory import nodes
 from gpuctl.inventory.nodes import LabelChange, LabelNotFound
 from gpuctl.inventory.pools import Inventory
-from gpuctl.server import bodies
+from gpuctl.server import answers, bodies
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import body_of
@@ -38,7 +38,12 @@ def _as_requested(request: Request, body: dict[str, Any]) -> Any:
     return body
 
 
-@router.get("/nodes", summary="List nodes with their GPUs (Accept: application/yaml for YAML)")
+@router.get(
+    "/nodes",
+    response_model=answers.NodeList,
+    responses={200: {"content": {"application/yaml": {}}}},
+    summary="List nodes with their GPUs (Accept: application/yaml for YAML)",
+)
 def list_nodes(
     request: Request,
     principal: Caller,
@@ -64,7 +69,11 @@ def list_nodes(
     return _as_requested(request, page_of(items, page, page_size))
 
 
-@router.get("/nodes/labels", summary="One label key on every node that has it")
+@router.get(
+    "/nodes/labels",
+    response_model=answers.LabelValues,
+    summary="One label key on every node that has it",
+)
 def label_values(
     principal: Caller,
     cluster: Kube,
@@ -81,7 +90,11 @@ def label_values(
     return page_of(items, page, page_size)
 
 
-@router.get("/nodes/labels/all", summary="Every node's GPU labels and pools")
+@router.get(
+    "/nodes/labels/all",
+    response_model=answers.AllLabels,
+    summary="Every node's GPU labels and pools",
+)
 def all_labels(
     principal: Caller, cluster: Kube, page: Page = 1, page_size: PageSize = 20
 ) -> dict[str, Any]:
@@ -100,7 +113,11 @@ def all_labels(
     return page_of(items, page, page_size)
 
 
-@router.post("/nodes/labels/batch", summary="Set one label on several nodes, each on its own")
+@router.post(
+    "/nodes/labels/batch",
+    response_model=answers.LabelBatch,
+    summary="Set one label on several nodes, each on its own",
+)
 def label_batch(body: bodies.LabelBatch, principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "labels", "create")
     change = LabelChange(body.key, body.value)
@@ -118,7 +135,12 @@ def label_batch(body: bodies.LabelBatch, principal: Caller, cluster: Kube) -> di
     return {"success": success, "failed": failed, "message": message}
 
 
-@router.get("/nodes/{nodeName}", summary="One node: resources, labels, pools, pods")
+@router.get(
+    "/nodes/{nodeName}",
+    response_model=answers.NodeDetail,
+    responses={200: {"content": {"application/yaml": {}}}},
+    summary="One node: resources, labels, pools, pods",
+)
 def get_node(
     nodeName: NodeName,
     request: Request,
@@ -132,7 +154,11 @@ def get_node(
     return _as_requested(request, node_detail(inventory, node))
 
 
-@router.post("/nodes/{nodeName}/labels", summary="Set a g8s.host/ label on a node")
+@router.post(
+    "/nodes/{nodeName}/labels",
+    response_model=answers.LabelSet,
+    summary="Set a g8s.host/ label on a node",
+)
 def set_label(
     nodeName: NodeName,
     body: bodies.LabelSet,
@@ -150,7 +176,11 @@ def set_label(
     }
 
 
-@router.get("/nodes/{nodeName}/labels/{key:path}", summary="One label of one node")
+@router.get(
+    "/nodes/{nodeName}/labels/{key:path}",
+    response_model=answers.LabelRead,
+    summary="One label of one node",
+)
 def get_label(
     nodeName: NodeName, key: LabelKey, principal: Caller, cluster: Kube
 ) -> dict[str, Any]:
@@ -161,7 +191,11 @@ def get_label(
     return {"nodeName": nodeName, "label": {"key": key, "value": value}}
 
 
-@router.delete("/nodes/{nodeName}/labels/{key:path}", summary="Remove a g8s.host/ label")
+@router.delete(
+    "/nodes/{nodeName}/labels/{key:path}",
+    response_model=answers.LabelDeleted,
+    summary="Remove a g8s.host/ label",
+)
 def delete_label(
     nodeName: NodeName, key: LabelKey, principal: Caller, cluster: Kube
 ) -> dict[str, Any]:

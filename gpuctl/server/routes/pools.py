@@ -12,7 +12,7 @@ from fastapi import APIRouter
 from gpuctl import constants as c
 from gpuctl.inventory import pools
 from gpuctl.inventory.pools import Inventory, PoolNotFound
-from gpuctl.server import bodies, specs
+from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError
@@ -25,14 +25,20 @@ WAIT = 30.0
 router = APIRouter(tags=["pools"])
 
 
-@router.get("/pools", summary="List resource pools with their GPUs")
+@router.get(
+    "/pools", response_model=answers.PoolList, summary="List resource pools with their GPUs"
+)
 def list_pools(principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "pools", "get")
     inventory = Inventory.read(cluster)
     return {"items": [pool_item(inventory, pool) for pool in inventory.pools()]}
 
 
-@router.get("/pools/{poolName}", summary="One pool: nodes, GPU types, jobs on it")
+@router.get(
+    "/pools/{poolName}",
+    response_model=answers.PoolDetail,
+    summary="One pool: nodes, GPU types, jobs on it",
+)
 def get_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "pools", "get")
     inventory = Inventory.read(cluster)
@@ -51,7 +57,12 @@ def pool_spec(name: str, description: str, nodes: list[str], gpu_types: list[str
     return yaml.safe_dump(spec, sort_keys=False, allow_unicode=True)
 
 
-@router.post("/pools", status_code=201, summary="Create a pool and label its nodes (admin)")
+@router.post(
+    "/pools",
+    status_code=201,
+    response_model=answers.PoolChanged,
+    summary="Create a pool and label its nodes (admin)",
+)
 def create_pool(body: bodies.PoolCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "pools", "create")
     text = pool_spec(body.name, body.description, body.nodes, body.gpu_type)
@@ -60,7 +71,11 @@ def create_pool(body: bodies.PoolCreate, principal: Caller, cluster: Kube) -> di
     return {"name": body.name, "status": "created", "message": "; ".join(lines)}
 
 
-@router.delete("/pools/{poolName}", summary="Delete a pool and unlabel its nodes (admin)")
+@router.delete(
+    "/pools/{poolName}",
+    response_model=answers.PoolChanged,
+    summary="Delete a pool and unlabel its nodes (admin)",
+)
 def delete_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[str, Any]:
     from gpuctl.render import engine
     from gpuctl.verbs import actions

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from gpuctl.inventory import quotas
-from gpuctl.server import bodies, specs
+from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError
@@ -20,20 +20,33 @@ WAIT = 30.0
 router = APIRouter(tags=["quotas"])
 
 
-@router.get("/quotas", summary="Quotas: every user's for an admin, your own for a user")
+@router.get(
+    "/quotas",
+    response_model=answers.QuotaList,
+    summary="Quotas: every user's for an admin, your own for a user",
+)
 def list_quotas(principal: Caller, cluster: Kube) -> dict[str, Any]:
     user = None if principal.admin else principal.user
     require(principal, "quotas", "get", user)
     return {"items": [quota_item(q) for q in quotas.list_quotas(cluster, user)]}
 
 
-@router.get("/quotas/{userName}", summary="One user's quota: used/hard and percent")
+@router.get(
+    "/quotas/{userName}",
+    response_model=answers.QuotaList,
+    summary="One user's quota: used/hard and percent",
+)
 def get_quota(userName: UserName, principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "quotas", "get", userName)
     return {"items": [quota_item(q) for q in quotas.user_quotas(cluster, userName)]}
 
 
-@router.post("/quotas", status_code=201, summary="Create quotas from a quota spec (admin)")
+@router.post(
+    "/quotas",
+    status_code=201,
+    response_model=answers.QuotasCreated,
+    summary="Create quotas from a quota spec (admin)",
+)
 def create_quota(body: bodies.QuotaCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
     require(principal, "quotas", "create")
     checked = specs.check(body.yaml_content)
@@ -44,7 +57,11 @@ def create_quota(body: bodies.QuotaCreate, principal: Caller, cluster: Kube) -> 
     return {"names": names, "users": users, "status": "created", "message": "; ".join(lines)}
 
 
-@router.delete("/quotas/{userName}", summary="Delete a user's quotas (not their namespace)")
+@router.delete(
+    "/quotas/{userName}",
+    response_model=answers.QuotaDeleted,
+    summary="Delete a user's quotas (not their namespace)",
+)
 def delete_quota(userName: UserName, principal: Caller, cluster: Kube) -> dict[str, Any]:
     from gpuctl.verbs import actions
 

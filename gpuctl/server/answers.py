@@ -75,6 +75,7 @@ class JobCreated(Answer):
     status: str
     createdAt: str
     message: str
+    warnings: list[str]
 
 
 class JobMade(Answer):

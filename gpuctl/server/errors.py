@@ -22,6 +22,9 @@ from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.inventory.nodes import LabelConflict, LabelNotFound, LabelRefused, NodeNotFound
 from gpuctl.inventory.pools import PoolConflict, PoolNotFound
 from gpuctl.inventory.quotas import NoQuota
+from gpuctl.verbs import delete as delete_verb
+from gpuctl.verbs.common import ApplyFailed
+from gpuctl.verbs.lease import LockTimeout
 
 log = logging.getLogger("gpuctl.server")
 
@@ -71,6 +74,9 @@ ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
     (PoolNotFound, 404, "PoolNotFound"),
     (PoolConflict, 409, "PoolConflict"),
     (JobNotFound, 404, "JobNotFound"),
+    (delete_verb.JobNotFound, 404, "JobNotFound"),
+    (ApplyFailed, 422, "Refused"),  # e.g. a placement that cannot work; nothing was written
+    (LockTimeout, 409, "Busy"),  # another change of the same job holds its lease
     (NoQuota, 404, "QuotaNotFound"),
     (kube.Unreachable, 503, "ClusterUnreachable"),
     (kube.NotFound, 404, "NotFound"),

@@ -1,5 +1,6 @@
-"""`yamlContent` in, checked specs and rendered manifests out, and the create verb run on them
-exactly as `gpuctl create` runs it (pool node labels checked before anything is written)."""
+"""`yamlContent` in, checked specs and a Workset out (as the CLI builds it from files), and the
+create verb run on it. The verb checks a pool's nodes and the jobs' placement before it
+writes, and removes what it created when any object fails."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from collections.abc import Sequence
 
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import Problem, SpecError
-from gpuctl.inventory import pools
 from gpuctl.render import engine
 from gpuctl.server.errors import ApiError
 from gpuctl.spec import document
 from gpuctl.spec.kinds import Options
-from gpuctl.verbs import actions
+from gpuctl.verbs.common import VerbResult
+from gpuctl.verbs.create import Create
+from gpuctl.verbs.workset import Workset
 
 SOURCE = "yamlContent"
 
@@ -36,32 +38,24 @@ def only_kinds(specs: Sequence[engine.Spec], jobs: bool, where: str) -> None:
             )
 
 
-def render(
-    specs: Sequence[engine.Spec], cluster: Cluster, namespace: str | None
-) -> list[engine.Manifest]:
+def workset(specs: Sequence[engine.Spec], cluster: Cluster, namespace: str | None) -> Workset:
     options = Options(namespace=namespace, default_namespace=cluster.namespace)
-    return engine.render_specs(specs, options)
+    return Workset.of_specs(specs, options)
 
 
-def create(
-    cluster: Cluster, specs: Sequence[engine.Spec], manifests: list[engine.Manifest]
-) -> list[str]:
-    """Create the objects (and label a pool's nodes); the report lines. A failure raises:
-    409 AlreadyExists when an object exists, else 422 CreateFailed, with the verb's words."""
-    _namespaces_exist(cluster, manifests)
-    node_labels = pools.PoolLabels(cluster, manifests, engine.node_labels(specs))
-    node_labels.check()
-    lines, errors = actions.Create(cluster).run(manifests)
-    labelled, failed = node_labels.write(lines)
-    errors += failed
-    if errors:
-        exists = all("already exists" in error for error in errors)
+def create(cluster: Cluster, work: Workset) -> VerbResult:
+    """Create the objects (and label a pool's nodes). A failure raises 409 AlreadyExists when
+    an object exists, else 422 CreateFailed, with the verb's words (nothing is left behind)."""
+    _namespaces_exist(cluster, work.manifests)
+    result = Create(cluster, node_labels=work.node_labels).run(work.manifests)
+    if not result.ok:
+        exists = any(": already exists" in error for error in result.errors)
         raise ApiError(
             409 if exists else 422,
             "AlreadyExists" if exists else "CreateFailed",
-            "; ".join(errors),
+            "; ".join(result.errors),
         )
-    return lines + labelled
+    return result
 
 
 def _namespaces_exist(cluster: Cluster, manifests: Sequence[engine.Manifest]) -> None:

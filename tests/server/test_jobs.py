@@ -39,12 +39,27 @@ def test_create_answers_201_with_the_documents_fields(api: Api) -> None:
         "kind": "training",
         "status": "pending",
         "message": "job.batch/sft created",
+        "warnings": [],
     }
     live = api.env.cluster.get("Job", "sft", "default")
     assert live["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "gpuctl"
     again = api.call("admin", "POST", "/jobs", json={"yamlContent": training("sft")})
     assert again.status_code == 409
     assert again.json()["error"] == "AlreadyExists"
+
+
+def test_placement_problems_are_warnings_or_a_refusal_before_any_write(api: Api) -> None:
+    lonely = _create(api, training("lonely", pool="empty-pool"))
+    assert lonely["warnings"] == [
+        "job.batch/lonely: pool empty-pool has no nodes, so it will stay Pending until nodes "
+        "join the pool (gpuctl add node NODE --pool empty-pool)"
+    ]
+    wrong_case = training("cased").replace("  gpu: 1\n", "  gpu: 1\n  gpu-type: a100-80g\n")
+    answer = api.call("admin", "POST", "/jobs", json={"yamlContent": wrong_case})
+    assert answer.status_code == 422
+    assert answer.json()["error"] == "Refused"
+    assert "differs only in letter case" in answer.json()["message"]
+    assert api.env.cluster.find("Job", "cased", "default") is None
 
 
 def test_batch_creates_each_on_its_own(api: Api) -> None:

@@ -59,9 +59,9 @@ def _create_one(cluster: Cluster, principal: Principal, text: str, source: str) 
     specs.only_kinds(checked, jobs=True, where="POST /jobs")
     if len(checked) != 1:
         raise ApiError(400, "OneJobOnly", "give one job a yamlContent (POST /jobs/batch: more)")
-    manifests = specs.render(checked, cluster, _own_namespace(principal))
-    workload = next(m for m in manifests if m.kind in rules.WORKLOAD_KINDS)
-    lines = specs.create(cluster, checked, manifests)
+    work = specs.workset(checked, cluster, _own_namespace(principal))
+    workload = next(m for m in work.manifests if m.kind in rules.WORKLOAD_KINDS)
+    result = specs.create(cluster, work)
     return {
         "jobId": job_id(workload.namespace, workload.name),
         "name": workload.name,
@@ -69,7 +69,8 @@ def _create_one(cluster: Cluster, principal: Principal, text: str, source: str) 
         "kind": checked[0].kind.name,
         "status": "pending",
         "createdAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "message": "; ".join(lines),
+        "message": "; ".join(result.lines()),
+        "warnings": result.warnings,
     }
 
 
@@ -133,15 +134,11 @@ def delete_job(
     cluster: Kube,
     force: Annotated[bool, Query(description="no grace period: pods are killed at once")] = False,
 ) -> dict[str, Any]:
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.delete import Delete
 
     namespace, name = locate(principal, jobId)
     require(principal, "jobs", "delete", namespace)
-    run = actions.Delete(cluster, force=force)
-    targets = run.targets_of_job(name, namespace)
-    if not targets:
-        raise ApiError(404, "JobNotFound", f"no job {jobId!r}")
-    lines, errors = run.run(targets)
-    if errors:
-        raise ApiError(502, "DeleteFailed", "; ".join(errors))
-    return {"jobId": jobId, "status": "terminating", "message": "; ".join(lines)}
+    result = Delete(cluster, force=force).job(name, namespace)
+    if not result.ok:
+        raise ApiError(502, "DeleteFailed", "; ".join(result.errors))
+    return {"jobId": jobId, "status": "terminating", "message": "; ".join(result.lines())}

@@ -67,8 +67,8 @@ def create_pool(body: bodies.PoolCreate, principal: Caller, cluster: Kube) -> di
     require(principal, "pools", "create")
     text = pool_spec(body.name, body.description, body.nodes, body.gpu_type)
     checked = specs.check(text, "request body")
-    lines = specs.create(cluster, checked, specs.render(checked, cluster, None))
-    return {"name": body.name, "status": "created", "message": "; ".join(lines)}
+    result = specs.create(cluster, specs.workset(checked, cluster, None))
+    return {"name": body.name, "status": "created", "message": "; ".join(result.lines())}
 
 
 @router.delete(
@@ -77,21 +77,15 @@ def create_pool(body: bodies.PoolCreate, principal: Caller, cluster: Kube) -> di
     summary="Delete a pool and unlabel its nodes (admin)",
 )
 def delete_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[str, Any]:
-    from gpuctl.render import engine
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.delete import Delete
 
     require(principal, "pools", "delete")
     labelled = cluster.list("Node", label_selector=f"{c.Labels.POOL}={poolName}")
     if pools.read_record(cluster, poolName) is None and not labelled:
         raise PoolNotFound(f"pool {poolName} not found")
-    checked = specs.check(pool_spec(poolName, "", [], []), "pool name")
-    manifests = specs.render(checked, cluster, None)
-    run = actions.Delete(cluster, wait=True, timeout=WAIT)
-    lines, errors = run.run(run.targets_of(manifests))
-    errors = [e for e in errors if not e.endswith("not found")]  # only labels named it
-    unlabelled, failed = pools.PoolLabels(
-        cluster, manifests, engine.node_labels(checked)
-    ).unlabel_all()
-    if errors or failed:
-        raise ApiError(502, "DeleteFailed", "; ".join(errors + failed))
-    return {"name": poolName, "status": "deleted", "message": "; ".join(lines + unlabelled)}
+    work = specs.workset(specs.check(pool_spec(poolName, "", [], []), "pool name"), cluster, None)
+    result = Delete(cluster, wait=True, timeout=WAIT).files(work.manifests, work.node_labels)
+    errors = [e for e in result.errors if not e.endswith(" not found")]  # only labels named it
+    if errors:
+        raise ApiError(502, "DeleteFailed", "; ".join(errors))
+    return {"name": poolName, "status": "deleted", "message": "; ".join(result.lines())}

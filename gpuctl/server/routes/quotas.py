@@ -51,10 +51,15 @@ def create_quota(body: bodies.QuotaCreate, principal: Caller, cluster: Kube) -> 
     require(principal, "quotas", "create")
     checked = specs.check(body.yaml_content)
     specs.only_kinds(checked, jobs=False, where="POST /quotas")
-    lines = specs.create(cluster, checked, specs.render(checked, cluster, None))
+    result = specs.create(cluster, specs.workset(checked, cluster, None))
     users = sorted({str(user) for spec in checked for user in spec.data["users"]})
     names = [str(spec.data["metadata"]["name"]) for spec in checked]
-    return {"names": names, "users": users, "status": "created", "message": "; ".join(lines)}
+    return {
+        "names": names,
+        "users": users,
+        "status": "created",
+        "message": "; ".join(result.lines()),
+    }
 
 
 @router.delete(
@@ -63,13 +68,13 @@ def create_quota(body: bodies.QuotaCreate, principal: Caller, cluster: Kube) -> 
     summary="Delete a user's quotas (not their namespace)",
 )
 def delete_quota(userName: UserName, principal: Caller, cluster: Kube) -> dict[str, Any]:
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.delete import Delete
 
     require(principal, "quotas", "delete", userName)
     found = quotas.user_quotas(cluster, userName)
-    lines, errors = actions.Delete(cluster, wait=True, timeout=WAIT).run(
+    result = Delete(cluster, wait=True, timeout=WAIT).run(
         [("ResourceQuota", quota.name, userName) for quota in found]
     )
-    if errors:
-        raise ApiError(502, "DeleteFailed", "; ".join(errors))
-    return {"userName": userName, "status": "deleted", "message": "; ".join(lines)}
+    if not result.ok:
+        raise ApiError(502, "DeleteFailed", "; ".join(result.errors))
+    return {"userName": userName, "status": "deleted", "message": "; ".join(result.lines())}

@@ -156,3 +156,23 @@ def test_without_tokens_every_caller_is_the_admin(open_api: TestClient) -> None:
         "user": "anonymous",
         "role": "admin",
     }
+
+
+def test_the_readme_has_a_curl_example_for_every_route(api: Api) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## REST API (`gpuctl serve`)", 1)[1].split("\n## ", 1)[0]
+    calls = []
+    for line in section.splitlines():
+        found = re.search(r"(?:-X (\w+) )?\"?\$API(/[^\s\"?]*)", line)
+        if line.startswith("curl") and found:
+            calls.append((found.group(1) or "GET", found.group(2)))
+    document = api.client.get("/api/v1/openapi.json").json()
+    missing = []
+    for path, operations in document["paths"].items():
+        pattern = re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(path.removeprefix("/api/v1")))
+        if path.endswith("/labels/{key}"):
+            pattern = pattern.removesuffix("[^/]+") + ".+"  # a label key has a slash
+        for method in operations:
+            if not any(m == method.upper() and re.fullmatch(pattern, p) for m, p in calls):
+                missing.append(f"{method.upper()} {path}")
+    assert missing == []

@@ -110,8 +110,9 @@ def list_jobs(
 ) -> dict[str, Any]:
     require(principal, "jobs", "get")
     found = inventory.list_jobs(cluster, _own_namespace(principal), pool, kind)
-    items = [job_item(obj) for obj in found if status is None or status_word(obj) == status]
-    return page_of(items, page, page_size)
+    wanted = [obj for obj in found if status is None or status_word(obj) == status]
+    listed = page_of(wanted, page, page_size)  # only the page's rows are built
+    return {"total": listed["total"], "items": [job_item(obj) for obj in listed["items"]]}
 
 
 @router.get(

@@ -70,6 +70,11 @@ RESOURCES: dict[str, Resource] = {
     "StatefulSet": Resource("apps", "v1", "statefulsets", True),
     "HorizontalPodAutoscaler": Resource("autoscaling", "v2", "horizontalpodautoscalers", True),
     "PriorityClass": Resource("scheduling.k8s.io", "v1", "priorityclasses", False),
+    "Lease": Resource("coordination.k8s.io", "v1", "leases", True),
+    "CustomResourceDefinition": Resource(
+        "apiextensions.k8s.io", "v1", "customresourcedefinitions", False
+    ),
+    "GPUWorkload": Resource("gpu.warp.dev", "v1alpha1", "gpuworkloads", True),
 }
 
 
@@ -374,7 +379,9 @@ class Cluster:
         patch: Any,
         *,
         patch_type: str = "merge",
+        subresource: str = "",
     ) -> dict[str, Any]:
+        """PATCH the object, or its `subresource` (such as "status") when given."""
         content_type = {
             "merge": "application/merge-patch+json",
             "strategic": "application/strategic-merge-patch+json",
@@ -382,7 +389,7 @@ class Cluster:
         }[patch_type]
         result: dict[str, Any] = self._send(
             "PATCH",
-            resource(kind).path(namespace, name),
+            resource(kind).path(namespace, name) + (f"/{subresource}" if subresource else ""),
             ref(kind, name),
             body=patch,
             content_type=content_type,

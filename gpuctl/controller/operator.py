@@ -144,6 +144,49 @@ def build_registry(
     return registry, settings
 
 
+class StopSwitch:
+    """Stops kopf from another thread (the lease keeper's). kopf is given an asyncio.Event:
+    a threading.Event or a concurrent Future it would wait for in an executor thread, which
+    asyncio.run then waits for at exit, for ever."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._triggered = False
+        self._target: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
+
+    def attach(self, loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
+        with self._lock:
+            self._target = (loop, event)
+            if self._triggered:
+                event.set()
+
+    def trigger(self) -> None:
+        with self._lock:
+            self._triggered = True
+            if self._target is not None:
+                loop, event = self._target
+                loop.call_soon_threadsafe(event.set)
+
+
+async def _operate(
+    registry: kopf.OperatorRegistry,
+    settings: kopf.OperatorSettings,
+    namespace: str,
+    switch: StopSwitch,
+    ready: threading.Event,
+) -> None:
+    stop = asyncio.Event()
+    switch.attach(asyncio.get_running_loop(), stop)
+    await kopf.operator(
+        registry=registry,
+        settings=settings,
+        namespaces=[namespace],
+        standalone=True,
+        stop_flag=stop,
+        ready_flag=ready,
+    )
+
+
 @dataclass(frozen=True)
 class RunOptions:
     namespace: str
@@ -165,8 +208,9 @@ def run(cluster: Cluster, options: RunOptions) -> int:
     health.alive.set()
     start_http_server(options.metrics_port, registry=metrics.registry)
     serve_health(options.health_port, health)
-    stop = threading.Event()
+    stop = threading.Event()  # the lease keeper's: set once the operator has stopped
     lost = threading.Event()
+    kopf_stop = StopSwitch()
     elector = LeaseElector(
         cluster, options.namespace, resource.NAME, options.identity, options.lease_timing
     )
@@ -185,7 +229,7 @@ def run(cluster: Cluster, options: RunOptions) -> int:
             elector.keep(stop)
             if not stop.is_set():
                 lost.set()
-                stop.set()
+                kopf_stop.trigger()
 
         keeper = threading.Thread(target=keep, name="lease", daemon=True)
         keeper.start()
@@ -200,19 +244,11 @@ def run(cluster: Cluster, options: RunOptions) -> int:
 
     threading.Thread(target=mark_ready, name="ready", daemon=True).start()
     try:
-        asyncio.run(
-            kopf.operator(
-                registry=registry,
-                settings=settings,
-                namespaces=[options.namespace],
-                standalone=True,
-                stop_flag=stop,
-                ready_flag=ready,
-            )
-        )
+        asyncio.run(_operate(registry, settings, options.namespace, kopf_stop, ready))
     finally:
         stop.set()
         metrics.leader.set(0)
         if options.leader_elect:
             keeper.join(timeout=options.lease_timing.retry_period + 5)  # it releases the Lease
+        log.info("stopped")
     return 1 if lost.is_set() else 0

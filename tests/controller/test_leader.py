@@ -18,7 +18,10 @@ class Clock:
 def electors(env: Env) -> tuple[LeaseElector, LeaseElector, Clock]:
     clock = Clock()
     timing = Timing(lease_seconds=15, renew_deadline=10, retry_period=2)
-    make = lambda who: LeaseElector(env.cluster, "default", "lock", who, timing, clock)  # noqa: E731
+
+    def make(who: str) -> LeaseElector:
+        return LeaseElector(env.cluster, "default", "lock", who, timing, clock)
+
     return make("a"), make("b"), clock
 
 

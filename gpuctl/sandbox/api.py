@@ -933,6 +933,15 @@ class Api:
                     tuple(names.get("categories") or ()),
                     subresources,
                     crd_schema=schema,
+                    printer_columns=tuple(
+                        (
+                            str(column.get("name", "")),
+                            str(column.get("type", "string")),
+                            str(column.get("jsonPath", "")),
+                            int(column.get("priority") or 0),
+                        )
+                        for column in version.get("additionalPrinterColumns") or []
+                    ),
                 )
             )
         if not (crd.get("status") or {}).get("conditions"):

@@ -105,3 +105,24 @@ def test_manifests_install_a_hardened_least_privilege_controller() -> None:
     assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
     assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert {p["containerPort"] for p in container["ports"]} == {8080, 8081}
+
+
+def test_kubectl_get_prints_the_crd_columns(crd_env: Env) -> None:
+    crd_env.cluster.create(workload("llama", 2))
+    crd_env.cluster.patch(
+        resource.KIND,
+        "llama",
+        "default",
+        {"status": {"phase": "Scheduled", "assignedNode": "big", "retries": 0, "jobName": "j"}},
+        subresource="status",
+    )
+    lines = crd_env.sandbox.kubectl("get", "gpuworkloads").stdout.splitlines()
+    assert lines[0].split() == [
+        "NAME", "MODEL", "GPUS", "STRATEGY", "PHASE", "NODE", "RETRIES", "AGE"
+    ]  # fmt: skip
+    assert lines[1].split()[:7] == ["llama", "llama2", "2", "leastLoaded", "Scheduled", "big", "0"]
+    assert lines[1].split()[7].endswith("s")
+    wide = crd_env.sandbox.kubectl("get", "gw", "-o", "wide").stdout.splitlines()
+    assert wide[0].split()[-4:] == ["RETRIES", "JOB", "MESSAGE", "AGE"]
+    assert wide[1].split()[7] == "j"  # and an empty MESSAGE
+    assert len(wide[1].split()) == 9

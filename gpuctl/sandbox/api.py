@@ -277,7 +277,10 @@ class Api:
         return obj
 
     def _prepare(self, res: Resource, obj: Obj, uid: str, creating: bool = True) -> None:
-        defaults.apply_defaults(res.kind, obj, uid, creating)
+        if res.crd_schema is not None:
+            defaults.schema_defaults(res.crd_schema, obj)
+        else:
+            defaults.apply_defaults(res.kind, obj, uid, creating)
 
     def _validate(
         self,

@@ -33,6 +33,15 @@ def test_the_crd_takes_the_document_example_and_refuses_bad_values(crd_env: Env)
         crd_env.cluster.create(missing)
 
 
+def test_the_api_server_fills_in_the_crd_defaults(crd_env: Env) -> None:
+    minimal = workload("minimal", 1)
+    minimal["spec"] = {"modelName": "llama2", "retryPolicy": {"maxRetries": 1}}
+    created = crd_env.cluster.create(minimal)
+    assert created["spec"]["schedulingStrategy"] == "leastLoaded"
+    assert created["spec"]["retryPolicy"] == {"maxRetries": 1, "backoffSeconds": 30}
+    assert created["spec"] == resource.with_defaults(resource.spec_schema(), minimal["spec"])
+
+
 def test_defaults_come_from_the_crd_schema() -> None:
     spec = resource.with_defaults(resource.spec_schema(), {"modelName": "llama2"})
     assert spec == {

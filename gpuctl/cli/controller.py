@@ -32,9 +32,11 @@ def controller() -> None:
     help="An image whose entrypoint is gpuctl.",
 )
 @click.option("--replicas", type=click.IntRange(1), default=1, show_default=True)
-def manifests(namespace: str, image: str, replicas: int) -> None:
+@click.option("--crd-only", is_flag=True, help="Only the CustomResourceDefinition.")
+def manifests(namespace: str, image: str, replicas: int, crd_only: bool) -> None:
     """Print the CRD, namespace, ServiceAccount, roles and Deployment that install it."""
-    click.echo(resource.to_yaml(resource.manifests(namespace, image, replicas)), nl=False)
+    objects = [resource.crd()] if crd_only else resource.manifests(namespace, image, replicas)
+    click.echo(resource.to_yaml(objects), nl=False)
 
 
 # --------------------------------------------------------------------------- plan

@@ -290,7 +290,6 @@ NAMESPACED_RULES: Final = (
     _rule(GROUP, [PLURAL], ["get", "list", "watch"]),  # kopf's watch, our reads
     _rule(GROUP, [f"{PLURAL}/status"], ["patch"]),  # phase, node, job, retries
     _rule("batch", ["jobs"], ["get", "create"]),  # adopt or create; deletion is the GC's
-    _rule("", ["events"], ["create"]),  # Scheduled / Retrying / Failed events
     _rule("coordination.k8s.io", ["leases"], ["get", "create", "update"]),  # leader election
 )
 CLUSTER_RULES: Final = (

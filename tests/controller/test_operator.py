@@ -17,22 +17,9 @@ from typing import Any
 
 from gpuctl.controller import resource
 from gpuctl.sandbox.testing import wait_for
-from tests.conftest import GPUCTL, Env
+from tests.conftest import GPUCTL, REPO, Env
 
-EXAMPLE = """
-apiVersion: gpu.warp.dev/v1alpha1
-kind: GPUWorkload
-metadata:
-  name: my-inference-workload
-spec:
-  modelName: llama2          # Name of the model/workload
-  gpuCount: 2                # GPUs required
-  priority: high             # Workload priority
-  schedulingStrategy: leastLoaded  # Which strategy to use
-  retryPolicy:
-    maxRetries: 3            # Max scheduling retries
-    backoffSeconds: 30       # Base backoff delay
-"""
+EXAMPLE = (REPO / "examples" / "controller" / "gpuworkload.yaml").read_text()
 
 
 def free_port() -> int:
@@ -226,3 +213,51 @@ def test_of_two_replicas_only_the_leader_acts_and_a_standby_takes_over(crd_env: 
         assert second.metric('warp_gpuworkload_scheduled_total{strategy="leastLoaded"}') == 1
         lease = crd_env.cluster.get("Lease", resource.NAME, "default")
         assert lease["spec"]["leaseTransitions"] == 1
+
+
+def test_the_roles_allow_every_call_the_controller_makes_and_no_more(crd_env: Env) -> None:
+    """Every API call of a run that places one workload, retries and fails another, checked
+    against the Role (in the controller's namespace) and the ClusterRole; every granted verb
+    is used. Only the controller talks to the sandbox while the log is recorded."""
+    for name, gpus in (("fits", 1), ("too-big", 9)):
+        crd_env.cluster.create(
+            {
+                "apiVersion": resource.API_VERSION,
+                "kind": resource.KIND,
+                "metadata": {"name": name, "namespace": "default"},
+                "spec": {
+                    "modelName": "llama2",
+                    "gpuCount": gpus,
+                    "retryPolicy": {"maxRetries": 1, "backoffSeconds": 1},
+                },
+            }
+        )
+    log = crd_env.sandbox.requests
+    log.clear()
+
+    def status_writes(name: str) -> int:
+        return len([r for r in log.matching("patch", "gpuworkloads/status", name) if r.code == 200])
+
+    with controller(crd_env):
+        wait_for(lambda: status_writes("fits") >= 1, timeout=20, what="fits placed")
+        wait_for(lambda: status_writes("too-big") >= 2, timeout=20, what="too-big Failed")
+        wait_for(lambda: log.matching("update", "leases"), timeout=10, what="a lease renewal")
+    calls = log.api_calls()
+
+    def granted(rules: Any, call: Any) -> bool:
+        return any(
+            call.resource in rule["resources"] and call.verb in rule["verbs"] for rule in rules
+        )
+
+    for call in calls:
+        in_namespace = call.namespace == "default" and granted(resource.NAMESPACED_RULES, call)
+        cluster_wide = granted(resource.CLUSTER_RULES, call)
+        assert in_namespace or cluster_wide, f"not granted: {call}"
+    used = {(call.resource, call.verb) for call in calls}
+    grants = {
+        (name, verb)
+        for rule in (*resource.NAMESPACED_RULES, *resource.CLUSTER_RULES)
+        for name in rule["resources"]
+        for verb in rule["verbs"]
+    }
+    assert used == grants

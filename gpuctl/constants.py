@@ -22,6 +22,8 @@ class Labels:
     APP: Final = "app"
     JOB_NAME: Final = "job-name"  # set on training pods by the Job controller
     MANAGED_BY: Final = "app.kubernetes.io/managed-by"
+    # The job (or pool, or quota) an object belongs to: what prune and `delete job` select on.
+    INSTANCE: Final = "app.kubernetes.io/instance"
 
 
 MANAGED_BY_VALUE: Final = "gpuctl"

@@ -19,6 +19,7 @@ from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import jobs
 from gpuctl.spec import kinds
+from gpuctl.verbs.pause import Pause, Resume
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
@@ -155,7 +156,8 @@ def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str
     gpuctl pause llama3-8b-inference
     """
     cluster = _connect(kubeconfig, context)
-    click.echo(jobs.pause(cluster, jobs.find_job(cluster, name, namespace or cluster.namespace)))
+    job = jobs.find_job(cluster, name, namespace or cluster.namespace)
+    click.echo(Pause(cluster).run(job).line())
 
 
 @click.command()
@@ -168,4 +170,5 @@ def resume(name: str, kubeconfig: str | None, context: str | None, namespace: st
     gpuctl resume llama3-8b-inference
     """
     cluster = _connect(kubeconfig, context)
-    click.echo(jobs.resume(cluster, jobs.find_job(cluster, name, namespace or cluster.namespace)))
+    job = jobs.find_job(cluster, name, namespace or cluster.namespace)
+    click.echo(Resume(cluster).run(job).line())

@@ -284,22 +284,21 @@ class Session:
         namespace: str | None,
         priority_classes: bool = False,
     ) -> None:
-        from gpuctl.cluster import client as kube
+        from gpuctl.cluster import client
         from gpuctl.render import engine
         from gpuctl.spec import document
         from gpuctl.spec.kinds import Options
+        from gpuctl.verbs.workset import Workset
 
         # Invalid specs are reported before the Kubernetes client is even imported.
-        documents = document.load_files(files)
-        specs = engine.check_documents(documents)
-        self.node_labels = engine.node_labels(specs)
-        self.cluster = kube.Cluster.connect(kubeconfig, context)
+        specs = engine.check_documents(document.load_files(files))
+        self.cluster = client.Cluster.connect(kubeconfig, context)
         options = Options(
             namespace=namespace,
             default_namespace=self.cluster.namespace,
             priority_classes=priority_classes,
         )
-        self.manifests = engine.render_specs(specs, options)
+        self.work = Workset.of_specs(specs, options)
 
 
 def progress_line() -> Any:
@@ -322,10 +321,34 @@ def report(lines: list[str], errors: list[str]) -> int:
     return 1 if errors else 0
 
 
+def show_result(result: Any) -> None:
+    """A verb's result: its lines on stdout, warnings and errors on stderr."""
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    report(result.lines(), result.errors)
+
+
+def _wait(wait: bool, timeout: str, settle: str, cluster: Any) -> Any:
+    from gpuctl.verbs.wait import Wait
+
+    if not wait:
+        return None
+    return Wait(cluster, duration(timeout), duration(settle), progress_line())
+
+
+_settle_option = click.option(
+    "--settle",
+    default="5s",
+    show_default=True,
+    help="With --wait: how long every pod must stay Ready, without restarting, to count as up.",
+)
+
+
 @cli.command()
 @_file_option
 @cluster_options
 @_write_options
+@_settle_option
 def create(
     files: tuple[str, ...],
     kubeconfig: str | None,
@@ -336,42 +359,51 @@ def create(
     timeout: str,
     priority_classes: bool,
     overwrite: bool,
+    settle: str,
 ) -> int:
     """Create the objects; one that exists already is an error naming it.
 
-    A pool file also labels its nodes runwhere.ai/pool (and runwhere.ai/gpu-type); a node
-    of another pool is refused unless --overwrite, before anything is written.
+    All or nothing: when one object cannot be created, what this run created is removed
+    again. A pool file also labels its nodes runwhere.ai/pool (and runwhere.ai/gpu-type); a
+    node of another pool is refused unless --overwrite, before anything is written.
 
     \b
     gpuctl create -f examples/training.yaml
     gpuctl create -f task1.yaml -f task2.yaml --wait
     """
-    from gpuctl.inventory import pools
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.common import DryRun
+    from gpuctl.verbs.create import Create
 
     session = Session(files, kubeconfig, context, namespace, priority_classes)
-    node_labels = pools.PoolLabels(
-        session.cluster, session.manifests, session.node_labels, overwrite
-    )
-    node_labels.check()
-    run = actions.Create(
-        session.cluster, actions.DryRun(dry_run), duration(timeout), progress_line()
-    )
-    lines, errors = run.run(session.manifests)
-    labelled, failed = node_labels.write(
-        lines, actions.DryRun(dry_run).suffix, dry_run=dry_run != "none"
-    )
-    lines, errors = lines + labelled, errors + failed
-    code = report(lines, errors)  # what was created is said before waiting for it to run
-    if wait and not errors and dry_run == "none":
-        actions.wait_running(session.cluster, session.manifests, duration(timeout), progress_line())
-    return code
+    result = Create(
+        session.cluster,
+        DryRun(dry_run),
+        duration(timeout),
+        progress_line(),
+        node_labels=session.work.node_labels,
+        overwrite=overwrite,
+        wait=_wait(wait, timeout, settle, session.cluster),
+        on_written=show_result,  # what was created is said before waiting for it to run
+    ).run(session.work.manifests)
+    return 0 if result.ok else 1
 
 
 @cli.command()
 @_file_option
 @cluster_options
 @_write_options
+@_settle_option
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Delete and create again every existing object, changed or not (re-pulls images).",
+)
+@click.option(
+    "--prune/--no-prune",
+    default=True,
+    show_default=True,
+    help="Delete the objects of these jobs that the specs no longer render.",
+)
 def apply(
     files: tuple[str, ...],
     kubeconfig: str | None,
@@ -382,8 +414,12 @@ def apply(
     timeout: str,
     priority_classes: bool,
     overwrite: bool,
+    settle: str,
+    force: bool,
+    prune: bool,
 ) -> int:
-    """Create what is missing, keep what is unchanged, replace what changed (safely).
+    """Create what is missing, keep what is unchanged, replace what changed (safely), and
+    prune what the jobs no longer render.
 
     A pool file also labels its nodes, and unlabels those it no longer lists.
 
@@ -391,27 +427,29 @@ def apply(
     gpuctl apply -f examples/inference.yaml
     gpuctl apply -f examples/ --dry-run=server
     """
-    from gpuctl.inventory import pools
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.apply import Apply
+    from gpuctl.verbs.common import DryRun
 
     session = Session(files, kubeconfig, context, namespace, priority_classes)
-    node_labels = pools.PoolLabels(
-        session.cluster, session.manifests, session.node_labels, overwrite
-    )
-    node_labels.check(with_previous=True)
-    run = actions.Apply(
-        session.cluster, actions.DryRun(dry_run), duration(timeout), progress_line()
-    )
-    lines = run.run(session.manifests)
-    labelled, errors = node_labels.write(
-        None, actions.DryRun(dry_run).suffix, dry_run=dry_run != "none"
-    )
-    if dry_run == "none":
-        node_labels.sync_records()
-    code = report(lines + labelled, errors)
-    if wait and dry_run == "none":
-        actions.wait_running(session.cluster, session.manifests, duration(timeout), progress_line())
-    return code
+    result = Apply(
+        session.cluster,
+        DryRun(dry_run),
+        duration(timeout),
+        progress_line(),
+        force=force,
+        prune=prune,
+        node_labels=session.work.node_labels,
+        overwrite=overwrite,
+        wait=_wait(wait, timeout, settle, session.cluster),
+        on_written=show_result,
+    ).run(session.work.manifests)
+    return 0 if result.ok else 1
+
+
+class DiffError(GpuctlError):
+    """diff could not compare: kubectl's convention is an exit code above 1."""
+
+    exit_code = 2
 
 
 @cli.command()
@@ -422,17 +460,24 @@ def diff(
 ) -> int:
     """Show what apply would change: a unified diff of live and rendered objects.
 
-    Exit code 0 when nothing differs, 1 when something does (kubectl's convention).
+    Exit code 0 when nothing differs, 1 when something does, 2 when diff could not compare
+    (kubectl's convention).
 
     \b
     gpuctl diff -f examples/training.yaml
     """
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.diff import Diff
 
-    session = Session(files, kubeconfig, context, namespace)
-    text = actions.Diff(session.cluster).run(session.manifests)
-    click.echo(text, nl=False)
-    return 1 if text else 0
+    try:
+        session = Session(files, kubeconfig, context, namespace)
+        result = Diff(session.cluster).run(session.work.manifests)
+    except SpecError as exc:
+        exc.exit_code = 2
+        raise
+    except GpuctlError as exc:
+        raise DiffError(str(exc)) from exc
+    click.echo(result.text, nl=False)
+    return 1 if result.differs else 0
 
 
 @cli.command()
@@ -471,40 +516,25 @@ def delete(
     gpuctl delete -f examples/training.yaml --wait
     gpuctl delete job qwen2-7b-llamafactory-sft --force
     """
-    from gpuctl.errors import GpuctlError, UsageError
-    from gpuctl.verbs import actions
+    from gpuctl.errors import UsageError
+    from gpuctl.verbs.delete import Delete
 
     if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] != "job")):
         raise UsageError("give either -f FILE… or `job NAME`")
-    run_options = dict(
-        force=force,
-        wait=wait,
-        timeout=duration(timeout),
-        include_namespaces=include_namespaces,
-        progress=progress_line(),
-    )
     if files:
         session = Session(files, kubeconfig, context, namespace)
-        run = actions.Delete(session.cluster, **run_options)
-        targets = run.targets_of(session.manifests)
+        verb = Delete(
+            session.cluster, force, wait, duration(timeout), include_namespaces, progress_line()
+        )
+        result = verb.files(session.work.manifests, session.work.node_labels)
     else:
-        from gpuctl.cluster import client as kube
+        from gpuctl.cluster import client
 
-        cluster = kube.Cluster.connect(kubeconfig, context)
-        run = actions.Delete(cluster, **run_options)
-        where = namespace or cluster.namespace
-        targets = run.targets_of_job(what[1], where)
-        if not targets:
-            raise GpuctlError(f"no job named {what[1]!r} in namespace {where}")
-    lines, errors = run.run(targets)
-    if files:
-        from gpuctl.inventory import pools
-
-        unlabelled, failed = pools.PoolLabels(
-            session.cluster, session.manifests, session.node_labels
-        ).unlabel_all()
-        lines, errors = lines + unlabelled, errors + failed
-    return report(lines, errors)
+        cluster = client.Cluster.connect(kubeconfig, context)
+        verb = Delete(cluster, force, wait, duration(timeout), include_namespaces, progress_line())
+        result = verb.job(what[1], namespace or cluster.namespace)
+    show_result(result)
+    return 0 if result.ok else 1
 
 
 # ------------------------------------------------------------ get and describe groups

@@ -9,6 +9,7 @@ from gpuctl.cli.main import cluster_options, echo_objects, no_headers_option, ou
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import pools
+from gpuctl.verbs import pool_labels
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
@@ -89,7 +90,7 @@ def add(
     gpuctl add node gpu-a100-0 gpu-a100-1 --pool training-pool
     """
     _check_node_word(what)
-    lines, errors = pools.add_nodes(_connect(kubeconfig, context), pool, names, overwrite)
+    lines, errors = pool_labels.add_nodes(_connect(kubeconfig, context), pool, names, overwrite)
     return report(lines, errors)
 
 
@@ -112,5 +113,5 @@ def remove(
     gpuctl remove node gpu-a100-1 --pool training-pool
     """
     _check_node_word(what)
-    lines, errors = pools.remove_nodes(_connect(kubeconfig, context), pool, names)
+    lines, errors = pool_labels.remove_nodes(_connect(kubeconfig, context), pool, names)
     return report(lines, errors)

@@ -17,183 +17,50 @@ import os
 import random
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 import kubernetes.config
 import urllib3
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.config.config_exception import ConfigException
 
+from gpuctl.cluster.errors import (
+    AlreadyExists,
+    Conflict,
+    Forbidden,
+    Gone,
+    Invalid,
+    KubeError,
+    NotFound,
+    ServerError,
+    Unreachable,
+    _error,
+)
+from gpuctl.cluster.resources import RESOURCES, Resource, clean, ref, resource
 from gpuctl.errors import GpuctlError
+
+__all__ = [
+    "RESOURCES",
+    "AlreadyExists",
+    "Cluster",
+    "Conflict",
+    "Forbidden",
+    "Gone",
+    "Invalid",
+    "KubeError",
+    "NotFound",
+    "Resource",
+    "ServerError",
+    "Unreachable",
+    "clean",
+    "ref",
+    "resource",
+]
 
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 30.0
 ATTEMPTS = 4  # one try and three retries
 BACKOFF = 0.2  # seconds, doubled each retry, with full jitter
-
-
-@dataclass(frozen=True)
-class Resource:
-    group: str
-    version: str
-    plural: str
-    namespaced: bool
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    def path(self, namespace: str | None = None, name: str | None = None) -> str:
-        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
-        if self.namespaced and namespace:
-            base += f"/namespaces/{quote(namespace, safe='')}"
-        base += f"/{self.plural}"
-        if name is not None:
-            base += f"/{quote(name, safe='')}"
-        return base
-
-
-RESOURCES: dict[str, Resource] = {
-    "Namespace": Resource("", "v1", "namespaces", False),
-    "Node": Resource("", "v1", "nodes", False),
-    "Pod": Resource("", "v1", "pods", True),
-    "Service": Resource("", "v1", "services", True),
-    "ConfigMap": Resource("", "v1", "configmaps", True),
-    "Secret": Resource("", "v1", "secrets", True),
-    "ResourceQuota": Resource("", "v1", "resourcequotas", True),
-    "Event": Resource("", "v1", "events", True),
-    "Job": Resource("batch", "v1", "jobs", True),
-    "Deployment": Resource("apps", "v1", "deployments", True),
-    "ReplicaSet": Resource("apps", "v1", "replicasets", True),
-    "StatefulSet": Resource("apps", "v1", "statefulsets", True),
-    "HorizontalPodAutoscaler": Resource("autoscaling", "v2", "horizontalpodautoscalers", True),
-    "PriorityClass": Resource("scheduling.k8s.io", "v1", "priorityclasses", False),
-    "Lease": Resource("coordination.k8s.io", "v1", "leases", True),
-    "CustomResourceDefinition": Resource(
-        "apiextensions.k8s.io", "v1", "customresourcedefinitions", False
-    ),
-    "GPUWorkload": Resource("gpu.warp.dev", "v1alpha1", "gpuworkloads", True),
-}
-
-
-def resource(kind: str) -> Resource:
-    try:
-        return RESOURCES[kind]
-    except KeyError:
-        raise GpuctlError(f"gpuctl does not handle objects of kind {kind}") from None
-
-
-def ref(kind: str, name: str) -> str:
-    """kubectl's name for an object: `job.batch/x`, `service/svc-x`."""
-    group = RESOURCES[kind].group if kind in RESOURCES else ""
-    return f"{kind.lower()}{'.' + group if group else ''}/{name}"
-
-
-# ------------------------------------------------------------------------------- errors
-
-
-class KubeError(GpuctlError):
-    """The cluster refused or failed a request."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int = 0,
-        reason: str = "",
-        causes: list[dict[str, Any]] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.reason = reason
-        self.causes = causes or []
-
-
-class NotFound(KubeError):
-    pass
-
-
-class AlreadyExists(KubeError):
-    pass
-
-
-class Conflict(KubeError):
-    """Optimistic concurrency: the object changed since it was read."""
-
-
-class Forbidden(KubeError):
-    """RBAC, an exceeded quota, or a terminating namespace."""
-
-
-class Invalid(KubeError):
-    """The server's validation refused the object (field errors in `causes`)."""
-
-    @property
-    def immutable(self) -> bool:
-        text = self.args[0] + " ".join(str(c.get("message", "")) for c in self.causes)
-        return "field is immutable" in text or ("updates to" in text and "are forbidden" in text)
-
-
-class Gone(KubeError):
-    """410: a watch's resourceVersion is too old."""
-
-
-class ServerError(KubeError):
-    """5xx, 429 or an unexpected status."""
-
-
-class Unreachable(KubeError):
-    """No answer: connection refused, reset, dropped, or timed out."""
-
-
-_BY_REASON: dict[str, type[KubeError]] = {
-    "NotFound": NotFound,
-    "AlreadyExists": AlreadyExists,
-    "Conflict": Conflict,
-    "Forbidden": Forbidden,
-    "Invalid": Invalid,
-    "Gone": Gone,
-    "Expired": Gone,
-}
-_BY_STATUS: dict[int, type[KubeError]] = {
-    404: NotFound,
-    403: Forbidden,
-    401: Forbidden,
-    422: Invalid,
-    410: Gone,
-}
-
-
-def _error(status: int, body: bytes, what: str) -> KubeError:
-    """The exception for an error response, worded for a person."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        data = {}
-    if not isinstance(data, dict):
-        data = {}
-    reason = str(data.get("reason") or "")
-    message = str(data.get("message") or body[:200].decode("utf-8", "replace") or f"HTTP {status}")
-    causes = list((data.get("details") or {}).get("causes") or [])
-    if reason == "AlreadyExists" or (status == 409 and "already exists" in message):
-        cls: type[KubeError] = AlreadyExists
-    elif status == 409:
-        cls = Conflict
-    else:
-        cls = _BY_REASON.get(reason) or _BY_STATUS.get(status) or ServerError
-    # Callers name the object; the message says what happened to it.
-    if cls is Forbidden and "exceeded quota" in message:
-        message = f"over quota: {message}"
-    elif cls is Forbidden and status == 401:
-        message = "not authorised (401): check the credentials in your kubeconfig"
-    elif cls is Invalid and causes:
-        fields = "; ".join(f"{c.get('field', '?')}: {c.get('message', '')}" for c in causes)
-        message = f"invalid: {fields}"
-    elif cls is ServerError:
-        message = f"the cluster answered {status}: {message}"
-    return cls(message, status=status, reason=reason, causes=causes)
 
 
 # ------------------------------------------------------------------------------ cluster
@@ -550,38 +417,3 @@ def _retry_after(response: urllib3.BaseHTTPResponse) -> float:
         return min(float(response.headers.get("Retry-After", "")), 10.0)
     except ValueError:
         return 0.0
-
-
-def clean(obj: dict[str, Any]) -> dict[str, Any]:
-    """A live object as something to create again: the fields the server set are dropped."""
-    result: dict[str, Any] = json.loads(json.dumps(obj))
-    metadata = result.get("metadata", {})
-    for key in (
-        "uid",
-        "resourceVersion",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-        "managedFields",
-        "selfLink",
-        "ownerReferences",
-    ):
-        metadata.pop(key, None)
-    metadata["finalizers"] = [f for f in metadata.get("finalizers", []) if "/" in f]
-    if not metadata["finalizers"]:
-        metadata.pop("finalizers")
-    result.pop("status", None)
-    spec = result.get("spec") or {}
-    if result.get("kind") == "Job":
-        # The Job controller's selector and labels name the old object's uid; a new Job gets
-        # its own (creating one with the old selector is refused).
-        spec.pop("selector", None)
-        labels = (spec.get("template") or {}).get("metadata", {}).get("labels", {})
-        for key in list(labels):
-            if key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
-                labels.pop(key)
-    if result.get("kind") == "Service":
-        for key in ("clusterIP", "clusterIPs"):
-            spec.pop(key, None)
-    return result

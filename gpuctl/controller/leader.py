@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from gpuctl.cluster.client import AlreadyExists, Cluster, Conflict, KubeError
+from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError
 
 log = logging.getLogger("gpuctl.controller.leader")
 

@@ -21,7 +21,8 @@ from typing import Any
 import kopf
 from prometheus_client import start_http_server
 
-from gpuctl.cluster.client import Cluster, KubeError, NotFound
+from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.errors import KubeError, NotFound
 from gpuctl.controller import resource
 from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.metrics import Metrics

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from gpuctl.cluster.client import AlreadyExists, Cluster, KubeError, NotFound
+from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
 from gpuctl.controller import backoff, resource, strategies
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.resource import Phase

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gpuctl.cluster.client import Invalid
+from gpuctl.cluster.errors import Invalid
 from gpuctl.controller import resource
 from tests.conftest import GPUCTL, Env
 from tests.controller.conftest import workload

@@ -8,12 +8,14 @@ The rules:
   renders for it is created there, and the status says Scheduled, where and which Job.
 - No node fits: the attempt is counted in status.retries and retried after
   min(300, backoffSeconds·2^n) plus jitter; after maxRetries retries the phase is Failed.
-- Placements run one at a time, each reading the cluster after the previous one wrote its
-  Job and status, so two workloads never both take a node's last free GPUs.
+- Placements run one at a time, and each sees the GPUs the previous ones took (in a read of
+  the cluster made after their Job and status were written, or added to a read at most
+  SNAPSHOT_SECONDS old), so two workloads never both take a node's last free GPUs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import time
@@ -36,6 +38,10 @@ from gpuctl.controller.workload import (
 )
 
 ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
+# How long one read of nodes, pods and workloads serves successive placements (each placement
+# is added to it at once). A burst of new workloads then costs one read, not one each; GPUs
+# freed meanwhile are seen at the next read.
+SNAPSHOT_SECONDS: Final = 2.0
 CONDITION: Final = "Scheduled"
 
 
@@ -100,6 +106,12 @@ class ClusterGpus:
     nodes: list[strategies.NodeGpus]
     workloads: list[dict[str, Any]]
 
+    def take(self, node: str, gpus: int) -> None:
+        """Count a placement just made on `node` as using `gpus` GPUs."""
+        for index, entry in enumerate(self.nodes):
+            if entry.name == node:
+                self.nodes[index] = dataclasses.replace(entry, used=entry.used + gpus)
+
 
 def read_cluster(cluster: Cluster, namespace: str | None) -> ClusterGpus:
     """Every node's GPUs and their use: nodes, all pods (finished ones free nothing), and the
@@ -134,12 +146,26 @@ class Reconciler:
         metrics: Metrics | None = None,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
+        snapshot_seconds: float = SNAPSHOT_SECONDS,
     ) -> None:
         self.cluster = cluster
         self.metrics = metrics or Metrics()
         self.rng = rng or random.Random()
         self.clock = clock
-        self._placing = threading.Lock()
+        self.snapshot_seconds = snapshot_seconds
+        self._placing = threading.Lock()  # held while a snapshot is read, used and updated
+        self._snapshot: tuple[float, str, ClusterGpus] | None = None
+
+    def _view(self, namespace: str) -> ClusterGpus:
+        """The cluster's GPUs: the snapshot while it is fresh, else a new read."""
+        now = time.monotonic()
+        if self._snapshot is not None:
+            taken, where, view = self._snapshot
+            if where == namespace and now - taken < self.snapshot_seconds:
+                return view
+        view = read_cluster(self.cluster, namespace)
+        self._snapshot = (now, namespace, view)
+        return view
 
     def reconcile(self, obj: dict[str, Any]) -> Outcome:
         started = time.monotonic()
@@ -164,7 +190,11 @@ class Reconciler:
         if wait is not None:
             return Outcome("waiting", wait)
         with self._placing:
-            return self._place(workload)
+            try:
+                return self._place(workload)
+            except BaseException:
+                self._snapshot = None  # a write may or may not have happened: read again
+                raise
 
     def _waiting(self, workload: Workload) -> float | None:
         """Seconds until the next retry is due, or None when it is due now."""
@@ -180,7 +210,7 @@ class Reconciler:
         job = self.cluster.find("Job", workload.job_name, workload.namespace)
         if job is not None:
             return self._adopt(workload, job)
-        view = read_cluster(self.cluster, workload.namespace)
+        view = self._view(workload.namespace)
         self.metrics.fragmentation.set(
             strategies.fragmentation(view.nodes, largest_pending(view.workloads))
         )
@@ -197,9 +227,11 @@ class Reconciler:
         try:
             self.cluster.create(job)
         except AlreadyExists:  # made meanwhile by someone else: adopt it if it is ours
+            self._snapshot = None
             return self._adopt(
                 workload, self.cluster.get("Job", workload.job_name, workload.namespace)
             )
+        view.take(node, workload.gpus)
         self.metrics.scheduled.labels(workload.strategy).inc()
         self._write_status(
             workload,

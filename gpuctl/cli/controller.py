@@ -12,7 +12,7 @@ import click
 from gpuctl.cli import table
 from gpuctl.cli.main import CONTEXT_SETTINGS
 from gpuctl.controller import resource
-from gpuctl.errors import GpuctlError, Problem, SpecError
+from gpuctl.errors import Problem, SpecError
 from gpuctl.spec.document import Document
 
 
@@ -180,7 +180,4 @@ def run(
         health_port=health_port,
         leader_elect=leader_elect,
     )
-    try:
-        return operator.run(cluster, options)
-    except OSError as exc:  # a port in use
-        raise GpuctlError(f"cannot serve metrics or probes: {exc}") from exc
+    return operator.run(cluster, options)

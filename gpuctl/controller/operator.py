@@ -27,6 +27,7 @@ from gpuctl.controller import resource
 from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.reconcile import Reconciler
+from gpuctl.errors import GpuctlError
 
 log = logging.getLogger("gpuctl.controller")
 
@@ -207,8 +208,14 @@ def run(cluster: Cluster, options: RunOptions) -> int:
     metrics = Metrics()
     health = Health()
     health.alive.set()
-    start_http_server(options.metrics_port, registry=metrics.registry)
-    serve_health(options.health_port, health)
+    try:
+        start_http_server(options.metrics_port, registry=metrics.registry)
+    except OSError as exc:
+        raise GpuctlError(f"cannot serve metrics on port {options.metrics_port}: {exc}") from exc
+    try:
+        serve_health(options.health_port, health)
+    except OSError as exc:
+        raise GpuctlError(f"cannot serve probes on port {options.health_port}: {exc}") from exc
     stop = threading.Event()  # the lease keeper's: set once the operator has stopped
     lost = threading.Event()
     kopf_stop = StopSwitch()

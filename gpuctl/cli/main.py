@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import click
 
 from gpuctl import __version__
+from gpuctl.cli import complete
 from gpuctl.errors import GpuctlError, SpecError
 
 
@@ -21,25 +22,46 @@ class LazyGroup(click.Group):
     """A group whose subcommands live in other modules and are imported only when run.
 
     `lazy` maps a command name to ("module:attribute", one-line help); the help is given here
-    so that `gpuctl --help` lists the command without importing it.
+    so that `gpuctl --help` lists the command without importing it. `aliases` maps other
+    spellings (kubectl's plural, singular and short forms) to a command name. An unknown name
+    is a usage error with the nearest spelling.
     """
 
     def __init__(
-        self, *args: Any, lazy: dict[str, tuple[str, str]] | None = None, **kwargs: Any
+        self,
+        *args: Any,
+        lazy: dict[str, tuple[str, str]] | None = None,
+        aliases: dict[str, str] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = lazy or {}
+        self.aliases = aliases or {}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.lazy])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd_name = self.aliases.get(cmd_name, cmd_name)
         if cmd_name in self.lazy:
             module_name, attr = self.lazy[cmd_name][0].split(":")
             command = getattr(importlib.import_module(module_name), attr)
             assert isinstance(command, click.Command)
             return command
         return super().get_command(ctx, cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0]
+        if ctx.resilient_parsing or name.startswith("-") or self.get_command(ctx, name):
+            return super().resolve_command(ctx, [self.aliases.get(name, name), *args[1:]])
+        from gpuctl.spec.schema import did_you_mean
+
+        spellings = [*self.list_commands(ctx), *self.aliases]
+        raise click.exceptions.NoSuchCommand(
+            name, f"No such command {name!r} ({did_you_mean(name, spellings)}).", ctx=ctx
+        )
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [
@@ -53,6 +75,47 @@ class LazyGroup(click.Group):
     def _short_help(self, ctx: click.Context, name: str) -> str:
         command = super().get_command(ctx, name)
         return command.get_short_help_str(limit=80) if command else ""
+
+
+def _given_or_global(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A command's own --kubeconfig/--context/-n when given, else the one given before the
+    command (`gpuctl --context prod get jobs`), else None."""
+    if value is not None or param.name is None:
+        return value
+    root = ctx.find_root()
+    return root.params.get(param.name) if root is not ctx else None
+
+
+def connection_options(command: Any) -> Any:
+    """--kubeconfig and --context, as kubectl has them (for cluster-scoped commands)."""
+    command = click.option(
+        "--context",
+        callback=_given_or_global,
+        shell_complete=complete.contexts,
+        help="The kubeconfig context to use.",
+    )(command)
+    return click.option(
+        "--kubeconfig",
+        type=click.Path(dir_okay=False),
+        callback=_given_or_global,
+        help="Path to the kubeconfig file.",
+    )(command)
+
+
+def namespace_option(command: Any) -> Any:
+    """-n/--namespace, for the commands whose objects live in a namespace."""
+    return click.option(
+        "-n",
+        "--namespace",
+        callback=_given_or_global,
+        shell_complete=complete.namespaces,
+        help="Namespace (wins over job.namespace).",
+    )(command)
+
+
+def cluster_options(command: Any) -> Any:
+    """--kubeconfig, --context and -n, as kubectl has them."""
+    return connection_options(namespace_option(command))
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -79,11 +142,14 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
     },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")
-def cli() -> None:
+@cluster_options
+def cli(kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
     """GPU work on Kubernetes from a short YAML file.
 
     Write a training run, an inference service, a notebook, a CPU service, a resource pool or a
     team quota in a few lines of YAML; gpuctl checks it and turns it into Kubernetes objects.
+
+    --kubeconfig, --context and -n go before the command or after it; after it they win.
     """
 
 
@@ -94,6 +160,7 @@ _file_option = click.option(
     multiple=True,
     required=True,
     metavar="FILE",
+    type=click.Path(allow_dash=True),
     help="A spec file, a directory of *.yaml/*.yml, or - for stdin. Repeatable.",
 )
 
@@ -108,7 +175,12 @@ _file_option = click.option(
     show_default=True,
     help="yaml: multi-document YAML for `kubectl apply -f -`; json: one v1 List.",
 )
-@click.option("-n", "--namespace", help="Namespace for every job (wins over job.namespace).")
+@click.option(
+    "-n",
+    "--namespace",
+    callback=_given_or_global,
+    help="Namespace for every job (wins over job.namespace).",
+)
 @click.option(
     "--priority-classes",
     is_flag=True,
@@ -213,18 +285,6 @@ def completion(shell: str) -> None:
 # ------------------------------------------------------------------ cluster commands
 
 
-def cluster_options(command: Any) -> Any:
-    """--kubeconfig, --context and -n, as kubectl has them."""
-    command = click.option("-n", "--namespace", help="Namespace (wins over job.namespace).")(
-        command
-    )
-    command = click.option("--context", help="The kubeconfig context to use.")(command)
-    command = click.option(
-        "--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig file."
-    )(command)
-    return command
-
-
 def duration(text: str) -> float:
     """`300`, `30s`, `5m`, `1h` as seconds."""
     units = {"s": 1, "m": 60, "h": 3600}
@@ -246,9 +306,11 @@ _dry_run_option = click.option(
     "--dry-run",
     type=click.Choice(["none", "client", "server"]),
     default="none",
+    is_flag=False,
+    flag_value="client",
     show_default=True,
-    help="client: print the plan; server: also have the server check every object. "
-    "Nothing is written.",
+    help="client (also --dry-run alone): print the plan; server: also have the server check "
+    "every object. Nothing is written.",
 )
 
 
@@ -286,12 +348,11 @@ class Session:
     ) -> None:
         from gpuctl.cluster import client
         from gpuctl.render import engine
-        from gpuctl.spec import document
         from gpuctl.spec.kinds import Options
         from gpuctl.verbs.workset import Workset
 
         # Invalid specs are reported before the Kubernetes client is even imported.
-        specs = engine.check_documents(document.load_files(files))
+        specs = engine.load_specs(files)
         self.cluster = client.Cluster.connect(kubeconfig, context)
         options = Options(
             namespace=namespace,
@@ -481,13 +542,14 @@ def diff(
 
 
 @cli.command()
-@click.argument("what", nargs=-1)
+@click.argument("what", nargs=-1, shell_complete=complete.job_word_then_name)
 @click.option(
     "-f",
     "--filename",
     "files",
     multiple=True,
     metavar="FILE",
+    type=click.Path(allow_dash=True),
     help="Delete the objects these specs render. Repeatable.",
 )
 @cluster_options
@@ -549,6 +611,16 @@ def delete(
         "pools": ("gpuctl.cli.pools:get_pools", "Resource pools with their GPUs."),
         "quotas": ("gpuctl.cli.quotas:get_quotas", "Quotas per user: used/hard."),
     },
+    aliases={
+        "job": "jobs",
+        "node": "nodes",
+        "no": "nodes",
+        "labels": "label",
+        "pool": "pools",
+        "quota": "quotas",
+        "resourcequota": "quotas",
+        "resourcequotas": "quotas",
+    },
 )
 def get() -> None:
     """List jobs, nodes, pools, quotas or a node label."""
@@ -564,6 +636,15 @@ def get() -> None:
             "gpuctl.cli.quotas:describe_quota",
             "A quota: used/hard, in percent.",
         ),
+    },
+    aliases={
+        "jobs": "job",
+        "nodes": "node",
+        "no": "node",
+        "pools": "pool",
+        "quotas": "quota",
+        "resourcequota": "quota",
+        "resourcequotas": "quota",
     },
 )
 def describe() -> None:

@@ -1,4 +1,4 @@
-"""Nodes: their GPUs and who uses them, their labels, and `gpuctl label node` (seed 004 §6).
+"""Nodes: their GPUs and who uses them, their labels, and `gpuctl label node`.
 
 Queries return table rows or text; label changes return kubectl-style report lines and error
 lines. Nothing here prints: the CLI layer does.
@@ -63,7 +63,7 @@ def name_of(obj: dict[str, Any]) -> str:
 
 
 def gpu_type(node: dict[str, Any]) -> str:
-    """The GPU model: runwhere.ai/gpu-type, else g8s.host/gpu-type (SPEC §4), else ""."""
+    """The GPU model: runwhere.ai/gpu-type, else g8s.host/gpu-type, else ""."""
     labels = labels_of(node)
     return next((labels[key] for key in c.GPU_TYPE_NODE_LABELS if labels.get(key)), "")
 
@@ -329,7 +329,7 @@ class LabelChange:
         return change
 
     def check(self) -> None:
-        """Only g8s.host/ keys (seed 004: they must not collide with other people's labels)."""
+        """Only g8s.host/ keys: they must not collide with other people's labels."""
         if not self.key.startswith(c.USER_NODE_LABEL_PREFIX):
             raise LabelRefused(
                 f"label key {self.key!r} refused: keys gpuctl writes on nodes must start with "

@@ -154,7 +154,7 @@ class Inventory:
         return counts
 
     def summary(self, pool: Pool) -> dict[str, Any]:
-        """`-o yaml|json`: one pool, in the words of the seed's API (seed 004, 7.2.2)."""
+        """`-o yaml|json`: one pool, in the shape of the users' REST API documents."""
         total, used = self.gpus(pool)
         return {
             "name": pool.name,

@@ -87,22 +87,92 @@ def pod_gpus(pod: dict[str, Any]) -> int:
 
 
 def pod_status(pod: dict[str, Any]) -> str:
-    """kubectl's STATUS column, with waiting reasons in plain words."""
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return "Terminating"
-    status = _status(pod)
-    for container in status.get("containerStatuses") or []:
-        state = container.get("state") or {}
-        waiting = state.get("waiting")
-        if waiting and waiting.get("reason"):
-            reason = str(waiting["reason"])
-            return c.CONTAINER_WAITING_REASONS.get(reason, reason)
-        terminated = state.get("terminated")
-        if terminated and terminated.get("reason") and status.get("phase") != "Succeeded":
-            return str(terminated["reason"])
-    if status.get("phase") == "Succeeded":
+    """gpuctl's STATUS for a pod: kubectl's (the API server's printed Status) in plain words."""
+    return pod_status_words(printed_pod_status(pod))
+
+
+def pod_status_words(printed: str) -> str:
+    """kubectl's STATUS of a pod in an ML engineer's words: container waiting reasons as the
+    constants word them (ImagePullBackOff: "Image pull failed"), a finished pod Succeeded.
+    Everything else (Running, Pending, Terminating, Error, OOMKilled, Init:0/1...) as kubectl."""
+    if printed == "Completed":
         return Status.SUCCEEDED
-    return str(status.get("phase") or Status.PENDING)
+    if not printed:
+        return Status.PENDING
+    return c.CONTAINER_WAITING_REASONS.get(printed, printed)
+
+
+def printed_pod_status(pod: dict[str, Any]) -> str:
+    """The STATUS cell the API server prints for a pod in a Table (kubectl get pods), worked
+    out from the object for servers that answer without Tables: the pod's reason or phase,
+    then the first init container still at work (Init:1/2, Init:<reason>), then the first
+    container with a waiting or terminated reason; Terminating while being deleted."""
+    status, spec = _status(pod), _spec(pod)
+    phase = str(status.get("phase") or "")
+    reason = str(status.get("reason") or phase)
+    for condition in status.get("conditions") or []:
+        if condition.get("type") == "PodScheduled" and condition.get("reason") == "SchedulingGated":
+            reason = "SchedulingGated"
+    initializing = _init_reason(spec, status)
+    if initializing:
+        reason = initializing
+    if not initializing or _condition_true(status, "Initialized"):
+        reason = _container_reason(status, reason)
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        if status.get("reason") == "NodeLost":
+            return "Unknown"
+        if phase not in ("Succeeded", "Failed"):
+            return "Terminating"
+    return reason
+
+
+def _init_reason(spec: dict[str, Any], status: dict[str, Any]) -> str:
+    """Init:N/M or Init:<reason> while an init container keeps the pod from starting, else ""."""
+    init_specs = {i.get("name"): i for i in spec.get("initContainers") or []}
+    for index, container in enumerate(status.get("initContainerStatuses") or []):
+        state = container.get("state") or {}
+        terminated, waiting = state.get("terminated"), state.get("waiting")
+        sidecar = (init_specs.get(container.get("name")) or {}).get("restartPolicy") == "Always"
+        if terminated and terminated.get("exitCode", 0) == 0:
+            continue
+        if sidecar and container.get("started"):
+            continue
+        if terminated:
+            return "Init:" + (terminated.get("reason") or _exit_text(terminated))
+        if waiting and waiting.get("reason") and waiting["reason"] != "PodInitializing":
+            return "Init:" + str(waiting["reason"])
+        return f"Init:{index}/{len(init_specs)}"
+    return ""
+
+
+def _container_reason(status: dict[str, Any], reason: str) -> str:
+    """The first container's waiting or terminated reason; Completed reads Running (or
+    NotReady) while another container still runs."""
+    running = False
+    for container in reversed(status.get("containerStatuses") or []):
+        state = container.get("state") or {}
+        waiting, terminated = state.get("waiting") or {}, state.get("terminated")
+        if waiting.get("reason"):
+            reason = str(waiting["reason"])
+        elif terminated is not None:
+            reason = str(terminated.get("reason") or _exit_text(terminated))
+        elif container.get("ready") and state.get("running") is not None:
+            running = True
+    if reason == "Completed" and running:
+        return "Running" if _condition_true(status, "Ready") else "NotReady"
+    return reason
+
+
+def _exit_text(terminated: dict[str, Any]) -> str:
+    signal = terminated.get("signal")
+    return f"Signal:{signal}" if signal else f"ExitCode:{terminated.get('exitCode', 0)}"
+
+
+def _condition_true(status: dict[str, Any], kind: str) -> bool:
+    return any(
+        cond.get("type") == kind and cond.get("status") == "True"
+        for cond in status.get("conditions") or []
+    )
 
 
 def pod_ready(pod: dict[str, Any]) -> str:

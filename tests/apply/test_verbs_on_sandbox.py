@@ -127,7 +127,7 @@ def test_diff_exit_codes_follow_kubectl(env: Env) -> None:
         check=False,
     )
     assert unreachable.returncode == 2, unreachable.stderr
-    assert unreachable.stderr.startswith("error: no usable cluster configuration")
+    assert unreachable.stderr.startswith("error: /nonexistent: no such file")
 
 
 def test_pause_of_a_finished_job_says_why_and_changes_nothing(env: Env) -> None:

@@ -436,7 +436,9 @@ class Cluster:
         patch: Any,
         *,
         patch_type: str = "merge",
+        subresource: str = "",
     ) -> dict[str, Any]:
+        """PATCH the object, or its `subresource` (such as "status") when given."""
         content_type = {
             "merge": "application/merge-patch+json",
             "strategic": "application/strategic-merge-patch+json",
@@ -444,7 +446,7 @@ class Cluster:
         }[patch_type]
         result: dict[str, Any] = self._send(
             "PATCH",
-            resource(kind).path(namespace, name),
+            resource(kind).path(namespace, name) + (f"/{subresource}" if subresource else ""),
             ref(kind, name),
             body=patch,
             content_type=content_type,

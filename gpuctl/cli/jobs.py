@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import click
 
-from gpuctl.cli import table
+from gpuctl.cli import complete, table
 from gpuctl.cli.main import (
     cluster_options,
     duration,
@@ -22,6 +22,7 @@ from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import jobs
 from gpuctl.spec import kinds
+from gpuctl.verbs.pause import Pause, Resume
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
@@ -31,7 +32,7 @@ def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
 @click.command("jobs")
 @cluster_options
 @click.option("-A", "--all-namespaces", is_flag=True, help="Jobs in every namespace.")
-@click.option("--pool", help="Only jobs in this resource pool.")
+@click.option("--pool", shell_complete=complete.pools, help="Only jobs in this resource pool.")
 @click.option(
     "--kind",
     "--type",
@@ -126,7 +127,7 @@ def _echo_rows(
 
 
 @click.command("job")
-@click.argument("name")
+@click.argument("name", shell_complete=complete.jobs)
 @cluster_options
 def describe_job(
     name: str, kubeconfig: str | None, context: str | None, namespace: str | None
@@ -142,7 +143,7 @@ def describe_job(
 
 
 @click.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete.jobs)
 @cluster_options
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new lines (and new pods).")
 @click.option("--tail", type=int, help="Only the last N lines of each pod.")
@@ -189,7 +190,7 @@ def logs(
 
 
 @click.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete.jobs)
 @cluster_options
 def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
     """Pause a job: a Job is suspended, a Deployment/StatefulSet scaled to zero.
@@ -198,11 +199,12 @@ def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str
     gpuctl pause llama3-8b-inference
     """
     cluster = _connect(kubeconfig, context)
-    click.echo(jobs.pause(cluster, jobs.find_job(cluster, name, namespace or cluster.namespace)))
+    job = jobs.find_job(cluster, name, namespace or cluster.namespace)
+    click.echo(Pause(cluster).run(job).line())
 
 
 @click.command()
-@click.argument("name")
+@click.argument("name", shell_complete=complete.jobs)
 @cluster_options
 def resume(name: str, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
     """Resume a paused job (to the replica count it had when paused).
@@ -211,4 +213,5 @@ def resume(name: str, kubeconfig: str | None, context: str | None, namespace: st
     gpuctl resume llama3-8b-inference
     """
     cluster = _connect(kubeconfig, context)
-    click.echo(jobs.resume(cluster, jobs.find_job(cluster, name, namespace or cluster.namespace)))
+    job = jobs.find_job(cluster, name, namespace or cluster.namespace)
+    click.echo(Resume(cluster).run(job).line())

@@ -21,14 +21,43 @@ import random
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, NamedTuple
-from urllib.parse import quote
 
 import orjson
 import urllib3
 
+from gpuctl.cluster.errors import (
+    AlreadyExists,
+    Conflict,
+    Forbidden,
+    Gone,
+    Invalid,
+    KubeError,
+    NotFound,
+    ServerError,
+    Unreachable,
+    _error,
+)
+from gpuctl.cluster.resources import RESOURCES, Resource, clean, ref, resource
 from gpuctl.errors import GpuctlError
+
+__all__ = [
+    "RESOURCES",
+    "AlreadyExists",
+    "Cluster",
+    "Conflict",
+    "Forbidden",
+    "Gone",
+    "Invalid",
+    "KubeError",
+    "NotFound",
+    "Resource",
+    "ServerError",
+    "Unreachable",
+    "clean",
+    "ref",
+    "resource",
+]
 
 
 def _kubernetes_without_extras() -> None:
@@ -72,56 +101,85 @@ ATTEMPTS = 4  # one try and three retries
 BACKOFF = 0.2  # seconds, doubled each retry, with full jitter
 
 
-@dataclass(frozen=True)
-class Resource:
-    group: str
-    version: str
-    plural: str
-    namespaced: bool
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    def path(self, namespace: str | None = None, name: str | None = None) -> str:
-        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
-        if self.namespaced and namespace:
-            base += f"/namespaces/{quote(namespace, safe='')}"
-        base += f"/{self.plural}"
-        if name is not None:
-            base += f"/{quote(name, safe='')}"
-        return base
+# ---------------------------------------------------------------------------- kubeconfig
 
 
-RESOURCES: dict[str, Resource] = {
-    "Namespace": Resource("", "v1", "namespaces", False),
-    "Node": Resource("", "v1", "nodes", False),
-    "Pod": Resource("", "v1", "pods", True),
-    "Service": Resource("", "v1", "services", True),
-    "ConfigMap": Resource("", "v1", "configmaps", True),
-    "Secret": Resource("", "v1", "secrets", True),
-    "ResourceQuota": Resource("", "v1", "resourcequotas", True),
-    "Event": Resource("", "v1", "events", True),
-    "Job": Resource("batch", "v1", "jobs", True),
-    "Deployment": Resource("apps", "v1", "deployments", True),
-    "ReplicaSet": Resource("apps", "v1", "replicasets", True),
-    "StatefulSet": Resource("apps", "v1", "statefulsets", True),
-    "HorizontalPodAutoscaler": Resource("autoscaling", "v2", "horizontalpodautoscalers", True),
-    "PriorityClass": Resource("scheduling.k8s.io", "v1", "priorityclasses", False),
-}
+class KubeconfigError(GpuctlError):
+    """The kubeconfig cannot be used: missing, malformed, or without the context asked for."""
 
 
-def resource(kind: str) -> Resource:
+_NOT_A_KUBECONFIG = "not a kubeconfig (expected a mapping with clusters, users and contexts)"
+_NO_CONFIG_HINT = "set KUBECONFIG or --kubeconfig, or start a simulated cluster: gpuctl sandbox up"
+
+
+def _load_kubeconfig(path: str, context: str | None, config: Configuration) -> str:
+    """Fill `config` from the kubeconfig file(s) at `path` (KUBECONFIG's list separator
+    allowed) and the context; the namespace that context names ("default" when none)."""
+    files = [os.path.expanduser(part) for part in path.split(os.pathsep) if part]
+    shown = ", ".join(files) or path
+    if not any(os.path.exists(name) for name in files):
+        raise KubeconfigError(f"{shown}: no such file ({_NO_CONFIG_HINT})")
+    contexts, active = _read_contexts(path, shown)
+    names = [str(item.get("name")) for item in contexts]
+    listed = f"contexts: {', '.join(names)}" if names else "it has no contexts"
+    if context is not None and context not in names:
+        raise KubeconfigError(f"{shown}: no context named {context!r} ({listed})")
+    if context is None and not active:
+        raise KubeconfigError(
+            f"{shown}: its current-context names no context (give --context; {listed})"
+        )
+    chosen = next((item for item in contexts if item.get("name") == context), active) or {}
     try:
-        return RESOURCES[kind]
-    except KeyError:
-        raise GpuctlError(f"gpuctl does not handle objects of kind {kind}") from None
+        kube_config.load_kube_config(config_file=path, context=context, client_configuration=config)
+    except (ConfigException, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise KubeconfigError(
+            f"{shown}: context {chosen.get('name')!r} cannot be used: {_one_line(exc)}"
+        ) from exc
+    return str((chosen.get("context") or {}).get("namespace") or "default")
 
 
-def ref(kind: str, name: str) -> str:
-    """kubectl's name for an object: `job.batch/x`, `service/svc-x`."""
-    group = RESOURCES[kind].group if kind in RESOURCES else ""
-    return f"{kind.lower()}{'.' + group if group else ''}/{name}"
+def _read_contexts(path: str, shown: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The contexts of a kubeconfig (its files merged) and its current one, or a
+    KubeconfigError saying why it cannot be read."""
+    import yaml
+
+    KubeConfigMerger = kube_config.KubeConfigMerger
+
+    try:
+        merged = KubeConfigMerger(path).config
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"{mark.name}:{mark.line + 1}:{mark.column + 1}" if mark else shown
+        raise KubeconfigError(f"{where}: not valid YAML: {exc.problem}") from exc
+    except yaml.YAMLError as exc:
+        raise KubeconfigError(f"{shown}: not valid YAML: {_one_line(exc)}") from exc
+    except OSError as exc:
+        raise KubeconfigError(f"{shown}: cannot read: {exc.strerror or exc}") from exc
+    except ConfigException as exc:
+        raise KubeconfigError(f"{shown}: not a usable kubeconfig: {_one_line(exc)}") from exc
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise KubeconfigError(f"{shown}: {_NOT_A_KUBECONFIG}") from exc
+    value = merged.value if merged is not None else None
+    listed = value.get("contexts") if isinstance(value, dict) else None
+    # each merged entry is the client's ConfigNode (the entry in `.value`, its file in `.name`)
+    entries = [getattr(c, "value", c) for c in listed] if isinstance(listed, list) else [None]
+    contexts: list[dict[str, Any]] = [c for c in entries if isinstance(c, dict)]
+    if not isinstance(value, dict) or len(contexts) != len(entries):
+        raise KubeconfigError(f"{shown}: {_NOT_A_KUBECONFIG}")
+    current = value.get("current-context")
+    active = next((c for c in contexts if current and c.get("name") == current), None)
+    return contexts, active
+
+
+def _one_line(exc: BaseException) -> str:
+    """The client's message on one line, without its "Invalid kube-config file." preamble."""
+    text = " ".join(str(exc).split())
+    for preamble in ("Invalid kube-config file. ", "Invalid kube-config. "):
+        text = text.removeprefix(preamble)
+    return text or type(exc).__name__
+
+
+# ------------------------------------------------------------------------------ cluster
 
 
 # kubectl's Accept header for `get`: a meta.k8s.io/v1 Table, else the plain list.
@@ -150,114 +208,6 @@ def _objects(page: dict[str, Any], kind: str, res: Resource) -> list[dict[str, A
     return items
 
 
-# ------------------------------------------------------------------------------- errors
-
-
-class KubeError(GpuctlError):
-    """The cluster refused or failed a request."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int = 0,
-        reason: str = "",
-        causes: list[dict[str, Any]] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.reason = reason
-        self.causes = causes or []
-
-
-class NotFound(KubeError):
-    pass
-
-
-class AlreadyExists(KubeError):
-    pass
-
-
-class Conflict(KubeError):
-    """Optimistic concurrency: the object changed since it was read."""
-
-
-class Forbidden(KubeError):
-    """RBAC, an exceeded quota, or a terminating namespace."""
-
-
-class Invalid(KubeError):
-    """The server's validation refused the object (field errors in `causes`)."""
-
-    @property
-    def immutable(self) -> bool:
-        text = self.args[0] + " ".join(str(c.get("message", "")) for c in self.causes)
-        return "field is immutable" in text or ("updates to" in text and "are forbidden" in text)
-
-
-class Gone(KubeError):
-    """410: a watch's resourceVersion is too old."""
-
-
-class ServerError(KubeError):
-    """5xx, 429 or an unexpected status."""
-
-
-class Unreachable(KubeError):
-    """No answer: connection refused, reset, dropped, or timed out."""
-
-
-_BY_REASON: dict[str, type[KubeError]] = {
-    "NotFound": NotFound,
-    "AlreadyExists": AlreadyExists,
-    "Conflict": Conflict,
-    "Forbidden": Forbidden,
-    "Invalid": Invalid,
-    "Gone": Gone,
-    "Expired": Gone,
-}
-_BY_STATUS: dict[int, type[KubeError]] = {
-    404: NotFound,
-    403: Forbidden,
-    401: Forbidden,
-    422: Invalid,
-    410: Gone,
-}
-
-
-def _error(status: int, body: bytes, what: str) -> KubeError:
-    """The exception for an error response, worded for a person."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        data = {}
-    if not isinstance(data, dict):
-        data = {}
-    reason = str(data.get("reason") or "")
-    message = str(data.get("message") or body[:200].decode("utf-8", "replace") or f"HTTP {status}")
-    causes = list((data.get("details") or {}).get("causes") or [])
-    if reason == "AlreadyExists" or (status == 409 and "already exists" in message):
-        cls: type[KubeError] = AlreadyExists
-    elif status == 409:
-        cls = Conflict
-    else:
-        cls = _BY_REASON.get(reason) or _BY_STATUS.get(status) or ServerError
-    # Callers name the object; the message says what happened to it.
-    if cls is Forbidden and "exceeded quota" in message:
-        message = f"over quota: {message}"
-    elif cls is Forbidden and status == 401:
-        message = "not authorised (401): check the credentials in your kubeconfig"
-    elif cls is Invalid and causes:
-        fields = "; ".join(f"{c.get('field', '?')}: {c.get('message', '')}" for c in causes)
-        message = f"invalid: {fields}"
-    elif cls is ServerError:
-        message = f"the cluster answered {status}: {message}"
-    return cls(message, status=status, reason=reason, causes=causes)
-
-
-# ------------------------------------------------------------------------------ cluster
-
-
 def _backoff(attempt: int) -> float:
     return random.uniform(0, BACKOFF * (2**attempt))  # full jitter (AWS architecture blog)
 
@@ -281,27 +231,21 @@ class Cluster:
         read_timeout: float = READ_TIMEOUT,
     ) -> Cluster:
         """Load credentials the kubectl way: --kubeconfig, KUBECONFIG (several files merge),
-        ~/.kube/config, else the pod's service account when running in a cluster."""
+        ~/.kube/config, else the pod's service account when running in a cluster.
+
+        A kubeconfig that is missing, malformed or without the context asked for is a
+        KubeconfigError naming the file (and the contexts it has)."""
         config = Configuration()
-        namespace = "default"
-        try:
-            if kubeconfig or context or not _in_cluster():
-                path = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
-                kube_config.load_kube_config(
-                    config_file=path, context=context, client_configuration=config
-                )
-                contexts, active = kube_config.list_kube_config_contexts(path)
-                chosen = next((c for c in contexts if c["name"] == context), active)
-                namespace = (chosen or {}).get("context", {}).get("namespace") or "default"
-            else:
+        if kubeconfig or context or not _in_cluster():
+            path = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+            namespace = _load_kubeconfig(path, context, config)
+        else:
+            try:
                 load_incluster_config(client_configuration=config)
                 with open("/var/run/secrets/kubernetes.io/serviceaccount/namespace") as handle:
                     namespace = handle.read().strip() or "default"
-        except (ConfigException, OSError) as exc:
-            raise GpuctlError(
-                f"no usable cluster configuration: {exc}; set KUBECONFIG or --kubeconfig, "
-                "or start a simulated cluster with `gpuctl sandbox up`"
-            ) from exc
+            except (ConfigException, OSError) as exc:
+                raise KubeconfigError(f"the pod's service account cannot be used: {exc}") from exc
         config.retries = urllib3.Retry(total=0, redirect=0, raise_on_status=False)
         config.connection_pool_maxsize = 16
         return cls(ApiClient(config), namespace, config.host, read_timeout)
@@ -660,38 +604,3 @@ def _retry_after(response: urllib3.BaseHTTPResponse) -> float:
         return min(float(response.headers.get("Retry-After", "")), 10.0)
     except ValueError:
         return 0.0
-
-
-def clean(obj: dict[str, Any]) -> dict[str, Any]:
-    """A live object as something to create again: the fields the server set are dropped."""
-    result: dict[str, Any] = json.loads(json.dumps(obj))
-    metadata = result.get("metadata", {})
-    for key in (
-        "uid",
-        "resourceVersion",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-        "managedFields",
-        "selfLink",
-        "ownerReferences",
-    ):
-        metadata.pop(key, None)
-    metadata["finalizers"] = [f for f in metadata.get("finalizers", []) if "/" in f]
-    if not metadata["finalizers"]:
-        metadata.pop("finalizers")
-    result.pop("status", None)
-    spec = result.get("spec") or {}
-    if result.get("kind") == "Job":
-        # The Job controller's selector and labels name the old object's uid; a new Job gets
-        # its own (creating one with the old selector is refused).
-        spec.pop("selector", None)
-        labels = (spec.get("template") or {}).get("metadata", {}).get("labels", {})
-        for key in list(labels):
-            if key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
-                labels.pop(key)
-    if result.get("kind") == "Service":
-        for key in ("clusterIP", "clusterIPs"):
-            spec.pop(key, None)
-    return result

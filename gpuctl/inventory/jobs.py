@@ -410,49 +410,6 @@ def _indent(text: str) -> str:
     return "".join(f"  {line}\n" for line in text.splitlines())
 
 
-# ----------------------------------------------------------------------- pause/resume
-
-
-def pause(cluster: Cluster, job: dict[str, Any]) -> str:
-    """Suspend a Job; scale a Deployment/StatefulSet to zero, remembering its replicas."""
-    kind, meta = job["kind"], job["metadata"]
-    what = f"{kind.lower()}/{meta['name']}"
-    if kind == "Job":
-        if (job.get("spec") or {}).get("suspend"):
-            return f"{what} is already paused"
-        cluster.patch(kind, meta["name"], meta["namespace"], {"spec": {"suspend": True}})
-        return f"{what} paused"
-    replicas = (job.get("spec") or {}).get("replicas", 1)
-    if replicas == 0:
-        return f"{what} is already paused"
-    patch = {
-        "metadata": {"annotations": {c.PAUSED_REPLICAS_ANNOTATION: str(replicas)}},
-        "spec": {"replicas": 0},
-    }
-    cluster.patch(kind, meta["name"], meta["namespace"], patch)
-    return f"{what} paused (scaled from {replicas} to 0)"
-
-
-def resume(cluster: Cluster, job: dict[str, Any]) -> str:
-    kind, meta = job["kind"], job["metadata"]
-    what = f"{kind.lower()}/{meta['name']}"
-    if kind == "Job":
-        if not (job.get("spec") or {}).get("suspend"):
-            return f"{what} is not paused"
-        cluster.patch(kind, meta["name"], meta["namespace"], {"spec": {"suspend": False}})
-        return f"{what} resumed"
-    if (job.get("spec") or {}).get("replicas", 1) != 0:
-        return f"{what} is not paused"
-    remembered = (meta.get("annotations") or {}).get(c.PAUSED_REPLICAS_ANNOTATION, "1")
-    replicas = int(remembered) if remembered.isdigit() else 1
-    patch = {
-        "metadata": {"annotations": {c.PAUSED_REPLICAS_ANNOTATION: None}},
-        "spec": {"replicas": replicas},
-    }
-    cluster.patch(kind, meta["name"], meta["namespace"], patch)
-    return f"{what} resumed (scaled to {replicas})"
-
-
 # ------------------------------------------------------------------------------- logs
 
 

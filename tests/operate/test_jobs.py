@@ -19,7 +19,7 @@ import yaml
 from gpuctl.cli import table
 from gpuctl.cluster import client
 from gpuctl.inventory import jobs, status
-from gpuctl.verbs.actions import Apply
+from gpuctl.verbs.apply import Apply
 from tests.conftest import GPUCTL, Env
 
 SPEC = """kind: {kind}
@@ -213,17 +213,18 @@ def test_missing_job_is_one_line(env: Env) -> None:
 
 def test_pause_and_resume_a_deployment_and_a_job(env: Env) -> None:
     Apply(env.cluster).run(env.render(spec("compute", "web", extra="service:\n  replicas: 2")))
-    assert env.gpuctl("pause", "web").stdout == "deployment/web paused (scaled from 2 to 0)\n"
-    assert env.gpuctl("pause", "web").stdout == "deployment/web is already paused\n"
+    assert env.gpuctl("pause", "web").stdout == "deployment.apps/web paused (scaled from 2 to 0)\n"
+    assert env.gpuctl("pause", "web").stdout == "deployment.apps/web is already paused\n"
     _wait(lambda: "Paused" in env.gpuctl("get", "jobs").stdout)
-    assert env.gpuctl("resume", "web").stdout == "deployment/web resumed (scaled to 2)\n"
-    assert env.gpuctl("resume", "web").stdout == "deployment/web is not paused\n"
+    assert env.gpuctl("resume", "web").stdout == "deployment.apps/web resumed (scaled to 2)\n"
+    assert env.gpuctl("resume", "web").stdout == "deployment.apps/web is not paused\n"
     assert env.cluster.get("Deployment", "web", "default")["spec"]["replicas"] == 2
 
-    Apply(env.cluster).run(env.render(spec("training", "train", extra="  command: [sleep]")))
-    assert env.gpuctl("pause", "train").stdout == "job/train paused\n"
+    # a job that waits for a node stays unfinished (a finished one cannot be paused)
+    Apply(env.cluster).run(env.render(spec("training", "train", pool="no-such-pool")))
+    assert env.gpuctl("pause", "train").stdout == "job.batch/train paused\n"
     assert env.cluster.get("Job", "train", "default")["spec"]["suspend"] is True
-    assert env.gpuctl("resume", "train").stdout == "job/train resumed\n"
+    assert env.gpuctl("resume", "train").stdout == "job.batch/train resumed\n"
     assert env.cluster.get("Job", "train", "default")["spec"]["suspend"] is False
 
 

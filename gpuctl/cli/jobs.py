@@ -18,6 +18,7 @@ from gpuctl.cli.main import (
     no_headers_option,
     output_option,
 )
+from gpuctl.cli.views import jobs as job_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import jobs
@@ -95,14 +96,18 @@ def _list_jobs(
         if output == "name":
             click.echo("".join(f"pod/{line.metadata['name']}\n" for line in lines), nl=False)
         else:
-            _echo_rows(*jobs.pod_line_rows(lines, wide=False), where=where, no_headers=no_headers)
+            _echo_rows(
+                *job_views.pod_line_rows(lines, wide=False), where=where, no_headers=no_headers
+            )
         return
     if pods:
         items = jobs.list_pods(cluster, where, pool, kind)
-        headers, rows = jobs.pod_rows(items, wide=output == "wide")
+        headers, rows = job_views.pod_rows(items, wide=output == "wide")
     else:
         items = jobs.list_jobs(cluster, where, pool, kind)
-        headers, rows = jobs.job_rows(items, all_namespaces=where is None, wide=output == "wide")
+        headers, rows = job_views.job_rows(
+            items, all_namespaces=where is None, wide=output == "wide"
+        )
     names = [f"{item.get('kind', 'Pod').lower()}/{item['metadata']['name']}" for item in items]
     if not echo_objects(items, output, names):
         _echo_rows(headers, rows, where=where, no_headers=no_headers)
@@ -138,7 +143,7 @@ def describe_job(
     """
     cluster = _connect(kubeconfig, context)
     details = jobs.gather(cluster, name, namespace or cluster.namespace)
-    click.echo(jobs.describe(details), nl=False)
+    click.echo(job_views.describe(details), nl=False)
 
 
 @click.command()

@@ -12,6 +12,7 @@ from gpuctl.cli.main import (
     output_option,
     report,
 )
+from gpuctl.cli.views import nodes as node_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import nodes
@@ -57,11 +58,11 @@ def get_nodes(
         return
     used = nodes.gpus_in_use(nodes.active_pods(cluster))
     wide = output == "wide"
-    rows = nodes.node_rows(items, used, wide=wide)
+    rows = node_views.node_rows(items, used, wide=wide)
     colour = table.colour_enabled()
     for row in rows:
         row[1] = table.paint(row[1], table.status_colour(row[1].split(",")[0]), colour)
-    headers = nodes.NODE_WIDE_HEADERS if wide else nodes.NODE_HEADERS
+    headers = node_views.NODE_WIDE_HEADERS if wide else node_views.NODE_HEADERS
     click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
 
 
@@ -80,7 +81,7 @@ def describe_node(name: str, kubeconfig: str | None, context: str | None) -> Non
     cluster = _connect(kubeconfig, context)
     records = pools.read_records(cluster)
     listed = [pool for pool, record in records.items() if name in pools.recorded_nodes(record)]
-    click.echo(nodes.describe_node(cluster, name, listed), nl=False)
+    click.echo(node_views.describe_node(cluster, name, listed), nl=False)
 
 
 @click.command("label")
@@ -136,7 +137,7 @@ def get_label(
     """
     names = tuple(n for n in names if n not in ("node", "nodes")) or names
     cluster = _connect(kubeconfig, context)
-    rows, errors = nodes.label_rows(cluster, names, key)
+    rows, errors = node_views.label_rows(cluster, names, key)
     if rows:
         click.echo(table.table(("NAME", "KEY", "VALUE"), rows, no_headers=no_headers), nl=False)
     return report([], errors)

@@ -12,6 +12,7 @@ from gpuctl.cli.main import (
     output_option,
     report,
 )
+from gpuctl.cli.views import pools as pool_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import pools
@@ -52,8 +53,8 @@ def get_pools(
         click.echo("No pools found.", err=True)
         return
     wide = output == "wide"
-    headers = pools.POOL_WIDE_HEADERS if wide else pools.POOL_HEADERS
-    rows = pools.pool_rows(inventory, found, wide=wide)
+    headers = pool_views.POOL_WIDE_HEADERS if wide else pool_views.POOL_HEADERS
+    rows = pool_views.pool_rows(inventory, found, wide=wide)
     click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
 
 
@@ -67,7 +68,7 @@ def describe_pool(name: str, kubeconfig: str | None, context: str | None) -> Non
     gpuctl describe pool training-pool
     """
     inventory = pools.Inventory.read(_connect(kubeconfig, context))
-    click.echo(pools.describe_pool(inventory, name), nl=False)
+    click.echo(pool_views.describe_pool(inventory, name), nl=False)
 
 
 @click.command("add")

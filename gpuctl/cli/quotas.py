@@ -6,6 +6,7 @@ import click
 
 from gpuctl.cli import complete
 from gpuctl.cli.main import cluster_options, no_headers_option, output_option
+from gpuctl.cli.views import quotas as quota_views
 
 
 def _user(user: str | None, namespace: str | None) -> str | None:
@@ -54,12 +55,12 @@ def get_quotas(
     cluster = kube.Cluster.connect(kubeconfig, context)
     found = quotas.user_quotas(cluster, wanted) if wanted else quotas.list_quotas(cluster)
     if output in ("yaml", "json", "name"):
-        click.echo(quotas.render_objects(found, output), nl=False)
+        click.echo(quota_views.render_objects(found, output), nl=False)
         return 0
     if not found:
         click.echo("No quotas found.", err=True)
         return 0
-    text = quotas.render_table(
+    text = quota_views.render_table(
         found, wide=output == "wide", no_headers=no_headers, colour=table.colour_enabled()
     )
     click.echo(text, nl=False)
@@ -85,5 +86,5 @@ def describe_quota(
     cluster = kube.Cluster.connect(kubeconfig, context)
     colour = table.colour_enabled()
     found = quotas.user_quotas(cluster, wanted)
-    click.echo("\n".join(quotas.describe(quota, colour=colour) for quota in found), nl=False)
+    click.echo("\n".join(quota_views.describe(quota, colour=colour) for quota in found), nl=False)
     return 0

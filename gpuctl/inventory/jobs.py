@@ -14,11 +14,9 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, NamedTuple
 
 from gpuctl import constants as c
-from gpuctl.cli import table
 from gpuctl.cluster.client import Cluster, KubeError, NotFound, TableRow
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
@@ -59,41 +57,8 @@ def list_pods(
     return sorted(pods, key=lambda p: (p["metadata"].get("namespace", ""), p["metadata"]["name"]))
 
 
-def _labels(obj: dict[str, Any]) -> dict[str, str]:
+def labels_of(obj: dict[str, Any]) -> dict[str, str]:
     return (obj.get("metadata") or {}).get("labels") or {}
-
-
-def job_rows(
-    jobs: list[dict[str, Any]], *, all_namespaces: bool, wide: bool, at: datetime | None = None
-) -> tuple[list[str], list[list[str]]]:
-    """NAME, KIND, POOL, STATUS, READY, GPU, AGE (seed 000 / SPEC §5); -A adds NAMESPACE;
-    wide adds PRIORITY and IMAGE."""
-    headers = ["NAME", "KIND", "POOL", "STATUS", "READY", "GPU", "AGE"]
-    if all_namespaces:
-        headers.insert(0, "NAMESPACE")
-    if wide:
-        headers += ["PRIORITY", "IMAGE"]
-    rows = []
-    for obj in jobs:
-        labels, meta = _labels(obj), obj["metadata"]
-        row = [
-            meta["name"],
-            labels.get(Labels.JOB_TYPE, obj["kind"].lower()),
-            labels.get(Labels.POOL, c.DEFAULT_POOL),
-            status.workload_status(obj),
-            status.workload_ready(obj),
-            str(status.workload_gpus(obj)),
-            table.age(meta.get("creationTimestamp"), at),
-        ]
-        if all_namespaces:
-            row.insert(0, meta.get("namespace", ""))
-        if wide:
-            containers = ((obj["spec"].get("template") or {}).get("spec") or {}).get(
-                "containers"
-            ) or [{}]
-            row += [labels.get(Labels.PRIORITY, ""), containers[0].get("image", "")]
-        rows.append(row)
-    return headers, rows
 
 
 class PodLine(NamedTuple):
@@ -143,52 +108,11 @@ def list_pod_lines(
     return sorted(lines, key=lambda p: (p.metadata.get("namespace", ""), p.metadata["name"]))
 
 
-def pod_rows(
-    pods: list[dict[str, Any]], *, wide: bool, at: datetime | None = None
-) -> tuple[list[str], list[list[str]]]:
-    """The rows of whole pods (wide adds GPU)."""
-    return pod_line_rows([pod_line(pod) for pod in pods], wide=wide, at=at)
-
-
-def pod_line_rows(
-    pods: list[PodLine], *, wide: bool, at: datetime | None = None
-) -> tuple[list[str], list[list[str]]]:
-    """Seed 000's `get jobs --pods` columns: JOB ID (the pod), NAME (the job), NAMESPACE, KIND,
-    STATUS, READY, NODE, IP, AGE; wide adds GPU."""
-    headers = ["JOB ID", "NAME", "NAMESPACE", "KIND", "STATUS", "READY", "NODE", "IP", "AGE"]
-    if wide:
-        headers.append("GPU")
-    at = at or table.now()
-    ages: dict[str | None, str] = {}  # pods made in the same second share their AGE
-    rows = []
-    for pod in pods:
-        meta = pod.metadata
-        labels = meta.get("labels") or {}
-        created = meta.get("creationTimestamp")
-        if created not in ages:
-            ages[created] = table.age(created, at)
-        row = [
-            meta["name"],
-            status.job_name_of(labels),
-            meta.get("namespace", ""),
-            labels.get(Labels.JOB_TYPE, ""),
-            pod.status,
-            pod.ready,
-            pod.node,
-            pod.ip,
-            ages[created],
-        ]
-        if wide:
-            row.append(str(pod.gpus))
-        rows.append(row)
-    return headers, rows
-
-
 def find_job(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
     """The workload of job `name`; JobNotFound when gpuctl made none by that name."""
     for kind in WORKLOADS:
         obj = cluster.find(kind, name, namespace)
-        if obj is not None and _labels(obj).get(Labels.MANAGED_BY) == c.MANAGED_BY_VALUE:
+        if obj is not None and labels_of(obj).get(Labels.MANAGED_BY) == c.MANAGED_BY_VALUE:
             obj.setdefault("kind", kind)
             return obj
     raise JobNotFound(f"no job named {name!r} in namespace {namespace}")
@@ -241,7 +165,7 @@ def explain_unschedulable(message: str, pool: str, gpu_type: str | None) -> str:
 
 def why(job: dict[str, Any], pods: list[dict[str, Any]], events: list[dict[str, Any]]) -> str:
     """Why a job is not running, in plain words; "" when nothing is wrong."""
-    labels = _labels(job)
+    labels = labels_of(job)
     template = (job.get("spec") or {}).get("template") or {}
     gpu_type = _required_gpu_type(template)
     for pod in pods:
@@ -343,71 +267,6 @@ def gather(cluster: Cluster, name: str, namespace: str) -> Details:
         if service is not None:
             nodes = {n["metadata"]["name"]: n for n in cluster.list("Node")}
     return Details(job, pods, events, service, nodes)
-
-
-def describe(details: Details, at: datetime | None = None) -> str:
-    job, pods = details.job, details.pods
-    meta, labels = job["metadata"], _labels(job)
-    template = (job.get("spec") or {}).get("template") or {}
-    containers = (template.get("spec") or {}).get("containers") or []
-    container = containers[0] if containers else {}
-    resources = (container.get("resources") or {}).get("limits") or {}
-    state = status.workload_status(job)
-    created = meta.get("creationTimestamp")
-    lines = [
-        ("Name", meta["name"]),
-        ("Namespace", meta.get("namespace", "")),
-        ("Kind", labels.get(Labels.JOB_TYPE, "")),
-        ("Object", f"{job['kind'].lower()}/{meta['name']}"),
-        ("Pool", labels.get(Labels.POOL, c.DEFAULT_POOL)),
-        ("Priority", labels.get(Labels.PRIORITY, "")),
-        (
-            "Description",
-            (meta.get("annotations") or {}).get(c.ANNOTATION_PREFIX + "description", ""),
-        ),
-        ("Image", container.get("image", "")),
-        ("Resources", ", ".join(f"{k}={v}" for k, v in resources.items()) or "<none>"),
-        ("GPUs", str(status.workload_gpus(job))),
-        ("Status", state),
-        ("Ready", status.workload_ready(job)),
-        (
-            "Created",
-            f"{created} ({table.age(created, at)} ago)",
-        ),
-    ]
-    reason = why(job, pods, details.events) if state not in ("Running", "Succeeded") else ""
-    if reason:
-        lines.append(("Why", reason))
-    url = access_url(details.service, pods, details.nodes, containers)
-    if url:
-        lines.append(("Access", url))
-    width = max(len(key) for key, _ in lines) + 2
-    text = "".join(f"{key + ':':<{width}}{value}\n" for key, value in lines)
-    headers, rows = pod_rows(pods, wide=True, at=at)
-    text += "Pods:\n"
-    text += _indent(table.table(headers, rows) if rows else "<none>\n")
-    text += "Events:\n"
-    event_rows = [
-        [
-            table.age(e.get("lastTimestamp") or e.get("eventTime"), at),
-            str(e.get("type", "")),
-            str(e.get("reason", "")),
-            f"{(e.get('involvedObject') or {}).get('kind', '').lower()}/"
-            f"{(e.get('involvedObject') or {}).get('name', '')}",
-            str(e.get("message", "")).replace("\n", " "),
-        ]
-        for e in details.events[-10:]
-    ]
-    text += _indent(
-        table.table(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], event_rows)
-        if event_rows
-        else "<none>\n"
-    )
-    return text
-
-
-def _indent(text: str) -> str:
-    return "".join(f"  {line}\n" for line in text.splitlines())
 
 
 # ------------------------------------------------------------------------------- logs

@@ -9,12 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from gpuctl import constants as c
-from gpuctl.cli import table
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Conflict, NotFound
 from gpuctl.errors import GpuctlError, UsageError
@@ -112,11 +110,6 @@ def gpus_in_use(pods: Iterable[dict[str, Any]]) -> dict[str, int]:
     return used
 
 
-def gpu_cell(total: int, used: int) -> str:
-    """total/used/free, e.g. 8/4/4."""
-    return f"{total}/{used}/{max(total - used, 0)}"
-
-
 def get_node(cluster: ClusterAPI, name: str) -> dict[str, Any]:
     node = cluster.find("Node", name)
     if node is None:
@@ -140,50 +133,6 @@ def list_nodes(
     return sorted(nodes, key=name_of)
 
 
-NODE_HEADERS = ("NAME", "STATUS", "GPU", "GPU-TYPE", "POOL", "AGE")
-NODE_WIDE_HEADERS = (*NODE_HEADERS, "CPU", "MEMORY", "INTERNAL-IP", "VERSION")
-
-
-def node_rows(
-    nodes: Sequence[dict[str, Any]],
-    used: dict[str, int],
-    *,
-    wide: bool = False,
-    at: datetime | None = None,
-) -> list[list[str]]:
-    """`get nodes` rows: NAME STATUS GPU(total/used/free) GPU-TYPE POOL AGE [+ wide columns]."""
-    rows = []
-    for node in nodes:
-        name = name_of(node)
-        row = [
-            name,
-            node_status(node),
-            gpu_cell(node_gpus(node), used.get(name, 0)),
-            gpu_type(node) or NONE,
-            pool_of(node) or NONE,
-            table.age((node.get("metadata") or {}).get("creationTimestamp"), at),
-        ]
-        if wide:
-            state = node.get("status") or {}
-            capacity = state.get("capacity") or {}
-            address = next(
-                (
-                    a.get("address", "")
-                    for a in state.get("addresses") or []
-                    if a.get("type") == "InternalIP"
-                ),
-                NONE,
-            )
-            row += [
-                str(capacity.get("cpu", NONE)),
-                str(capacity.get("memory", NONE)),
-                address,
-                str((state.get("nodeInfo") or {}).get("kubeletVersion") or NONE),
-            ]
-        rows.append(row)
-    return rows
-
-
 # -------------------------------------------------------------------------- describe
 
 
@@ -192,7 +141,7 @@ def pods_on(pods: Iterable[dict[str, Any]], node: str) -> list[dict[str, Any]]:
     return sorted(found, key=lambda p: (p["metadata"].get("namespace", ""), name_of(p)))
 
 
-def _requests(pods: Iterable[dict[str, Any]], resource: str) -> Decimal:
+def requested(pods: Iterable[dict[str, Any]], resource: str) -> Decimal:
     total = Decimal(0)
     for pod in pods:
         for container in (pod.get("spec") or {}).get("containers") or []:
@@ -206,7 +155,7 @@ def _requests(pods: Iterable[dict[str, Any]], resource: str) -> Decimal:
     return total
 
 
-def _amount(value: Decimal, resource: str) -> str:
+def amount_text(value: Decimal, resource: str) -> str:
     """A quantity for people: cores or millicores, memory in Gi/Mi/Ki, devices as counts."""
     if value == value.to_integral_value():
         if resource == "memory":
@@ -217,99 +166,6 @@ def _amount(value: Decimal, resource: str) -> str:
     if resource == "cpu":
         return f"{int(value * 1000)}m"
     return f"{value:f}"
-
-
-def fields(pairs: Sequence[tuple[str, str]]) -> list[str]:
-    """`Key:   value` lines aligned as kubectl describe aligns them."""
-    width = max((len(key) for key, _ in pairs), default=0) + 3
-    return [f"{key + ':':<{width}}{value}".rstrip() for key, value in pairs]
-
-
-def indent(text: str, by: str = "  ") -> list[str]:
-    return [by + line if line else line for line in text.splitlines()]
-
-
-def describe_node(
-    cluster: ClusterAPI, name: str, pool_names: Sequence[str] = (), at: datetime | None = None
-) -> str:
-    """`describe node`: status, resources and their use, GPU type, pools, labels, conditions,
-    and the pods on it with their GPUs. `pool_names` are the pools whose record lists it."""
-    node = get_node(cluster, name)
-    pods = pods_on(
-        cluster.list("Pod", None, field_selector=f"spec.nodeName={name},{ACTIVE_PODS}"), name
-    )
-    metadata = node.get("metadata") or {}
-    stamp = metadata.get("creationTimestamp")
-    # A node is in the pool its label names; the records only count for an unlabelled node.
-    pools = [pool_of(node)] if pool_of(node) else sorted(set(pool_names))
-    gpus = node_gpus(node)
-    gpus_used = sum(status.pod_gpus(pod) for pod in pods)
-    lines = fields(
-        [
-            ("Name", name),
-            ("Status", node_status(node)),
-            ("Created", f"{stamp} ({table.age(stamp, at)} ago)" if stamp else NONE),
-            ("GPU type", gpu_type(node) or NONE),
-            ("GPU", f"{gpus} total, {gpus_used} used, {max(gpus - gpus_used, 0)} free"),
-            ("Pools", ", ".join(pools) or NONE),
-        ]
-    )
-    capacity = (node.get("status") or {}).get("capacity") or {}
-    allocatable = (node.get("status") or {}).get("allocatable") or {}
-    resources = [
-        r
-        for r in ("cpu", "memory", c.GPU_RESOURCE, c.GPU_SHARE_RESOURCE)
-        if r in capacity or r in allocatable
-    ]
-    rows = [
-        [
-            resource,
-            str(capacity.get(resource, NONE)),
-            str(allocatable.get(resource, NONE)),
-            _amount(_requests(pods, resource), resource),
-        ]
-        for resource in resources
-    ]
-    lines += [
-        "Resources:",
-        *indent(table.table(("RESOURCE", "CAPACITY", "ALLOCATABLE", "REQUESTED"), rows)),
-    ]
-    labels = labels_of(node)
-    lines += ["Labels:", *([f"  {k}={v}" for k, v in sorted(labels.items())] or [f"  {NONE}"])]
-    conditions = (node.get("status") or {}).get("conditions") or []
-    condition_rows = [
-        [
-            str(x.get("type", "")),
-            str(x.get("status", "")),
-            str(x.get("reason", "")),
-            str(x.get("message", "")),
-        ]
-        for x in conditions
-    ]
-    lines += ["Conditions:"]
-    lines += (
-        indent(table.table(("TYPE", "STATUS", "REASON", "MESSAGE"), condition_rows))
-        if condition_rows
-        else [f"  {NONE}"]
-    )
-    pod_rows = [
-        [
-            str(pod["metadata"].get("namespace", "")),
-            name_of(pod),
-            status.job_name_of(labels_of(pod)) or NONE,
-            str(status.pod_gpus(pod)),
-            status.pod_status(pod),
-            table.age(pod["metadata"].get("creationTimestamp"), at),
-        ]
-        for pod in pods
-    ]
-    lines += [f"Pods: ({len(pods)} active)"]
-    lines += (
-        indent(table.table(("NAMESPACE", "NAME", "JOB", "GPU", "STATUS", "AGE"), pod_rows))
-        if pod_rows
-        else [f"  {NONE}"]
-    )
-    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------- labels
@@ -408,21 +264,3 @@ def label_nodes(
         except GpuctlError as exc:
             errors.append(str(exc) if str(exc).startswith("node/") else f"node/{name}: {exc}")
     return lines, errors
-
-
-def label_rows(
-    cluster: ClusterAPI, names: Sequence[str], key: str
-) -> tuple[list[list[str]], list[str]]:
-    """`get label`: (NAME, KEY, VALUE rows, errors for missing nodes or labels)."""
-    rows, errors = [], []
-    for name in names:
-        node = cluster.find("Node", name)
-        if node is None:
-            errors.append(f"node/{name} not found")
-            continue
-        value = labels_of(node).get(key)
-        if value is None:
-            errors.append(f"node/{name} has no label {key}")
-            continue
-        rows.append([name, key, value])
-    return rows, errors

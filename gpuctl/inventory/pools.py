@@ -9,29 +9,21 @@ and `remove node`, and removed by `delete -f`. Nothing here prints.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from gpuctl import constants as c
-from gpuctl.cli import table
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import status
 from gpuctl.inventory.nodes import (
-    NONE,
     active_pods,
-    fields,
-    gpu_cell,
     gpu_type,
     gpus_in_use,
-    indent,
     labels_of,
     name_of,
     node_gpus,
     node_name_of,
-    node_status,
     pool_of,
 )
 
@@ -176,95 +168,3 @@ class Inventory:
             "gpuType": self.gpu_types(pool),
             "record": f"configmap/{record_name(pool.name)}" if pool.record else None,
         }
-
-
-POOL_HEADERS = ("NAME", "NODES", "GPU", "GPU-TYPES", "DESCRIPTION", "AGE")
-POOL_WIDE_HEADERS = ("NAME", "NODES", "GPU", "GPU-TYPES", "NODE-NAMES", "DESCRIPTION", "AGE")
-
-
-def pool_rows(
-    inventory: Inventory, pools: Sequence[Pool], *, wide: bool = False, at: datetime | None = None
-) -> list[list[str]]:
-    rows = []
-    for pool in pools:
-        total, used = inventory.gpus(pool)
-        stamp = (pool.record or {}).get("metadata", {}).get("creationTimestamp")
-        row = [
-            pool.name,
-            str(len(pool.members)),
-            gpu_cell(total, used),
-            ",".join(sorted(inventory.gpu_types(pool))) or NONE,
-        ]
-        if wide:
-            row.append(",".join(pool.members) or NONE)
-        row += [pool.description, table.age(stamp, at) if stamp else NONE]
-        rows.append(row)
-    return rows
-
-
-def describe_pool(inventory: Inventory, name: str, at: datetime | None = None) -> str:
-    """`describe pool`: record, GPUs, GPU types with counts, nodes, and the jobs on them."""
-    pool = inventory.pool(name)
-    total, used = inventory.gpus(pool)
-    stamp = (pool.record or {}).get("metadata", {}).get("creationTimestamp")
-    types = inventory.gpu_types(pool)
-    lines = fields(
-        [
-            ("Name", pool.name),
-            ("Description", pool.description or NONE),
-            (
-                "Record",
-                f"configmap/{record_name(name)} in {c.SYSTEM_NAMESPACE}"
-                + (f" (created {table.age(stamp, at)} ago)" if stamp else "")
-                if pool.record
-                else "none (only node labels name this pool)",
-            ),
-            ("GPU", f"{total} total, {used} used, {max(total - used, 0)} free"),
-            ("GPU types", ", ".join(f"{k}: {v}" for k, v in sorted(types.items())) or NONE),
-        ]
-    )
-    recorded = recorded_nodes(pool.record)
-    node_rows = []
-    for node in pool.members:
-        live = inventory.nodes.get(node)
-        if live is None:
-            note = "not found in the cluster"
-        elif not pool_of(live):
-            note = f"not labelled {c.Labels.POOL}"
-        elif node not in recorded and pool.record:
-            note = "not in the record"
-        else:
-            note = ""
-        node_rows.append(
-            [
-                node,
-                node_status(live) if live else "Missing",
-                gpu_cell(node_gpus(live), inventory.used.get(node, 0)) if live else NONE,
-                inventory.gpu_type(pool, node) or NONE,
-                note,
-            ]
-        )
-    lines += [f"Nodes: ({len(pool.members)})"]
-    lines += (
-        indent(table.table(("NAME", "STATUS", "GPU", "GPU-TYPE", "NOTE"), node_rows))
-        if node_rows
-        else [f"  {NONE}"]
-    )
-    jobs = inventory.jobs_in(pool)
-    job_rows = [
-        [
-            namespace,
-            job,
-            str(len(pods)),
-            str(sum(status.pod_gpus(p) for p in pods)),
-            ",".join(sorted({node_name_of(p) for p in pods})),
-        ]
-        for (namespace, job), pods in sorted(jobs.items())
-    ]
-    lines += [f"Jobs: ({len(job_rows)} running)"]
-    lines += (
-        indent(table.table(("NAMESPACE", "JOB", "PODS", "GPU", "NODES"), job_rows))
-        if job_rows
-        else [f"  {NONE}"]
-    )
-    return "\n".join(lines) + "\n"

@@ -7,14 +7,11 @@ them into rows and lines; never prints. Quantities are compared exactly (gpuctl.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import ROUND_FLOOR, Decimal
 from typing import Any, Protocol
 
 from gpuctl import constants as c
-from gpuctl.cli import table
 from gpuctl.errors import GpuctlError
 from gpuctl.spec import quantity
 
@@ -34,15 +31,9 @@ CPU_KEYS = ("requests.cpu", "cpu", "limits.cpu")
 MEMORY_KEYS = ("requests.memory", "memory", "limits.memory")
 GPU_KEYS = (f"requests.{c.GPU_RESOURCE}", f"limits.{c.GPU_RESOURCE}")
 
-HEADERS = ("USER", "QUOTA", "CPU", "MEMORY", "GPU", "AGE")
-WIDE_HEADERS = (*HEADERS[:-1], "CPU LIMIT", "MEMORY LIMIT", "DESCRIPTION", "AGE")
-
-WARN_PERCENT = 70  # yellow from here
-FULL_PERCENT = 90  # red from here
 
 _BINARY = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 _DECIMAL = ("k", "M", "G", "T", "P", "E")
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class Lister(Protocol):
@@ -150,92 +141,6 @@ def _ordered(keys: dict[str, Any]) -> list[str]:
 # --------------------------------------------------------------------------- output
 
 
-def rows(
-    quotas: list[Quota], *, wide: bool = False, colour: bool = False, at: datetime | None = None
-) -> list[list[str]]:
-    """The `get quotas` table rows (headers: HEADERS, or WIDE_HEADERS when `wide`)."""
-    result = []
-    for quota in quotas:
-        row = [
-            quota.user,
-            quota.name,
-            cell(quota.usage(CPU_KEYS), colour),
-            cell(quota.usage(MEMORY_KEYS), colour),
-            cell(quota.usage(GPU_KEYS), colour),
-        ]
-        if wide:
-            row += [
-                cell(quota.usage(("limits.cpu",)), colour),
-                cell(quota.usage(("limits.memory",)), colour),
-                quota.description or "-",
-            ]
-        row.append(table.age(quota.created, at))
-        result.append(row)
-    return result
-
-
-def render_table(
-    quotas: list[Quota],
-    *,
-    wide: bool = False,
-    no_headers: bool = False,
-    colour: bool = False,
-    at: datetime | None = None,
-) -> str:
-    headers = WIDE_HEADERS if wide else HEADERS
-    return table.table(
-        headers, rows(quotas, wide=wide, colour=colour, at=at), no_headers=no_headers
-    )
-
-
-def render_objects(quotas: list[Quota], output: str) -> str:
-    """`-o yaml|json|name`: the ResourceQuotas as the server has them (no managedFields)."""
-    if output == "name":
-        return "".join(f"resourcequota/{q.name}\n" for q in quotas)
-    items = [_without_managed_fields(q.obj) for q in quotas]
-    return table.as_list(items, output)
-
-
-def describe(quota: Quota, *, colour: bool = False, at: datetime | None = None) -> str:
-    """`describe quota`: who, which quota, and per resource used/hard and percent."""
-    lines = [
-        f"User:         {quota.user}",
-        f"Quota:        {quota.name}",
-        f"Description:  {quota.description or '-'}",
-        f"Age:          {table.age(quota.created, at)}",
-        "",
-    ]
-    resources = [["Resource", "Used/Hard", "Usage"]]
-    for usage in quota.usages:
-        resources.append([usage.resource, usage.fraction(), percent_text(usage, colour)])
-    lines += _columns(resources)
-    return "\n".join(lines) + "\n"
-
-
-def cell(usage: Usage | None, colour: bool) -> str:
-    """`used/hard` in the usage's colour, `-` when the resource is not limited."""
-    if usage is None:
-        return "-"
-    return table.paint(usage.fraction(), usage_colour(usage.percent), colour)
-
-
-def percent_text(usage: Usage, colour: bool) -> str:
-    percent = usage.percent
-    if percent is None:
-        return "-"
-    return table.paint(f"{percent}%", usage_colour(percent), colour)
-
-
-def usage_colour(percent: int | None) -> str:
-    if percent is None:
-        return ""
-    if percent >= FULL_PERCENT:
-        return "red"
-    if percent >= WARN_PERCENT:
-        return "yellow"
-    return ""
-
-
 def in_unit_of(used: str, hard: str) -> str:
     """`used` written with `hard`'s suffix when that is exact to two decimals, else as is:
     2Gi of 20Gi reads `2Gi`, 2500m of 10 reads `2.5`, 1 byte of 20Gi stays `1`."""
@@ -267,21 +172,7 @@ def _suffix(value: str) -> str | None:
     return None
 
 
-def _columns(lines: list[list[str]]) -> list[str]:
-    """Columns two spaces apart, as kubectl describe's tabwriter."""
-    plain = [[_ANSI.sub("", cell) for cell in line] for line in lines]
-    widths = [max(len(line[i]) for line in plain) for i in range(len(lines[0]))]
-    out = []
-    for line, bare in zip(lines, plain, strict=True):
-        cells = [
-            text + " " * (widths[i] - len(bare[i])) if i < len(line) - 1 else text
-            for i, text in enumerate(line)
-        ]
-        out.append("  ".join(cells).rstrip())
-    return out
-
-
-def _without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
+def without_managed_fields(obj: dict[str, Any]) -> dict[str, Any]:
     # kubectl hides managedFields unless asked (--show-managed-fields)
     copy: dict[str, Any] = json.loads(json.dumps(obj))
     (copy.get("metadata") or {}).pop("managedFields", None)

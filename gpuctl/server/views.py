@@ -138,9 +138,9 @@ def node_detail(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
         "status": item["status"],
         "resources": {
             "cpuTotal": allocatable.get("cpu"),
-            "cpuUsed": nodes._amount(nodes._requests(on_node, "cpu"), "cpu"),
+            "cpuUsed": nodes.amount_text(nodes.requested(on_node, "cpu"), "cpu"),
             "memoryTotal": allocatable.get("memory"),
-            "memoryUsed": nodes._amount(nodes._requests(on_node, "memory"), "memory"),
+            "memoryUsed": nodes.amount_text(nodes.requested(on_node, "memory"), "memory"),
             "gpuTotal": item["gpuTotal"],
             "gpuUsed": item["gpuUsed"],
             "gpuFree": item["gpuFree"],

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from gpuctl.cli import table
+from gpuctl.cli.views import jobs as job_views
 from gpuctl.cluster import client
 from gpuctl.inventory import jobs, status
 from gpuctl.verbs.apply import Apply
@@ -166,9 +167,9 @@ def test_pod_rows_from_the_printed_table_match_the_whole_pods(
 
     def same_rows() -> bool:
         at = table.now()
-        whole = jobs.pod_rows(jobs.list_pods(env.cluster, "default"), wide=False, at=at)
+        whole = job_views.pod_rows(jobs.list_pods(env.cluster, "default"), wide=False, at=at)
         lines = jobs.list_pod_lines(env.cluster, "default")
-        return jobs.pod_line_rows(lines, wide=False, at=at) == whole
+        return job_views.pod_line_rows(lines, wide=False, at=at) == whole
 
     _wait(same_rows)  # pods may move on between the two lists
     monkeypatch.setattr(client, "TABLE_ACCEPT", "application/json")

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from gpuctl.cli import table
+from gpuctl.cli.views import nodes as node_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import nodes
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
@@ -105,8 +106,8 @@ def test_get_nodes_table_snapshot(env: NodeEnv, snapshot_text: Any) -> None:
     used = nodes.gpus_in_use(nodes.active_pods(env.cluster))
     at = table.parse_time(items[0]["metadata"]["creationTimestamp"])
     assert at is not None
-    rows = nodes.node_rows(items, used, at=at + timedelta(days=3))  # 3d, whatever the second
-    assert table.table(nodes.NODE_HEADERS, rows) == snapshot_text
+    rows = node_views.node_rows(items, used, at=at + timedelta(days=3))  # 3d, whatever the second
+    assert table.table(node_views.NODE_HEADERS, rows) == snapshot_text
 
 
 def test_get_nodes_cli_sums_gpus_with_one_list_of_pods(env: NodeEnv) -> None:
@@ -137,7 +138,7 @@ def test_get_nodes_filters_and_formats(env: NodeEnv) -> None:
     assert (both.returncode, both.stdout, both.stderr) == (0, "", "No nodes found.\n")
     wide = env.gpuctl("get", "nodes", "-o", "wide")
     assert wide.stdout.split("\n")[0].split() == [
-        *nodes.NODE_HEADERS,
+        *node_views.NODE_HEADERS,
         "CPU",
         "MEMORY",
         "INTERNAL-IP",

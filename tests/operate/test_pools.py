@@ -13,6 +13,7 @@ import yaml
 
 from gpuctl import constants as c
 from gpuctl.cli import table
+from gpuctl.cli.views import pools as pool_views
 from gpuctl.inventory import pools
 
 from .test_nodes import NodeEnv, busy, env, without_age
@@ -193,11 +194,11 @@ def test_get_pools_snapshot_and_formats(env: NodeEnv, snapshot_text: Any) -> Non
     assert at is not None
     found = inventory.pools()
     text = table.table(
-        pools.POOL_HEADERS, pools.pool_rows(inventory, found, at=at + timedelta(days=3))
+        pool_views.POOL_HEADERS, pool_views.pool_rows(inventory, found, at=at + timedelta(days=3))
     )
     wide = table.table(
-        pools.POOL_WIDE_HEADERS,
-        pools.pool_rows(inventory, found, wide=True, at=at + timedelta(days=3)),
+        pool_views.POOL_WIDE_HEADERS,
+        pool_views.pool_rows(inventory, found, wide=True, at=at + timedelta(days=3)),
     )
     assert text + "\n" + wide == snapshot_text
     names = env.gpuctl("get", "pools", "-o", "name")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from gpuctl.cli.views import quotas as quota_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import quotas
 from gpuctl.render import engine
@@ -319,10 +320,10 @@ def test_rows_with_frozen_age_and_colour() -> None:
         {"requests.cpu": "10", "requests.nvidia.com/gpu": "4"},
     )
     at = datetime.fromisoformat("2026-01-01T03:00:00+00:00")
-    assert quotas.rows([quota], at=at) == [["u", "q", "9/10", "-", "3/4", "3h"]]
-    red, yellow = quotas.rows([quota], colour=True, at=at)[0][2:5:2]
+    assert quota_views.rows([quota], at=at) == [["u", "q", "9/10", "-", "3/4", "3h"]]
+    red, yellow = quota_views.rows([quota], colour=True, at=at)[0][2:5:2]
     assert (red, yellow) == ("\x1b[31m9/10\x1b[0m", "\x1b[33m3/4\x1b[0m")
-    wide = quotas.rows([quota], wide=True, at=at)[0]
+    wide = quota_views.rows([quota], wide=True, at=at)[0]
     assert wide == ["u", "q", "9/10", "-", "3/4", "-", "-", "d", "3h"]
 
 
@@ -332,7 +333,7 @@ def test_describe_text() -> None:
         {"requests.nvidia.com/gpu": "4", "requests.cpu": "1", "pods": "10"},
     )
     at = datetime.fromisoformat("2026-01-01T00:00:45+00:00")
-    assert quotas.describe(quota, at=at) == (
+    assert quota_views.describe(quota, at=at) == (
         "User:         u\n"
         "Quota:        q\n"
         "Description:  d\n"

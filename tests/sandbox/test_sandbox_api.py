@@ -124,10 +124,13 @@ def test_errors_match_the_real_server(sandbox: SandboxCluster) -> None:
         "apply your changes to the latest version and try again"
     )
 
-    current = batch.read_namespaced_job("x", "default").to_dict()
-    current["spec"]["template"]["spec"]["containers"][0]["image"] = "busybox:2"
-    with pytest.raises(ApiException) as err:
-        batch.replace_namespaced_job("x", "default", current)
+    for _attempt in range(5):  # the Job controller may write status between read and replace
+        current = batch.read_namespaced_job("x", "default").to_dict()
+        current["spec"]["template"]["spec"]["containers"][0]["image"] = "busybox:2"
+        with pytest.raises(ApiException) as err:
+            batch.replace_namespaced_job("x", "default", current)
+        if err.value.status != 409:
+            break
     status = _status(err.value)
     assert err.value.status == 422 and status["reason"] == "Invalid"
     assert status["message"].startswith('Job.batch "x" is invalid: spec.template: Invalid value:')

@@ -72,6 +72,9 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
         "label": ("gpuctl.cli.nodes:label", "Set or remove g8s.host/ labels on nodes."),
         "add": ("gpuctl.cli.pools:add", "Add nodes to a resource pool."),
         "remove": ("gpuctl.cli.pools:remove", "Remove nodes from a resource pool."),
+        "query": ("gpuctl.cli.pools:query", "Pools with their GPU occupancy (query pools)."),
+        "scale": ("gpuctl.cli.notebooks:scale", "Change a notebook's GPUs (it restarts)."),
+        "cp": ("gpuctl.cli.notebooks:cp", "Copy files to or from a notebook (like kubectl cp)."),
     },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")
@@ -512,6 +515,9 @@ def delete(
         "jobs": ("gpuctl.cli.jobs:get_jobs", "One row per job (or per pod with --pods)."),
         "nodes": ("gpuctl.cli.nodes:get_nodes", "Nodes with their GPUs, GPU type and pool."),
         "label": ("gpuctl.cli.nodes:get_label", "The value of one label on nodes."),
+        "node-labels": ("gpuctl.cli.nodes:get_label", "Same as `get label`."),
+        "gpu-type": ("gpuctl.cli.nodes:get_gpu_type", "Each node's GPU labels and pool."),
+        "notebook": ("gpuctl.cli.notebooks:get_notebook", "Notebooks and their address."),
         "pools": ("gpuctl.cli.pools:get_pools", "Resource pools with their GPUs."),
         "quotas": ("gpuctl.cli.quotas:get_quotas", "Quotas per user: used/hard."),
     },

@@ -51,6 +51,41 @@ def get_pools(
     click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
 
 
+@click.group("query")
+def query() -> None:
+    """Resource occupancy: which pools have GPUs free."""
+
+
+@query.command("pools")
+@cluster_options
+@output_option
+@no_headers_option
+def query_pools(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    output: str | None,
+    no_headers: bool,
+) -> None:
+    """Every pool with its GPU occupancy: NAME, NODES, GPU-TOTAL, GPU-USED, GPU-FREE,
+    OCCUPANCY (used/total), GPU-TYPES (model:GPUs).
+
+    \b
+    gpuctl query pools
+    gpuctl query pools -o json
+    """
+    inventory = pools.Inventory.read(_connect(kubeconfig, context))
+    found = inventory.pools()
+    summaries = [inventory.summary(p) for p in found] if output in ("yaml", "json") else []
+    if echo_objects(summaries, output, [f"pool/{pool.name}" for pool in found]):
+        return
+    if not found:
+        click.echo("No pools found.", err=True)
+        return
+    rows = pools.query_rows(inventory, found)
+    click.echo(table.table(pools.QUERY_HEADERS, rows, no_headers=no_headers), nl=False)
+
+
 @click.command("pool")
 @click.argument("name")
 @cluster_options

@@ -75,6 +75,11 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
         "query": ("gpuctl.cli.pools:query", "Pools with their GPU occupancy (query pools)."),
         "scale": ("gpuctl.cli.notebooks:scale", "Change a notebook's GPUs (it restarts)."),
         "cp": ("gpuctl.cli.notebooks:cp", "Copy files to or from a notebook (like kubectl cp)."),
+        "top": ("gpuctl.cli.monitoring:top", "GPU use now per job or node (from Prometheus)."),
+        "monitoring": (
+            "gpuctl.cli.monitoring:monitoring",
+            "Alert rules and a Grafana dashboard for GPUs.",
+        ),
     },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")

@@ -9,6 +9,7 @@ import click
 from gpuctl.cli import table
 from gpuctl.cli.main import cluster_options, no_headers_option
 from gpuctl.cluster.client import Cluster
+from gpuctl.inventory import jobs
 from gpuctl.monitoring import gpu
 from gpuctl.monitoring.prometheus import ENV_VAR, Prometheus, url_from
 
@@ -118,3 +119,53 @@ def manifests(namespace: str) -> None:
     from gpuctl.render import engine
 
     click.echo(engine.to_yaml(monitoring_manifests.render(namespace)), nl=False)
+
+
+# ----------------------------------------------------------------- describe job's section
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+SPARK_WIDTH = 30
+
+
+def sparkline(values: list[float], top: float, width: int = SPARK_WIDTH) -> str:
+    """`values` (oldest first) as block characters, 0 to `top`, at most `width` of them
+    (each the mean of its share of the values)."""
+    if not values:
+        return "-"
+    buckets = min(width, len(values))
+    means = []
+    for index in range(buckets):
+        part = values[index * len(values) // buckets : (index + 1) * len(values) // buckets]
+        means.append(sum(part) / len(part))
+    scale = top if top > 0 else max(means) or 1.0
+    return "".join(BLOCKS[min(int(v / scale * len(BLOCKS)), len(BLOCKS) - 1)] for v in means)
+
+
+def usage_section(
+    details: jobs.Details, prometheus_url: str | None, since: float, since_text: str
+) -> str:
+    """`describe job`'s GPU usage: per pod now, and utilisation over the last `since`
+    seconds as a sparkline (0-100%). One line when Prometheus is not there."""
+    import time
+
+    from gpuctl.errors import GpuctlError
+    from gpuctl.monitoring.prometheus import NotConfigured
+
+    try:
+        prometheus = Prometheus(url_from(prometheus_url))
+        namespace = details.job["metadata"]["namespace"]
+        pods = [p["metadata"]["name"] for p in details.pods]
+        usages = gpu.pod_usage(prometheus, namespace, pods, since, time.time())
+    except NotConfigured:
+        return f"GPU usage:  no Prometheus configured (--prometheus-url or ${ENV_VAR})\n"
+    except GpuctlError as exc:
+        return f"GPU usage:  {exc}\n"
+    if not usages:
+        return "GPU usage:  no pods\n"
+    rows = []
+    for usage in usages:
+        cells = gpu.figure_cells(usage.now)
+        rows.append([usage.pod, *cells, sparkline(usage.util_history, 100.0)])
+    headers = ["POD", "GPUS", "GPU-UTIL", "GPU-MEM", "TEMP", f"UTIL LAST {since_text}"]
+    body = table.table(headers, rows)
+    return "GPU usage (Prometheus):\n" + "".join(f"  {line}\n" for line in body.splitlines())

@@ -85,7 +85,7 @@ def pod_figures(prometheus: Prometheus, namespace: str | None) -> dict[tuple[str
 # ---------------------------------------------------------------------------- top
 
 
-def _cells(figures: Figures | None) -> list[str]:
+def figure_cells(figures: Figures | None) -> list[str]:
     if figures is None or not figures.gpus:
         return [MISSING] * 4
     return [
@@ -143,7 +143,7 @@ def job_rows(
     rows = []
     for qualified, figures in items:
         ns, job = qualified.split("/", 1)
-        row = [job, found[(ns, job)][0] or nodes.NONE, *_cells(figures)]
+        row = [job, found[(ns, job)][0] or nodes.NONE, *figure_cells(figures)]
         rows.append([ns, *row] if all_namespaces else row)
     return headers, rows
 
@@ -164,4 +164,46 @@ def node_rows(
     items = sorted(
         ((nodes.name_of(n), by_node.get(nodes.name_of(n))) for n in wanted), key=_order(sort_by)
     )
-    return [[name, pools[name] or nodes.NONE, *_cells(figures)] for name, figures in items]
+    return [[name, pools[name] or nodes.NONE, *figure_cells(figures)] for name, figures in items]
+
+
+# ---------------------------------------------------------------------- describe job
+
+HISTORY_POINTS = 60  # samples over the --since window
+
+
+@dataclass
+class PodUsage:
+    """One pod's GPUs now, and their mean utilisation and memory used over a window."""
+
+    pod: str
+    now: Figures | None
+    util_history: list[float]  # %, oldest first
+    used_history: list[float]  # MiB
+
+
+def pod_usage(
+    prometheus: Prometheus, namespace: str, pods: Sequence[str], since: float, end: float
+) -> list[PodUsage]:
+    """Now and over [end - since, end] for each of `pods` (3 instant-vector and 2 range
+    queries in all, whatever the number of pods)."""
+    if not pods:
+        return []
+    pattern = "|".join(_regex_escape(p) for p in pods)
+    matchers = f'{{namespace="{_escape(namespace)}",pod=~"{_escape(pattern)}"}}'
+    now = pod_figures(prometheus, namespace)
+    step = max(since / HISTORY_POINTS, 1.0)
+    start = end - since
+    util = prometheus.query_range(f"avg by (pod) ({UTIL}{matchers})", start, end, step)
+    used = prometheus.query_range(f"sum by (pod) ({FB_USED}{matchers})", start, end, step)
+    util_by = {s.labels.get("pod", ""): [v for _, v in s.points] for s in util}
+    used_by = {s.labels.get("pod", ""): [v for _, v in s.points] for s in used}
+    return [
+        PodUsage(pod, now.get((namespace, pod)), util_by.get(pod, []), used_by.get(pod, []))
+        for pod in pods
+    ]
+
+
+def _regex_escape(text: str) -> str:
+    """Pod names are DNS names; only `.` needs escaping in a PromQL (RE2) regex."""
+    return text.replace(".", "\\.")

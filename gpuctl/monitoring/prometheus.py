@@ -44,6 +44,12 @@ class Sample:
     value: float
 
 
+@dataclass(frozen=True)
+class Series:
+    labels: dict[str, str]
+    points: list[tuple[float, float]]
+
+
 class Prometheus:
     def __init__(self, url: str) -> None:
         self.url = url
@@ -57,6 +63,26 @@ class Prometheus:
             raise PrometheusError(f"expected a vector from {promql!r}, got {kind}")
         return [
             Sample(dict(item.get("metric") or {}), float(item["value"][1]))
+            for item in data.get("result") or []
+        ]
+
+    def query_range(self, promql: str, start: float, end: float, step: float) -> list[Series]:
+        """A range query: per series, its (unix time, value) points from start to end."""
+        fields = {
+            "query": promql,
+            "start": f"{start:.3f}",
+            "end": f"{end:.3f}",
+            "step": f"{step:g}",
+        }
+        data = self._get("/api/v1/query_range", fields)
+        if data.get("resultType") != "matrix":
+            kind = data.get("resultType")
+            raise PrometheusError(f"expected a matrix from {promql!r}, got {kind}")
+        return [
+            Series(
+                dict(item.get("metric") or {}),
+                [(float(t), float(v)) for t, v in item.get("values") or []],
+            )
             for item in data.get("result") or []
         ]
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from gpuctl.cli.monitoring import sparkline
 from gpuctl.monitoring import manifests
 from gpuctl.monitoring.prometheus import Prometheus
 from tests.conftest import Env
@@ -161,3 +162,45 @@ def test_alert_rules_pass_promtool_and_match_the_served_series(
     dashboard = json.loads(board["data"]["gpuctl.json"])
     for panel in dashboard["panels"]:
         prometheus.query(panel["targets"][0]["expr"])  # raises if Prometheus refuses it
+
+
+def test_describe_job_shows_gpu_usage_now_and_a_curve(
+    env: Env, exporter: Exporter, prometheus_url: str
+) -> None:
+    gpus = serve(env, exporter, prometheus_url)
+    tune = [g for g in gpus if g.pod.startswith("tune")]
+    done = env.gpuctl(
+        "describe", "job", "tune", "--prometheus-url", prometheus_url, "--since", "5m"
+    )
+    assert done.returncode == 0, done.stderr
+    section = done.stdout.split("GPU usage (Prometheus):\n", 1)[1].splitlines()
+    assert section[0].split() == [
+        "POD",
+        "GPUS",
+        "GPU-UTIL",
+        "GPU-MEM",
+        "TEMP",
+        "UTIL",
+        "LAST",
+        "5m",
+    ]
+    pod, count, util, memory, temp, curve = section[1].split()
+    assert (pod, count, util, temp) == (tune[0].pod, "2", "70%", "86°C")
+    assert memory == "48.8/160.0Gi"
+    # a constant 70% mean: every block of the curve is the 70% one
+    assert curve and set(curve) == {sparkline([70.0], 100.0)}
+
+
+def test_describe_job_without_prometheus_says_so_in_one_line(env: Env) -> None:
+    start_jobs(env)
+    done = env.gpuctl("describe", "job", "tune", env={"GPUCTL_PROMETHEUS_URL": ""})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(
+        "GPU usage:  no Prometheus configured (--prometheus-url or $GPUCTL_PROMETHEUS_URL)\n"
+    )
+
+
+def test_sparkline_scales_to_the_top_and_buckets_to_the_width() -> None:
+    assert sparkline([0.0, 50.0, 100.0], 100.0) == "▁▅█"
+    assert sparkline([], 100.0) == "-"
+    assert sparkline([0.0, 0.0, 100.0, 100.0], 100.0, width=2) == "▁█"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from gpuctl.cli import table
@@ -9,6 +11,7 @@ from gpuctl.cli.main import cluster_options, echo_objects, no_headers_option, ou
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import pools
+from gpuctl.monitoring import prometheus
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
@@ -58,21 +61,28 @@ def query() -> None:
 
 @query.command("pools")
 @cluster_options
+@click.option(
+    "--prometheus-url",
+    metavar="URL",
+    help="Add GPU-UTIL, the pool's GPUs' mean utilisation now (else $GPUCTL_PROMETHEUS_URL).",
+)
 @output_option
 @no_headers_option
 def query_pools(
     kubeconfig: str | None,
     context: str | None,
     namespace: str | None,
+    prometheus_url: str | None,
     output: str | None,
     no_headers: bool,
 ) -> None:
     """Every pool with its GPU occupancy: NAME, NODES, GPU-TOTAL, GPU-USED, GPU-FREE,
-    OCCUPANCY (used/total), GPU-TYPES (model:GPUs).
+    OCCUPANCY (used/total), GPU-TYPES (model:GPUs), and GPU-UTIL when Prometheus is known.
 
     \b
     gpuctl query pools
     gpuctl query pools -o json
+    gpuctl query pools --prometheus-url http://127.0.0.1:9090
     """
     inventory = pools.Inventory.read(_connect(kubeconfig, context))
     found = inventory.pools()
@@ -83,7 +93,16 @@ def query_pools(
         click.echo("No pools found.", err=True)
         return
     rows = pools.query_rows(inventory, found)
-    click.echo(table.table(pools.QUERY_HEADERS, rows, no_headers=no_headers), nl=False)
+    headers = list(pools.QUERY_HEADERS)
+    if prometheus_url or os.environ.get(prometheus.ENV_VAR):
+        from gpuctl.monitoring import gpu
+
+        source = prometheus.Prometheus(prometheus.url_from(prometheus_url))
+        utilisation = gpu.pool_utilisation(source, {p.name: p.members for p in found})
+        headers.append("GPU-UTIL")
+        for pool, row in zip(found, rows, strict=True):
+            row.append(utilisation[pool.name])
+    click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
 
 
 @click.command("pool")

@@ -207,3 +207,16 @@ def pod_usage(
 def _regex_escape(text: str) -> str:
     """Pod names are DNS names; only `.` needs escaping in a PromQL (RE2) regex."""
     return text.replace(".", "\\.")
+
+
+def pool_utilisation(prometheus: Prometheus, members: dict[str, list[str]]) -> dict[str, str]:
+    """pool -> mean utilisation of the GPUs on its nodes now (`-` when none reports)."""
+    by_node = {key[0]: value for key, value in figures_by(prometheus, (NODE_LABEL,)).items()}
+    result = {}
+    for pool, names in members.items():
+        total = Figures()
+        for name in names:
+            if name in by_node:
+                total.add(by_node[name])
+        result[pool] = f"{total.util:.0f}%" if total.gpus else MISSING
+    return result

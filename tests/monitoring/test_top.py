@@ -22,14 +22,14 @@ kind: training
 version: v0.1
 job: {name: tune}
 environment: {image: trainer:v1, command: [python, train.py]}
-resources: {gpu: 2, cpu: 4, memory: 16Gi}
+resources: {gpu: 2, gpu-type: A100-80G, cpu: 4, memory: 16Gi}
 ---
 kind: inference
 version: v0.1
 job: {name: serve}
 environment: {image: server:v1}
 service: {port: 8000}
-resources: {gpu: 1, cpu: 2, memory: 8Gi}
+resources: {gpu: 1, gpu-type: A100-80G, cpu: 2, memory: 8Gi}
 """
 
 
@@ -204,3 +204,26 @@ def test_sparkline_scales_to_the_top_and_buckets_to_the_width() -> None:
     assert sparkline([0.0, 50.0, 100.0], 100.0) == "▁▅█"
     assert sparkline([], 100.0) == "-"
     assert sparkline([0.0, 0.0, 100.0, 100.0], 100.0, width=2) == "▁█"
+
+
+POOL = """kind: pool
+version: v0.1
+metadata: {name: training}
+nodes: {gpu-a100-0: {}, gpu-a100-1: {}}
+"""
+
+
+def test_query_pools_adds_the_pools_gpu_utilisation(
+    env: Env, exporter: Exporter, prometheus_url: str
+) -> None:
+    assert env.gpuctl("create", "-f", "-", stdin=POOL).returncode == 0
+    gpus = serve(env, exporter, prometheus_url)
+    done = env.gpuctl("query", "pools", "--prometheus-url", prometheus_url)
+    assert done.returncode == 0, done.stderr
+    header, row = table(done.stdout)
+    assert header[-1] == "GPU-UTIL" and row[0] == "training"
+    own = [g for g in gpus if g.node in ("gpu-a100-0", "gpu-a100-1")]
+    assert len(own) == 3  # both jobs ask for A100-80G
+    assert row[-1] == f"{sum(g.util for g in own) / len(own):.0f}%"
+    plain = env.gpuctl("query", "pools", env={"GPUCTL_PROMETHEUS_URL": ""})
+    assert table(plain.stdout)[0][-1] == "GPU-TYPES"

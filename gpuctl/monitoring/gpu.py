@@ -189,8 +189,7 @@ def pod_usage(
     queries in all, whatever the number of pods)."""
     if not pods:
         return []
-    pattern = "|".join(_regex_escape(p) for p in pods)
-    matchers = f'{{namespace="{_escape(namespace)}",pod=~"{_escape(pattern)}"}}'
+    matchers = _pods_matcher(namespace, pods)
     now = pod_figures(prometheus, namespace)
     step = max(since / HISTORY_POINTS, 1.0)
     start = end - since
@@ -219,4 +218,62 @@ def pool_utilisation(prometheus: Prometheus, members: dict[str, list[str]]) -> d
             if name in by_node:
                 total.add(by_node[name])
         result[pool] = f"{total.util:.0f}%" if total.gpus else MISSING
+    return result
+
+
+# ------------------------------------------------------------ the REST API's job metrics
+
+
+def _pods_matcher(namespace: str, pods: Sequence[str]) -> str:
+    pattern = "|".join(_regex_escape(p) for p in pods)
+    return f'{{namespace="{_escape(namespace)}",pod=~"{_escape(pattern)}"}}'
+
+
+def job_metrics_now(prometheus: Prometheus, namespace: str, pods: Sequence[str]) -> dict[str, Any]:
+    """The `metrics` block of a job: mean GPU utilisation (%) and GPU memory used/total over
+    its pods' GPUs now; None for each when no GPU of the job reports."""
+    figures = Figures()
+    found = pod_figures(prometheus, namespace)
+    for pod in pods:
+        if (namespace, pod) in found:
+            figures.add(found[(namespace, pod)])
+    if not figures.gpus:
+        return {"gpuUtilization": None, "memoryUsage": None}
+    return {
+        "gpuUtilization": round(figures.util, 1),
+        "memoryUsage": f"{figures.used_mib / 1024:.0f}Gi/{figures.total_mib / 1024:.0f}Gi",
+    }
+
+
+def job_metrics_range(
+    prometheus: Prometheus,
+    namespace: str,
+    pods: Sequence[str],
+    start: float,
+    end: float,
+    step: float | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """`GET /jobs/{id}/metrics`: the job's mean GPU utilisation (%) and GPU memory used (GiB)
+    over time, as [{"timestamp": RFC 3339 UTC, "value": number}]."""
+    from datetime import UTC, datetime
+
+    if not pods:
+        return {"gpuUtilization": [], "memoryUsage": []}
+    where = _pods_matcher(namespace, pods)
+    step = step or max((end - start) / HISTORY_POINTS, 1.0)
+    queries = {
+        "gpuUtilization": (f"avg({UTIL}{where})", 1.0),
+        "memoryUsage": (f"sum({FB_USED}{where})", 1 / 1024),
+    }
+    result: dict[str, list[dict[str, Any]]] = {}
+    for key, (promql, scale) in queries.items():
+        series = prometheus.query_range(promql, start, end, step)
+        points = series[0].points if series else []
+        result[key] = [
+            {
+                "timestamp": datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "value": round(v * scale, 2),
+            }
+            for t, v in points
+        ]
     return result

@@ -4,13 +4,15 @@ series for pods the sandbox runs; the figures shown are checked against the seri
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+import time
 from typing import Any
 
 import yaml
 
 from gpuctl.cli.monitoring import sparkline
-from gpuctl.monitoring import manifests
+from gpuctl.monitoring import gpu, manifests
 from gpuctl.monitoring.prometheus import Prometheus
 from tests.conftest import Env
 from tests.core.conftest import run_gpuctl
@@ -227,3 +229,27 @@ def test_query_pools_adds_the_pools_gpu_utilisation(
     assert row[-1] == f"{sum(g.util for g in own) / len(own):.0f}%"
     plain = env.gpuctl("query", "pools", env={"GPUCTL_PROMETHEUS_URL": ""})
     assert table(plain.stdout)[0][-1] == "GPU-TYPES"
+
+
+def test_job_metrics_for_the_rest_api(env: Env, exporter: Exporter, prometheus_url: str) -> None:
+    gpus = serve(env, exporter, prometheus_url)
+    tune = [g for g in gpus if g.pod.startswith("tune")]
+    prometheus = Prometheus(prometheus_url)
+    now = gpu.job_metrics_now(prometheus, "default", [tune[0].pod])
+    used = sum(g.used_mib for g in tune) / 1024
+    total = sum(g.used_mib + g.free_mib for g in tune) / 1024
+    assert now == {
+        "gpuUtilization": sum(g.util for g in tune) / len(tune),
+        "memoryUsage": f"{used:.0f}Gi/{total:.0f}Gi",
+    }
+    assert gpu.job_metrics_now(prometheus, "default", ["nobody-0"]) == {
+        "gpuUtilization": None,
+        "memoryUsage": None,
+    }
+    end = time.time()
+    history = gpu.job_metrics_range(prometheus, "default", [tune[0].pod], end - 60, end, 1.0)
+    assert history["gpuUtilization"], history
+    assert {p["value"] for p in history["gpuUtilization"]} == {70.0}
+    assert {p["value"] for p in history["memoryUsage"]} == {round(used, 2)}
+    stamp = history["gpuUtilization"][-1]["timestamp"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)

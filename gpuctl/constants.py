@@ -109,6 +109,7 @@ class Status:
     RUNNING: Final = "Running"
     PARTIALLY_RUNNING: Final = "Partially Running"
     PAUSED: Final = "Paused"
+    QUEUED: Final = "Queued"  # a suspended Job that Kueue has not admitted yet
     PENDING: Final = "Pending"
 
 

@@ -188,3 +188,41 @@ def test_example_distributed_training_has_the_barrier_and_affinity() -> None:
     spec = job["spec"]["template"]["spec"]
     assert [c["name"] for c in spec["initContainers"]] == ["wait-for-peers"]
     assert yaml.safe_dump(spec["affinity"]).count("topologyKey") == 2
+
+
+# ------------------------------------------------------- what get/describe job say about it
+
+
+def test_a_job_waiting_for_kueue_is_queued_not_paused(tmp_path: Path) -> None:
+    from gpuctl.inventory import jobs, status
+
+    job = render(tmp_path, ["torchrun"], extra=", node_count: 2, queue: team-a")["Job"]
+    assert status.workload_status(job) == "Queued"
+    assert jobs.why(job, [], []) == (
+        "waiting for Kueue to admit it from queue team-a (kubectl get workloads)"
+    )
+    paused = render(tmp_path, ["torchrun"], extra=", node_count: 2")["Job"]
+    paused["spec"]["suspend"] = True
+    assert status.workload_status(paused) == "Paused"
+
+
+def test_describe_says_why_the_start_barrier_gave_up(tmp_path: Path) -> None:
+    from gpuctl.inventory import jobs
+
+    job = render(tmp_path, ["torchrun"], extra=", node_count: 2")["Job"]
+    job["status"] = {"failed": 1}
+    done = _barrier(tmp_path, {"tune-0.tune"}, timeout=0)
+    pod = {
+        "metadata": {"name": "tune-0-abcde"},
+        "status": {
+            "phase": "Failed",
+            "initContainerStatuses": [
+                {
+                    "name": "wait-for-peers",
+                    "state": {"terminated": {"exitCode": 1, "message": done.stdout}},
+                }
+            ],
+        },
+    }
+    assert jobs.why(job, [pod], []) == f"pod tune-0-abcde: {done.stdout.strip()}"
+    assert "not every node of job tune started within 0s" in jobs.why(job, [pod], [])

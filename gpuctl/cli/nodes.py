@@ -6,8 +6,14 @@ from typing import Any
 
 import click
 
-from gpuctl.cli import table
-from gpuctl.cli.main import cluster_options, echo_objects, no_headers_option, output_option, report
+from gpuctl.cli import complete, table
+from gpuctl.cli.main import (
+    connection_options,
+    echo_objects,
+    no_headers_option,
+    output_option,
+    report,
+)
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import nodes
@@ -23,8 +29,8 @@ def _check_node_word(word: str) -> None:
 
 
 @click.command("nodes")
-@cluster_options
-@click.option("--pool", help="Only the nodes of this resource pool.")
+@connection_options
+@click.option("--pool", shell_complete=complete.pools, help="Only the nodes of this resource pool.")
 @click.option(
     "--gpu-type",
     help="Only nodes of this GPU model (a100-80g or g8s.host/a100-80g, matched on "
@@ -36,7 +42,6 @@ def _check_node_word(word: str) -> None:
 def get_nodes(
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
     pool: str | None,
     gpu_type: str | None,
     label_key: str | None,
@@ -101,11 +106,9 @@ def _echo_gpu_labels(items: list[dict[str, Any]], output: str | None, no_headers
 
 
 @click.command("node")
-@click.argument("name")
-@cluster_options
-def describe_node(
-    name: str, kubeconfig: str | None, context: str | None, namespace: str | None
-) -> None:
+@click.argument("name", shell_complete=complete.nodes)
+@connection_options
+def describe_node(name: str, kubeconfig: str | None, context: str | None) -> None:
     """A node: status, CPU, memory and GPUs with their use, GPU type, labels, pools,
     conditions, and the pods on it with their GPUs.
 
@@ -121,9 +124,11 @@ def describe_node(
 
 
 @click.command("label")
-@click.argument("what")
-@click.argument("args", nargs=-1, required=True, metavar="NODE… KEY=VALUE|KEY")
-@cluster_options
+@click.argument("what", shell_complete=complete.node_word)
+@click.argument(
+    "args", nargs=-1, required=True, metavar="NODE… KEY=VALUE|KEY", shell_complete=complete.nodes
+)
+@connection_options
 @click.option("--overwrite", is_flag=True, help="Replace a label that has another value.")
 @click.option("--delete", is_flag=True, help="Remove the label KEY.")
 def label(
@@ -131,7 +136,6 @@ def label(
     args: tuple[str, ...],
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
     overwrite: bool,
     delete: bool,
 ) -> int:
@@ -154,10 +158,10 @@ def label(
 
 
 @click.command("label")
-@click.argument("names", nargs=-1, metavar="[NODE…]")
+@click.argument("names", nargs=-1, metavar="[NODE…]", shell_complete=complete.nodes)
 @click.option("--key", help="The label key, e.g. g8s.host/gpu-type.")
 @click.option("--all", "all_nodes", is_flag=True, help="Every node.")
-@cluster_options
+@connection_options
 @output_option
 @no_headers_option
 def get_label(
@@ -166,7 +170,6 @@ def get_label(
     all_nodes: bool,
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
     output: str | None,
     no_headers: bool,
 ) -> int:
@@ -202,10 +205,10 @@ def get_label(
 
 
 @click.command("gpu-type")
-@click.argument("names", nargs=-1, metavar="[NODE…]")
+@click.argument("names", nargs=-1, metavar="[NODE…]", shell_complete=complete.nodes)
 @click.option("--all", "all_nodes", is_flag=True, help="Every node (the default).")
-@click.option("--pool", help="Only the nodes of this resource pool.")
-@cluster_options
+@click.option("--pool", shell_complete=complete.pools, help="Only the nodes of this resource pool.")
+@connection_options
 @output_option
 @no_headers_option
 def get_gpu_type(
@@ -214,7 +217,6 @@ def get_gpu_type(
     pool: str | None,
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
     output: str | None,
     no_headers: bool,
 ) -> None:

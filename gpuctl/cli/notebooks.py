@@ -79,14 +79,17 @@ def scale(
     """
     if what not in ("notebook", "notebooks"):
         raise UsageError(f"only notebooks can be scaled: give `notebook NAME`, not {what!r}")
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.apply import Apply
 
     cluster = _connect(kubeconfig, context)
     live = notebooks.find_notebook(cluster, name, namespace or cluster.namespace)
     manifest = notebooks.scale_manifest(live, gpus)
-    lines = actions.Apply(cluster, timeout=duration(timeout), progress=progress_line()).run(
-        [manifest]
-    )
+    # Only the StatefulSet is sent: nothing else of the job may be pruned.
+    run = Apply(cluster, timeout=duration(timeout), progress=progress_line(), prune=False)
+    result = run.run([manifest])
+    lines = result.lines()
+    if result.errors:
+        return report(lines, result.errors)
     if all(line.endswith(" unchanged") for line in lines):
         return report([f"notebook {name} already has {gpus} GPU(s); nothing changed"], [])
     restart = (

@@ -103,7 +103,7 @@ def test_relative_deepspeed_path_is_rewritten_to_the_mounted_config(tmp_path: Pa
     assert objects["ConfigMap"]["metadata"]["name"] == "tune-deepspeed"
     labels = objects["ConfigMap"]["metadata"]["labels"]
     assert labels["app.kubernetes.io/managed-by"] == "gpuctl"
-    assert labels["job-name"] == "tune"
+    assert labels["app.kubernetes.io/instance"] == "tune"  # the job's identity, as every object
 
 
 def test_absolute_path_outside_workdirs_is_mounted_where_it_points(tmp_path: Path) -> None:

@@ -131,12 +131,16 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
 def wait_scraped(url: str, gpus: list[GpuSeries]) -> None:
     """Until Prometheus' latest samples are exactly what the exporter serves now."""
     prometheus = Prometheus(url)
-    wanted = sorted((g.node, str(g.index), g.temp) for g in gpus)
+    # The pod is part of the key: tests publish the same figures for different pods.
+    wanted = sorted((g.node, str(g.index), g.pod, g.temp) for g in gpus)
     deadline = time.monotonic() + 30
-    seen: list[tuple[str, str, float]] = []
+    seen: list[tuple[str, str, str, float]] = []
     while time.monotonic() < deadline:
         samples = prometheus.query(gpu.TEMP)
-        seen = sorted((s.labels["Hostname"], s.labels["gpu"], s.value) for s in samples)
+        seen = sorted(
+            (s.labels["Hostname"], s.labels["gpu"], s.labels.get("pod", ""), s.value)
+            for s in samples
+        )
         if seen == wanted:
             return
         time.sleep(0.3)

@@ -32,9 +32,7 @@ def _containers(spec: dict[str, Any], is_pod: bool) -> None:
             for port in c.get("ports") or []:
                 port.setdefault("protocol", "TCP")
             for env in c.get("env") or []:
-                field_ref = (env.get("valueFrom") or {}).get("fieldRef")
-                if field_ref is not None:
-                    field_ref.setdefault("apiVersion", "v1")
+                _field_ref(env.get("valueFrom") or {})
 
 
 def _image_tag(image: str) -> str:
@@ -46,6 +44,13 @@ def _image_tag(image: str) -> str:
     last = name.rsplit("/", 1)[-1]
     tag = last.rpartition(":")[2] if ":" in last else ""
     return tag or ("" if digest else "latest")
+
+
+def _field_ref(holder: dict[str, Any]) -> None:
+    """A fieldRef (in an env var's valueFrom or a downward API item) names API version v1."""
+    field_ref = holder.get("fieldRef")
+    if isinstance(field_ref, dict):
+        field_ref.setdefault("apiVersion", "v1")
 
 
 def _probe(probe: dict[str, Any]) -> None:
@@ -77,6 +82,12 @@ def pod_spec(spec: dict[str, Any], is_pod: bool = False) -> None:
         for kind in ("configMap", "secret", "downwardAPI", "projected"):
             if isinstance(volume.get(kind), dict):
                 volume[kind].setdefault("defaultMode", 420)
+        downward = [volume.get("downwardAPI") or {}] + [
+            source.get("downwardAPI") or {}
+            for source in (volume.get("projected") or {}).get("sources") or []
+        ]
+        for item in (item for d in downward for item in d.get("items") or []):
+            _field_ref(item)
     if is_pod:
         spec.setdefault("serviceAccountName", "default")
         spec.setdefault("serviceAccount", spec["serviceAccountName"])
@@ -185,6 +196,10 @@ def _service(obj: dict[str, Any]) -> None:
     spec = obj.setdefault("spec", {})
     spec.setdefault("type", "ClusterIP")
     spec.setdefault("sessionAffinity", "None")
+    if spec["sessionAffinity"] == "ClientIP" and spec.get("sessionAffinityConfig") is None:
+        spec["sessionAffinityConfig"] = {"clientIP": {"timeoutSeconds": 10800}}  # 3 hours
+    if spec["type"] == "LoadBalancer":
+        spec.setdefault("allocateLoadBalancerNodePorts", True)
     for port in spec.get("ports") or []:
         port.setdefault("protocol", "TCP")
         port.setdefault("targetPort", port.get("port"))

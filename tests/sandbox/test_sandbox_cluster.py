@@ -965,8 +965,26 @@ def test_pod_spec_defaults_match_the_api_server(sandbox: SandboxCluster) -> None
         "containers": [container]
         + [{"name": n, "image": image} for n, image in sorted(images.items())],
         "volumes": [
-            {"name": "info", "downwardAPI": {"items": []}},
-            {"name": "all", "projected": {"sources": []}},
+            {
+                "name": "info",
+                "downwardAPI": {
+                    "items": [{"path": "name", "fieldRef": {"fieldPath": "metadata.name"}}]
+                },
+            },
+            {
+                "name": "all",
+                "projected": {
+                    "sources": [
+                        {
+                            "downwardAPI": {
+                                "items": [
+                                    {"path": "ns", "fieldRef": {"fieldPath": "metadata.namespace"}}
+                                ]
+                            }
+                        }
+                    ]
+                },
+            },
         ],
     }
     core = clients.core(sandbox)
@@ -1007,6 +1025,32 @@ def test_pod_spec_defaults_match_the_api_server(sandbox: SandboxCluster) -> None
     modes = {v["name"]: v for v in created["spec"]["volumes"]}
     assert modes["info"]["downwardAPI"]["defaultMode"] == 420
     assert modes["all"]["projected"]["defaultMode"] == 420
+    # every fieldRef names its API version
+    assert modes["info"]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"] == "v1"
+    projected = modes["all"]["projected"]["sources"][0]["downwardAPI"]["items"][0]
+    assert projected["fieldRef"]["apiVersion"] == "v1"
+
+
+def test_service_defaults_match_the_api_server(sandbox: SandboxCluster) -> None:
+    core = clients.core(sandbox)
+    sticky = core.create_namespaced_service(
+        "default",
+        {
+            "metadata": {"name": "sticky"},
+            "spec": {"sessionAffinity": "ClientIP", "ports": [{"port": 80}]},
+        },
+    )
+    assert sticky.spec.session_affinity_config.client_ip.timeout_seconds == 10800
+    balanced = core.create_namespaced_service(
+        "default",
+        {"metadata": {"name": "lb"}, "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}},
+    )
+    assert balanced.spec.allocate_load_balancer_node_ports is True
+    plain = core.create_namespaced_service(
+        "default", {"metadata": {"name": "plain"}, "spec": {"ports": [{"port": 80}]}}
+    )
+    assert plain.spec.session_affinity_config is None
+    assert plain.spec.allocate_load_balancer_node_ports is None
 
 
 def test_job_with_a_pod_failure_policy_replaces_failed_pods_only(sandbox: SandboxCluster) -> None:

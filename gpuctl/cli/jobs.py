@@ -22,7 +22,6 @@ from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import jobs
 from gpuctl.spec import kinds
-from gpuctl.verbs.pause import Pause, Resume
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
@@ -215,6 +214,8 @@ def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str
     \b
     gpuctl pause llama3-8b-inference
     """
+    from gpuctl.verbs.pause import Pause  # the verbs load the renderer: not for get/describe
+
     cluster = _connect(kubeconfig, context)
     job = jobs.find_job(cluster, name, namespace or cluster.namespace)
     click.echo(Pause(cluster).run(job).line())
@@ -229,6 +230,8 @@ def resume(name: str, kubeconfig: str | None, context: str | None, namespace: st
     \b
     gpuctl resume llama3-8b-inference
     """
+    from gpuctl.verbs.pause import Resume
+
     cluster = _connect(kubeconfig, context)
     job = jobs.find_job(cluster, name, namespace or cluster.namespace)
     click.echo(Resume(cluster).run(job).line())

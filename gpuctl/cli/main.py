@@ -144,6 +144,10 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
             "Alert rules and a Grafana dashboard for GPUs.",
         ),
         "serve": ("gpuctl.server.cli:serve", "Serve the REST API (/api/v1, Swagger UI)."),
+        "controller": (
+            "gpuctl.cli.controller:controller",
+            "The GPUWorkload scheduling controller: manifests, plan, run.",
+        ),
     },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")

@@ -3,9 +3,9 @@
 Small and kubectl-shaped: get, list, create, replace, patch, delete, watch, on plain dicts.
 Requests go through the client's own ApiClient (kubeconfig, auth, TLS, proxies) the way its
 DynamicClient does, but with a fixed table of the resources gpuctl uses instead of discovery,
-and with JSON decoded straight to dicts by orjson (the typed models cost ~1 ms an object, the
-standard json module three times orjson's time on a 2,000-pod list). `list_table` asks for what
-`kubectl get` asks for: the server's printed Table, rows of cells and object metadata only.
+and with JSON decoded straight to dicts by orjson (the typed models cost ~1 ms an object; the
+standard json module takes three times orjson's time over a 2,000-pod Table). `list_table`
+asks for what `kubectl get` asks for: the server's printed Table, cells and metadata only.
 
 Errors become the small exceptions below, in plain words. Only what is safe is retried, with
 exponential backoff and jitter: reads on connection errors, 429 and 5xx; writes only when the
@@ -14,7 +14,6 @@ request cannot have reached the server (connection refused) or the server said 4
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import json
 import os
@@ -68,7 +67,7 @@ __all__ = [
 def _kubernetes_without_extras() -> None:
     """Let the `kubernetes` package's config and client load without its __init__, which also
     imports the dynamic client (and through it kubernetes_validate and jsonschema), watch,
-    stream, leaderelection and informer: a third of the package's import time, on every
+    stream, leaderelection and informer: a fifth of the package's import time, on every
     command, for modules gpuctl never uses. The package module is made as the import system
     makes it, only its __init__ waits until something asks the package for a name it has not
     loaded yet (PEP 562 module __getattr__), so `import kubernetes` elsewhere still works."""
@@ -192,7 +191,7 @@ def _one_line(exc: BaseException) -> str:
 TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json"
 
 
-class TableRow(NamedTuple):  # a tuple: thousands are made per list, at a third of the cost
+class TableRow(NamedTuple):  # a tuple: made by the thousand, cheaper than a frozen dataclass
     """One object of a printed list: the server's cells by column name (Name, Ready, Status...)
     and `object`, {kind, metadata}; or, from a server that prints no Tables, cells None and the
     whole object."""
@@ -441,7 +440,9 @@ class Cluster:
         patch: Any,
         *,
         patch_type: str = "merge",
+        subresource: str = "",
     ) -> dict[str, Any]:
+        """PATCH the object, or its `subresource` (such as "status") when given."""
         content_type = {
             "merge": "application/merge-patch+json",
             "strategic": "application/strategic-merge-patch+json",
@@ -449,7 +450,7 @@ class Cluster:
         }[patch_type]
         result: dict[str, Any] = self._send(
             "PATCH",
-            resource(kind).path(namespace, name),
+            resource(kind).path(namespace, name) + (f"/{subresource}" if subresource else ""),
             ref(kind, name),
             body=patch,
             content_type=content_type,

@@ -48,6 +48,10 @@ RESOURCES: dict[str, Resource] = {
     "HorizontalPodAutoscaler": Resource("autoscaling", "v2", "horizontalpodautoscalers", True),
     "PriorityClass": Resource("scheduling.k8s.io", "v1", "priorityclasses", False),
     "Lease": Resource("coordination.k8s.io", "v1", "leases", True),
+    "CustomResourceDefinition": Resource(
+        "apiextensions.k8s.io", "v1", "customresourcedefinitions", False
+    ),
+    "GPUWorkload": Resource("gpu.warp.dev", "v1alpha1", "gpuworkloads", True),
 }
 
 

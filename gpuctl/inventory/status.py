@@ -178,9 +178,25 @@ def _condition_true(status: dict[str, Any], kind: str) -> bool:
 
 
 def pod_ready(pod: dict[str, Any]) -> str:
-    containers = _spec(pod).get("containers") or []
-    ready = sum(1 for s in _status(pod).get("containerStatuses") or [] if s.get("ready"))
-    return f"{ready}/{len(containers)}"
+    """READY as the API server prints it: containers ready and running, of all containers
+    (restartable init containers, sidecars, count among them)."""
+    spec, status = _spec(pod), _status(pod)
+    sidecars = {
+        init.get("name")
+        for init in spec.get("initContainers") or []
+        if init.get("restartPolicy") == "Always"
+    }
+    ready = sum(
+        1
+        for container in status.get("containerStatuses") or []
+        if container.get("ready") and (container.get("state") or {}).get("running") is not None
+    )
+    ready += sum(
+        1
+        for init in status.get("initContainerStatuses") or []
+        if init.get("name") in sidecars and init.get("ready")
+    )
+    return f"{ready}/{len(spec.get('containers') or []) + len(sidecars)}"
 
 
 def job_name_of(labels: dict[str, str]) -> str:

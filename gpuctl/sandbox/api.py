@@ -278,7 +278,10 @@ class Api:
         return obj
 
     def _prepare(self, res: Resource, obj: Obj, uid: str, creating: bool = True) -> None:
-        defaults.apply_defaults(res.kind, obj, uid, creating)
+        if res.crd_schema is not None:
+            defaults.schema_defaults(res.crd_schema, obj)
+        else:
+            defaults.apply_defaults(res.kind, obj, uid, creating)
 
     def _validate(
         self,
@@ -924,6 +927,15 @@ class Api:
                     tuple(names.get("categories") or ()),
                     subresources,
                     crd_schema=schema,
+                    printer_columns=tuple(
+                        (
+                            str(column.get("name", "")),
+                            str(column.get("type", "string")),
+                            str(column.get("jsonPath", "")),
+                            int(column.get("priority") or 0),
+                        )
+                        for column in version.get("additionalPrinterColumns") or []
+                    ),
                 )
             )
         if not (crd.get("status") or {}).get("conditions"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -115,6 +116,22 @@ def _template(obj: dict[str, Any]) -> dict[str, Any]:
     pod_spec(template.setdefault("spec", {}))
     result: dict[str, Any] = spec
     return result
+
+
+def schema_defaults(schema: dict[str, Any], value: Any) -> None:
+    """A custom resource's structural defaulting: every field its CRD schema gives a
+    `default` is filled in where missing, then defaulted itself (objects and array items)."""
+    if isinstance(value, dict):
+        for name, child in (schema.get("properties") or {}).items():
+            if not isinstance(child, dict):
+                continue
+            if name not in value and "default" in child:
+                value[name] = copy.deepcopy(child["default"])
+            if name in value:
+                schema_defaults(child, value[name])
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for item in value:
+            schema_defaults(schema["items"], item)
 
 
 def apply_defaults(kind: str, obj: dict[str, Any], uid: str, creating: bool = True) -> None:

@@ -20,6 +20,10 @@ class Resource:
     verbs: tuple[str, ...] = tuple(VERBS)
     # the CRD's openAPIV3Schema for custom resources; None for built-in types
     crd_schema: dict[str, object] | None = field(default=None, compare=False, hash=False)
+    # the CRD version's additionalPrinterColumns (name, type, jsonPath, priority); () if none
+    printer_columns: tuple[tuple[str, str, str, int], ...] = field(
+        default=(), compare=False, hash=False
+    )
 
     @property
     def singular(self) -> str:

@@ -414,10 +414,47 @@ COLUMNS: dict[str, list[Column]] = {
 }
 
 
+def _json_path(path: str) -> Callable[[Obj], Any]:
+    """A printer column's simple JSONPath (`.status.phase`); a missing field is None."""
+    keys = [key for key in path.strip().lstrip(".").split(".") if key]
+
+    def cell(obj: Obj) -> Any:
+        value: Any = obj
+        for key in keys:
+            if not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        return value
+
+    return cell
+
+
+def _since(cell: Callable[[Obj], Any]) -> Callable[[Obj], Any]:
+    """A date column as the API server prints it: the time since, as kubectl's AGE."""
+
+    def since(obj: Obj) -> Any:
+        stamp = _ts(cell(obj)) if isinstance(cell(obj), str) else None
+        return None if stamp is None else human_duration(time.time() - stamp)
+
+    return since
+
+
+def _printer_columns(res: Resource) -> list[Column] | None:
+    """A custom resource's additionalPrinterColumns, after the name (None when it has none:
+    then the API server prints name and age)."""
+    if not res.printer_columns:
+        return None
+    columns: list[Column] = [_NAME]
+    for name, type_, path, priority in res.printer_columns:
+        cell = _json_path(path)
+        columns.append((name, type_, priority, _since(cell) if type_ == "date" else cell))
+    return columns
+
+
 def table(
     res: Resource, items: list[Obj], rv: int, include: str, list_meta: Obj | None = None
 ) -> Obj:
-    columns = COLUMNS.get(res.kind)
+    columns = COLUMNS.get(res.kind) or _printer_columns(res)
     if columns is None:
         columns = (
             [_NAME, ("Created At", "date", 0, _meta("creationTimestamp"))]

@@ -316,14 +316,15 @@ def test_columns_stay_aligned_with_wide_characters() -> None:
     assert table.width("训练任务") == 8 and table.width("\x1b[31mab\x1b[0m") == 2
 
 
-def test_the_cluster_client_loads_without_the_rest_of_the_kubernetes_package() -> None:
-    """The config loader and ApiClient only: not the dynamic client (nor kubernetes_validate
-    and jsonschema through it), watch or stream; which still load when asked for."""
+def test_get_jobs_loads_neither_the_renderer_nor_the_rest_of_the_kubernetes_package() -> None:
+    """The read commands load the config loader and ApiClient only: not the renderer (Jinja),
+    not kubernetes' dynamic client (nor kubernetes_validate and jsonschema through it), watch
+    or stream; which still load when asked for."""
     code = (
         "import sys\n"
-        "import gpuctl.cluster.client\n"
+        "import gpuctl.cli.main, gpuctl.cli.jobs\n"
         "unused = ('kubernetes.dynamic', 'kubernetes.watch', 'kubernetes.stream',\n"
-        "    'kubernetes_validate', 'jsonschema')\n"
+        "    'kubernetes_validate', 'jsonschema', 'jinja2', 'gpuctl.render')\n"
         "print(sorted(m for m in unused if m in sys.modules))\n"
         "import kubernetes\n"
         "print(kubernetes.__version__ > '', kubernetes.watch.Watch.__name__)\n"

@@ -32,7 +32,11 @@ def pod(
         pod_status["reason"] = reason
     spec = {
         "containers": [{"name": c["name"]} for c in containers],
-        "initContainers": [{"name": c["name"]} for c in init],
+        # an init container reported as started is a sidecar (restartPolicy Always)
+        "initContainers": [
+            {"name": c["name"], **({"restartPolicy": "Always"} if "started" in c else {})}
+            for c in init
+        ],
     }
     return {"metadata": metadata, "spec": spec, "status": pod_status}
 
@@ -95,3 +99,22 @@ def test_pod_status_is_kubectls_in_plain_words(obj: dict[str, Any], printed: str
     assert tables.pod_status(obj) == printed  # the sandbox's server prints the same
     assert status.pod_status_words(printed) == shown
     assert status.pod_status(obj) == shown
+
+
+def sidecar(name: str, ready: bool) -> dict[str, Any]:
+    return {"name": name, "ready": ready, "started": True, "state": {"running": {}}}
+
+
+@pytest.mark.parametrize(
+    ("obj", "ready"),
+    [
+        (pod("Running", running("a"), running("b", ready=False)), "1/2"),
+        (pod("Pending", waiting("a", "ContainerCreating")), "0/1"),
+        (pod("Succeeded", ended("a", "Completed")), "0/1"),
+        (pod("Running", running("a"), init=(sidecar("proxy", True),)), "2/2"),
+        (pod("Running", running("a"), init=(sidecar("proxy", False),)), "1/2"),
+    ],
+)
+def test_pod_ready_counts_as_the_server_prints(obj: dict[str, Any], ready: str) -> None:
+    assert status.pod_ready(obj) == ready
+    assert tables._pod_ready(obj) == ready

@@ -1,0 +1,183 @@
+"""`gpuctl controller`: manifests, plan (a placement dry run) and run (the controller)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+from typing import Any
+
+import click
+
+from gpuctl.cli import table
+from gpuctl.cli.main import CONTEXT_SETTINGS
+from gpuctl.controller import resource
+from gpuctl.errors import Problem, SpecError
+from gpuctl.spec.document import Document
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+def controller() -> None:
+    """The GPUWorkload scheduling controller (gpu.warp.dev/v1alpha1)."""
+
+
+@controller.command()
+@click.option(
+    "-n", "--namespace", default=resource.NAMESPACE, show_default=True, help="Where it runs."
+)
+@click.option(
+    "--image",
+    default=resource.DEFAULT_CONTROLLER_IMAGE,
+    show_default=True,
+    help="An image whose entrypoint is gpuctl.",
+)
+@click.option("--replicas", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--crd-only", is_flag=True, help="Only the CustomResourceDefinition.")
+def manifests(namespace: str, image: str, replicas: int, crd_only: bool) -> None:
+    """Print the CRD, namespace, ServiceAccount, roles and Deployment that install it."""
+    objects = [resource.crd()] if crd_only else resource.manifests(namespace, image, replicas)
+    click.echo(resource.to_yaml(objects), nl=False)
+
+
+# --------------------------------------------------------------------------- plan
+
+
+def _check(document: Document) -> list[Problem]:
+    """A GPUWorkload document against the CRD's schema, each problem at its line."""
+    import jsonschema
+
+    data = document.data
+    if not isinstance(data, dict):
+        return [document.problem((), "expected a GPUWorkload object")]
+    problems = []
+    if data.get("apiVersion") != resource.API_VERSION:
+        problems.append(document.problem(("apiVersion",), f"expected {resource.API_VERSION}"))
+    if data.get("kind") != resource.KIND:
+        problems.append(document.problem(("kind",), f"expected {resource.KIND}"))
+    schema = resource.json_schema(resource.spec_schema())
+    validator = jsonschema.Draft202012Validator(schema)
+    for error in validator.iter_errors(data.get("spec")):
+        problems.append(document.problem(("spec", *error.absolute_path), error.message))
+    return problems
+
+
+def _plan_rows(placement: Any) -> list[list[str]]:
+    rows = []
+    for candidate in placement.candidates:
+        node = candidate.node
+        if candidate.rank == 1:
+            verdict = f"chosen: {candidate.reason}"
+        elif candidate.suitable:
+            verdict = candidate.reason
+        else:
+            verdict = f"not suitable: {candidate.reason}"
+        rows.append(
+            [
+                str(candidate.rank) if candidate.suitable else "-",
+                node.name,
+                str(node.gpus),
+                str(node.free),
+                f"{candidate.score:g}" if candidate.suitable else "-",
+                verdict,
+            ]
+        )
+    return rows
+
+
+@controller.command()
+@click.option(
+    "-f",
+    "--filename",
+    "files",
+    multiple=True,
+    required=True,
+    metavar="FILE",
+    help="GPUWorkload YAML (a file, a directory, or - for stdin). Repeatable.",
+)
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig file.")
+@click.option("--context", help="The kubeconfig context to use.")
+@click.option("--seed", type=int, help="Seed the random strategy (the same draw every time).")
+def plan(
+    files: tuple[str, ...], kubeconfig: str | None, context: str | None, seed: int | None
+) -> int:
+    """Where each GPUWorkload would go: every node's score, and why it was or was not chosen.
+
+    Reads nodes and pods (and placed GPUWorkloads) from the cluster; writes nothing.
+    """
+    from gpuctl.cluster.client import Cluster
+    from gpuctl.controller import reconcile, strategies
+    from gpuctl.controller.workload import Workload
+    from gpuctl.spec.document import load_files
+
+    documents = load_files(files)
+    problems = [problem for document in documents for problem in _check(document)]
+    if problems:
+        raise SpecError(problems)
+    cluster = Cluster.connect(kubeconfig, context)
+    view = reconcile.read_cluster(cluster, None)
+    rng = random.Random(seed)
+    unplaced = 0
+    for index, document in enumerate(documents):
+        workload = Workload.of(document.data)
+        placement = strategies.strategy(workload.strategy, rng).place(view.nodes, workload.gpus)
+        chosen = placement.chosen.name if placement.chosen else "no node"
+        unplaced += placement.chosen is None
+        if index:
+            click.echo()
+        click.echo(
+            f"{resource.SINGULAR}/{workload.name}: {workload.gpus} GPU(s), "
+            f"{workload.strategy} -> {chosen}"
+        )
+        headers = ["RANK", "NODE", "GPUS", "FREE", "SCORE", "WHY"]
+        click.echo(table.table(headers, _plan_rows(placement)), nl=False)
+        if placement.chosen is None:
+            click.echo(placement.reason)
+    return 1 if unplaced else 0
+
+
+# --------------------------------------------------------------------------- run
+
+
+@controller.command()
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig file.")
+@click.option("--context", help="The kubeconfig context to use.")
+@click.option(
+    "-n",
+    "--namespace",
+    help="The namespace whose GPUWorkloads it reconciles and where its Lease lives "
+    "(default: $POD_NAMESPACE, else the kubeconfig context's).",
+)
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=8080, show_default=True)
+@click.option("--health-port", type=click.IntRange(0, 65535), default=8081, show_default=True)
+@click.option(
+    "--leader-elect/--no-leader-elect",
+    default=True,
+    show_default=True,
+    help="Reconcile only while holding the Lease gpu-orchestrator (for several replicas).",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Log kopf's own messages too.")
+def run(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    metrics_port: int,
+    health_port: int,
+    leader_elect: bool,
+    verbose: bool,
+) -> int:
+    """Run the controller: place each GPUWorkload on a node and create its Job there."""
+    from gpuctl.cluster.client import Cluster
+    from gpuctl.controller import operator
+
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("kopf").setLevel(logging.INFO if verbose else logging.WARNING)
+    cluster = Cluster.connect(kubeconfig, context)
+    options = operator.RunOptions(
+        namespace=namespace or os.environ.get("POD_NAMESPACE") or cluster.namespace,
+        metrics_port=metrics_port,
+        health_port=health_port,
+        leader_elect=leader_elect,
+    )
+    return operator.run(cluster, options)

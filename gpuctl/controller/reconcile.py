@@ -1,0 +1,326 @@
+"""One reconcile of one GPUWorkload, on a gpuctl Cluster. No kopf: the operator module calls
+`Reconciler.reconcile` on every event and again when it asks to be called back.
+
+The rules:
+- Scheduled and Failed are final (a Failed workload starts over when its spec changes).
+- A Job with the workload's job name that the workload owns is adopted, never made twice.
+- Otherwise nodes and pods are read, the workload's strategy picks a node, the Job gpuctl
+  renders for it is created there, and the status says Scheduled, where and which Job.
+- No node fits: the attempt is counted in status.retries and retried after
+  min(300, backoffSeconds·2^n) plus jitter; after maxRetries retries the phase is Failed.
+- Placements run one at a time, and each sees the GPUs the previous ones took (in a read of
+  the cluster made after their Job and status were written, or added to a read at most
+  SNAPSHOT_SECONDS old), so two workloads never both take a node's last free GPUs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
+from gpuctl.controller import backoff, resource, strategies
+from gpuctl.controller.metrics import Metrics
+from gpuctl.controller.resource import Phase
+from gpuctl.controller.workload import (
+    WORKLOAD_LABEL,
+    Workload,
+    WorkloadInvalid,
+    pinned_node,
+    render_job,
+)
+
+ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
+# How long one read of nodes, pods and workloads serves successive placements (each placement
+# is added to it at once). A burst of new workloads then costs one read, not one each; GPUs
+# freed meanwhile are seen at the next read.
+SNAPSHOT_SECONDS: Final = 2.0
+CONDITION: Final = "Scheduled"
+
+
+class Reason:
+    NO_SUITABLE_NODE: Final = "NoSuitableNode"
+    RETRIES_EXHAUSTED: Final = "RetriesExhausted"
+    INVALID_SPEC: Final = "InvalidSpec"
+    JOB_NAME_TAKEN: Final = "JobNameTaken"
+    API_ERROR: Final = "APIError"
+    SCHEDULED: Final = "Scheduled"
+    ADOPTED: Final = "JobAdopted"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a reconcile did (the `result` label of the duration metric) and when to call it
+    again (None: only on the next change)."""
+
+    result: str
+    requeue_after: float | None = None
+    message: str = ""
+
+
+def now_rfc3339(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_rfc3339(text: str) -> float | None:
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def promised_gpus(
+    workloads: Iterable[dict[str, Any]], pods: Iterable[dict[str, Any]]
+) -> dict[str, int]:
+    """node -> GPUs of Scheduled workloads none of whose pods is bound to a node yet (their
+    Job's pod is still to be made or scheduled: the GPUs are taken all the same)."""
+    bound = {
+        (pod["metadata"].get("namespace"), (pod["metadata"].get("labels") or {})[WORKLOAD_LABEL])
+        for pod in pods
+        if WORKLOAD_LABEL in (pod["metadata"].get("labels") or {})
+        and (pod.get("spec") or {}).get("nodeName")
+    }
+    promised: dict[str, int] = {}
+    for obj in workloads:
+        workload = Workload.of(obj)
+        node = workload.status.get("assignedNode")
+        if workload.status.get("phase") != Phase.SCHEDULED or not node:
+            continue
+        if (workload.namespace, workload.name) not in bound:
+            promised[node] = promised.get(node, 0) + workload.gpus
+    return promised
+
+
+@dataclass(frozen=True)
+class ClusterGpus:
+    nodes: list[strategies.NodeGpus]
+    workloads: list[dict[str, Any]]
+
+    def take(self, node: str, gpus: int) -> None:
+        """Count a placement just made on `node` as using `gpus` GPUs."""
+        for index, entry in enumerate(self.nodes):
+            if entry.name == node:
+                self.nodes[index] = dataclasses.replace(entry, used=entry.used + gpus)
+
+
+def read_cluster(cluster: Cluster, namespace: str | None) -> ClusterGpus:
+    """Every node's GPUs and their use: nodes, all pods (finished ones free nothing), and the
+    GPUWorkloads of `namespace` (none when their CRD is not installed)."""
+    nodes = cluster.list("Node")
+    pods = cluster.list("Pod", None)
+    try:
+        workloads = cluster.list("GPUWorkload", namespace)
+    except NotFound:
+        workloads = []
+    return ClusterGpus(strategies.node_gpus(nodes, pods, promised_gpus(workloads, pods)), workloads)
+
+
+def largest_pending(workloads: Iterable[dict[str, Any]]) -> int:
+    return max(
+        (
+            Workload.of(obj).gpus
+            for obj in workloads
+            if (obj.get("status") or {}).get("phase") in (None, Phase.PENDING)
+        ),
+        default=0,
+    )
+
+
+# --------------------------------------------------------------------------- reconciling
+
+
+class Reconciler:
+    def __init__(
+        self,
+        cluster: Cluster,
+        metrics: Metrics | None = None,
+        rng: random.Random | None = None,
+        clock: Callable[[], float] = time.time,
+        snapshot_seconds: float = SNAPSHOT_SECONDS,
+    ) -> None:
+        self.cluster = cluster
+        self.metrics = metrics or Metrics()
+        self.rng = rng or random.Random()
+        self.clock = clock
+        self.snapshot_seconds = snapshot_seconds
+        self._placing = threading.Lock()  # held while a snapshot is read, used and updated
+        self._snapshot: tuple[float, str, ClusterGpus] | None = None
+
+    def _view(self, namespace: str) -> ClusterGpus:
+        """The cluster's GPUs: the snapshot while it is fresh, else a new read."""
+        now = time.monotonic()
+        if self._snapshot is not None:
+            taken, where, view = self._snapshot
+            if where == namespace and now - taken < self.snapshot_seconds:
+                return view
+        view = read_cluster(self.cluster, namespace)
+        self._snapshot = (now, namespace, view)
+        return view
+
+    def reconcile(self, obj: dict[str, Any]) -> Outcome:
+        started = time.monotonic()
+        try:
+            outcome = self._reconcile(Workload.of(obj), obj)
+        except KubeError as exc:
+            self.metrics.failed.labels(Reason.API_ERROR).inc()
+            outcome = Outcome("error", ERROR_RETRY_SECONDS, str(exc))
+        self.metrics.reconcile_duration.labels(outcome.result).observe(time.monotonic() - started)
+        return outcome
+
+    def _reconcile(self, workload: Workload, obj: dict[str, Any]) -> Outcome:
+        if (obj.get("metadata") or {}).get("deletionTimestamp"):
+            return Outcome("deleted")
+        phase = workload.status.get("phase")
+        observed = workload.status.get("observedGeneration")
+        if phase == Phase.SCHEDULED or (phase == Phase.FAILED and observed == workload.generation):
+            return Outcome("unchanged")
+        if phase == Phase.FAILED:  # the spec changed since it failed: start over
+            workload = Workload.of({**obj, "status": {}})
+        wait = self._waiting(workload)
+        if wait is not None:
+            return Outcome("waiting", wait)
+        with self._placing:
+            try:
+                return self._place(workload)
+            except BaseException:
+                self._snapshot = None  # a write may or may not have happened: read again
+                raise
+
+    def _waiting(self, workload: Workload) -> float | None:
+        """Seconds until the next retry is due, or None when it is due now."""
+        if workload.status.get("phase") != Phase.PENDING:
+            return None
+        due = parse_rfc3339(str(workload.status.get("nextRetryTime", "")))
+        if due is None:
+            return None
+        left = due - self.clock()
+        return left if left > 0 else None
+
+    def _place(self, workload: Workload) -> Outcome:
+        job = self.cluster.find("Job", workload.job_name, workload.namespace)
+        if job is not None:
+            return self._adopt(workload, job)
+        view = self._view(workload.namespace)
+        self.metrics.fragmentation.set(
+            strategies.fragmentation(view.nodes, largest_pending(view.workloads))
+        )
+        placement = strategies.strategy(workload.strategy, self.rng).place(
+            view.nodes, workload.gpus
+        )
+        if placement.chosen is None:
+            return self._no_node(workload, placement.reason)
+        node = placement.chosen.name
+        try:
+            job = render_job(workload, node)
+        except WorkloadInvalid as exc:
+            return self._fail(workload, Reason.INVALID_SPEC, str(exc))
+        try:
+            self.cluster.create(job)
+        except AlreadyExists:  # made meanwhile by someone else: adopt it if it is ours
+            self._snapshot = None
+            return self._adopt(
+                workload, self.cluster.get("Job", workload.job_name, workload.namespace)
+            )
+        view.take(node, workload.gpus)
+        self.metrics.scheduled.labels(workload.strategy).inc()
+        self._write_status(
+            workload,
+            Phase.SCHEDULED,
+            Reason.SCHEDULED,
+            f"Job {workload.job_name} created on {node} "
+            f"({workload.strategy}: {placement.candidates[0].reason})",
+            assignedNode=node,
+            jobName=workload.job_name,
+            strategy=workload.strategy,
+        )
+        return Outcome("scheduled", None, node)
+
+    def _adopt(self, workload: Workload, job: dict[str, Any]) -> Outcome:
+        owners = job["metadata"].get("ownerReferences") or []
+        if not any(ref.get("uid") == workload.uid for ref in owners):
+            return self._fail(
+                workload,
+                Reason.JOB_NAME_TAKEN,
+                f"a Job named {workload.job_name} exists and belongs to something else",
+            )
+        node = pinned_node(job)
+        self._write_status(
+            workload,
+            Phase.SCHEDULED,
+            Reason.ADOPTED,
+            f"Job {workload.job_name} already exists on {node or 'its node'}; adopted",
+            assignedNode=node,
+            jobName=workload.job_name,
+            strategy=workload.strategy,
+        )
+        return Outcome("adopted", None, node)
+
+    def _no_node(self, workload: Workload, why: str) -> Outcome:
+        self.metrics.failed.labels(Reason.NO_SUITABLE_NODE).inc()
+        retries = int(workload.status.get("retries") or 0)
+        if retries >= workload.max_retries:
+            return self._fail(
+                workload,
+                Reason.RETRIES_EXHAUSTED,
+                f"{why}; gave up after {retries} retries",
+                retries=retries,
+            )
+        wait = backoff.delay(workload.backoff_seconds, retries, self.rng)
+        self.metrics.retries.inc()
+        self._write_status(
+            workload,
+            Phase.PENDING,
+            Reason.NO_SUITABLE_NODE,
+            f"{why}; retry {retries + 1} of {workload.max_retries} in {wait:.0f}s",
+            retries=retries + 1,
+            nextRetryTime=now_rfc3339(self.clock() + wait),
+        )
+        return Outcome("retry", wait, why)
+
+    def _fail(self, workload: Workload, reason: str, message: str, **fields: Any) -> Outcome:
+        if reason != Reason.RETRIES_EXHAUSTED:
+            self.metrics.failed.labels(reason).inc()
+        self._write_status(workload, Phase.FAILED, reason, message, **fields)
+        return Outcome("failed", None, message)
+
+    def _write_status(
+        self, workload: Workload, phase: str, reason: str, message: str, **fields: Any
+    ) -> None:
+        stamp = now_rfc3339(self.clock())
+        status: dict[str, Any] = {
+            "phase": phase,
+            "reason": reason,
+            "message": message,
+            "observedGeneration": workload.generation,
+            "retries": int(workload.status.get("retries") or 0),
+            "conditions": [
+                {
+                    "type": CONDITION,
+                    "status": "True" if phase == Phase.SCHEDULED else "False",
+                    "reason": reason,
+                    "message": message,
+                    "lastTransitionTime": stamp,
+                    "observedGeneration": workload.generation,
+                }
+            ],
+            **fields,
+        }
+        if phase != Phase.PENDING:
+            status["nextRetryTime"] = None  # merge patch: remove it
+        self.cluster.patch(
+            resource.KIND,
+            workload.name,
+            workload.namespace,
+            {"status": status},
+            subresource="status",
+        )

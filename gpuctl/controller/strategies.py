@@ -1,0 +1,311 @@
+"""Where a GPU workload goes: the nodes' free GPUs, and four strategies that rank them.
+
+Pure: live Node and Pod objects (dicts) in, a ranked and explained list out. No cluster, no
+kopf, so `gpuctl controller plan`, the controller and any other front end share one
+implementation.
+
+A node's GPUs: allocatable nvidia.com/gpu, else capacity nvidia.com/gpu, else the GPU-count
+label, else 0. Its free GPUs: those minus the GPU requests of its pods that have not finished,
+minus GPUs promised to placements whose pods do not exist yet. Only Ready nodes that accept new
+pods (not cordoned, no NoSchedule/NoExecute taint) with enough free GPUs are suitable.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR
+from typing import Any, Final, Protocol
+
+from gpuctl import constants as c
+from gpuctl.inventory.status import pod_gpus
+from gpuctl.spec import quantity
+
+# NVIDIA GPU feature discovery's label for the number of GPUs on a node.
+GPU_COUNT_LABEL: Final = "nvidia.com/gpu.count"
+CHEAP_NODE_LABEL: Final = "gpu-orchestrator/cheap-node"
+FINISHED_PHASES: Final = ("Succeeded", "Failed")
+BLOCKING_TAINT_EFFECTS: Final = ("NoSchedule", "NoExecute")
+
+LEAST_LOADED: Final = "leastLoaded"
+RANDOM: Final = "random"
+COST_OPTIMIZED: Final = "costOptimized"
+BINPACK: Final = "binpack"
+
+
+@dataclass(frozen=True)
+class NodeGpus:
+    """One node as placement sees it."""
+
+    name: str
+    labels: Mapping[str, str]
+    gpus: int  # what the node offers in all
+    source: str  # where `gpus` came from: allocatable, capacity, label <key>, or none
+    used: int  # requested by its unfinished pods and promised to pending placements
+    problem: str = ""  # why no new pod can go there (NotReady, cordoned, tainted); "" if none
+
+    @property
+    def free(self) -> int:
+        return max(self.gpus - self.used, 0)
+
+    @property
+    def cheap(self) -> bool:
+        return self.labels.get(CHEAP_NODE_LABEL) == "true"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A node's verdict: its place in the ranking (1 = chosen), score and the reason."""
+
+    node: NodeGpus
+    suitable: bool
+    score: float  # higher is better within the strategy's rule; 0 for unsuitable nodes
+    reason: str
+    rank: int = 0  # 1-based among suitable nodes; 0 for unsuitable ones
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A strategy's answer for one request: every node, best first, unsuitable ones last."""
+
+    strategy: str
+    gpus: int
+    candidates: tuple[Candidate, ...]
+
+    @property
+    def chosen(self) -> NodeGpus | None:
+        first = self.candidates[0] if self.candidates else None
+        return first.node if first is not None and first.suitable else None
+
+    @property
+    def reason(self) -> str:
+        """Why nothing was chosen (or what was): one line for a status message."""
+        if self.chosen is not None:
+            return f"{self.strategy} chose {self.chosen.name}: {self.candidates[0].reason}"
+        if not self.candidates:
+            return "the cluster has no nodes"
+        most = max((cand.node.free for cand in self.candidates if not cand.node.problem), default=0)
+        return (
+            f"no Ready, schedulable node has {self.gpus} free GPU(s) "
+            f"(the most free on one node: {most})"
+        )
+
+
+# --------------------------------------------------------------------------- node GPUs
+
+
+def _count(value: object) -> int | None:
+    if value is None or isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    try:
+        return int(quantity.parse(value).to_integral_value(rounding=ROUND_FLOOR))
+    except (ValueError, ArithmeticError):
+        return None
+
+
+def node_total_gpus(node: Mapping[str, Any]) -> tuple[int, str]:
+    """(GPUs, where the number came from): allocatable, capacity, the GPU-count label, none."""
+    status = node.get("status") or {}
+    for field_name in ("allocatable", "capacity"):
+        count = _count((status.get(field_name) or {}).get(c.GPU_RESOURCE))
+        if count is not None:
+            return max(count, 0), field_name
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    count = _count(labels.get(GPU_COUNT_LABEL))
+    if count is not None:
+        return max(count, 0), f"label {GPU_COUNT_LABEL}"
+    return 0, "none"
+
+
+def node_problem(node: Mapping[str, Any]) -> str:
+    """Why a new pod cannot be placed on the node; "" when it can."""
+    conditions = (node.get("status") or {}).get("conditions") or []
+    if not any(x.get("type") == "Ready" and x.get("status") == "True" for x in conditions):
+        return "NotReady"
+    spec = node.get("spec") or {}
+    if spec.get("unschedulable"):
+        return "cordoned (unschedulable)"
+    for taint in spec.get("taints") or []:
+        if taint.get("effect") in BLOCKING_TAINT_EFFECTS:
+            value = f"={taint['value']}" if taint.get("value") else ""
+            return f"tainted {taint.get('key')}{value}:{taint.get('effect')}"
+    return ""
+
+
+def gpus_requested(pods: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """node name -> GPUs requested by the unfinished pods bound to it."""
+    used: dict[str, int] = {}
+    for pod in pods:
+        node = (pod.get("spec") or {}).get("nodeName")
+        phase = (pod.get("status") or {}).get("phase")
+        if node and phase not in FINISHED_PHASES:
+            used[node] = used.get(node, 0) + pod_gpus(dict(pod))
+    return used
+
+
+def node_gpus(
+    nodes: Iterable[Mapping[str, Any]],
+    pods: Iterable[Mapping[str, Any]],
+    promised: Mapping[str, int] | None = None,
+) -> list[NodeGpus]:
+    """Every node's GPUs and their use. `promised`: node -> GPUs of placements made whose pods
+    do not exist yet (they hold their GPUs as if they were running)."""
+    requested = gpus_requested(pods)
+    promised = promised or {}
+    result = []
+    for node in nodes:
+        metadata = node.get("metadata") or {}
+        name = str(metadata.get("name", ""))
+        total, source = node_total_gpus(node)
+        result.append(
+            NodeGpus(
+                name=name,
+                labels=dict(metadata.get("labels") or {}),
+                gpus=total,
+                source=source,
+                used=requested.get(name, 0) + promised.get(name, 0),
+                problem=node_problem(node),
+            )
+        )
+    return result
+
+
+# --------------------------------------------------------------------------- strategies
+
+
+class Strategy(Protocol):
+    """Ranks nodes for a request of `gpus` GPUs; the first suitable candidate is the choice."""
+
+    @property
+    def name(self) -> str: ...
+
+    def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement: ...
+
+
+def _unsuitable_reason(node: NodeGpus, gpus: int) -> str:
+    if node.problem:
+        return node.problem
+    if node.gpus == 0:
+        return "no GPUs"
+    return f"only {node.free} of {node.gpus} GPUs free, {gpus} needed"
+
+
+def _rank(
+    name: str,
+    nodes: Sequence[NodeGpus],
+    gpus: int,
+    order: Callable[[NodeGpus], tuple[Any, ...]],
+    score: Callable[[NodeGpus], float],
+    why: Callable[[NodeGpus], str],
+) -> Placement:
+    """Suitable nodes sorted by `order` (ties by name), then the unsuitable ones by name."""
+    fits = [n for n in nodes if not n.problem and n.gpus > 0 and n.free >= gpus]
+    rest = sorted((n for n in nodes if n not in fits), key=lambda n: n.name)
+    ranked = sorted(fits, key=lambda n: (*order(n), n.name))
+    candidates = [
+        Candidate(node, True, score(node), why(node), rank)
+        for rank, node in enumerate(ranked, start=1)
+    ]
+    candidates += [Candidate(node, False, 0.0, _unsuitable_reason(node, gpus)) for node in rest]
+    return Placement(name, gpus, tuple(candidates))
+
+
+def _free_words(node: NodeGpus) -> str:
+    return f"{node.free} of {node.gpus} GPUs free"
+
+
+@dataclass(frozen=True)
+class LeastLoaded:
+    """The node with the most free GPUs (spreads work; the default)."""
+
+    name: str = LEAST_LOADED
+
+    def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement:
+        return _rank(
+            self.name, nodes, gpus, lambda n: (-n.free,), lambda n: float(n.free), _free_words
+        )
+
+
+@dataclass(frozen=True)
+class Binpack:
+    """The node with the fewest free GPUs that still fit (keeps whole nodes free for big jobs)."""
+
+    name: str = BINPACK
+
+    def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement:
+        def why(node: NodeGpus) -> str:
+            return f"{_free_words(node)}, {node.free - gpus} left after placing"
+
+        return _rank(
+            self.name, nodes, gpus, lambda n: (n.free,), lambda n: float(gpus - n.free), why
+        )
+
+
+@dataclass(frozen=True)
+class CostOptimized:
+    """Nodes labelled gpu-orchestrator/cheap-node=true first, then by most free GPUs."""
+
+    name: str = COST_OPTIMIZED
+
+    def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement:
+        def why(node: NodeGpus) -> str:
+            kind = "cheap node" if node.cheap else "not a cheap node"
+            return f"{kind}, {_free_words(node)}"
+
+        return _rank(
+            self.name,
+            nodes,
+            gpus,
+            lambda n: (not n.cheap, -n.free),
+            lambda n: float(n.free + (1000 if n.cheap else 0)),
+            why,
+        )
+
+
+@dataclass(frozen=True)
+class Random:
+    """Any suitable node, uniformly at random (nodes that are all alike)."""
+
+    rng: random.Random = field(default_factory=random.Random, compare=False)
+    name: str = RANDOM
+
+    def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement:
+        fits = sorted(
+            (n for n in nodes if not n.problem and n.gpus > 0 and n.free >= gpus),
+            key=lambda n: n.name,
+        )
+        pick = self.rng.choice(fits) if fits else None
+
+        def order(node: NodeGpus) -> tuple[int]:
+            return (0 if node is pick else 1,)
+
+        def why(node: NodeGpus) -> str:
+            drawn = "drawn" if node is pick else "not drawn"
+            return f"{drawn} among {len(fits)} suitable node(s), {_free_words(node)}"
+
+        return _rank(self.name, nodes, gpus, order, lambda n: 1.0 if n is pick else 0.0, why)
+
+
+STRATEGY_NAMES: Final = (LEAST_LOADED, RANDOM, COST_OPTIMIZED, BINPACK)
+
+
+def strategy(name: str, rng: random.Random | None = None) -> Strategy:
+    """The strategy called `name` (one of STRATEGY_NAMES); `rng` seeds `random`."""
+    if name == LEAST_LOADED:
+        return LeastLoaded()
+    if name == BINPACK:
+        return Binpack()
+    if name == COST_OPTIMIZED:
+        return CostOptimized()
+    if name == RANDOM:
+        return Random(rng or random.Random())
+    raise ValueError(f"unknown scheduling strategy {name!r}; one of: {', '.join(STRATEGY_NAMES)}")
+
+
+def fragmentation(nodes: Sequence[NodeGpus], largest_request: int) -> int:
+    """Free GPUs on Ready, schedulable nodes that cannot host the largest pending request
+    (0 when nothing is pending)."""
+    if largest_request <= 0:
+        return 0
+    return sum(n.free for n in nodes if not n.problem and 0 < n.free < largest_request)

@@ -1,0 +1,167 @@
+"""A GPUWorkload as gpuctl sees it: its defaulted spec, the gpuctl training spec it stands for,
+and the Job rendered from that spec by gpuctl's own templates, pinned to the chosen node.
+
+Pure: objects (dicts) in, objects out; no cluster and no kopf.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+import yaml
+
+from gpuctl.controller import resource
+from gpuctl.errors import SpecError
+from gpuctl.render import engine
+from gpuctl.spec.document import load_text
+from gpuctl.spec.kinds import Options
+
+WORKLOAD_LABEL: Final = f"{resource.GROUP}/workload"
+HOSTNAME_LABEL: Final = "kubernetes.io/hostname"
+MODEL_NAME_ENV: Final = "MODEL_NAME"
+JOB_NAME_MAX: Final = 59  # what a gpuctl training job name may be
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+class WorkloadInvalid(Exception):
+    """The workload cannot become a Job; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A GPUWorkload's identity and defaulted spec."""
+
+    name: str
+    namespace: str
+    uid: str
+    generation: int
+    spec: dict[str, Any]
+    status: dict[str, Any]
+
+    @classmethod
+    def of(cls, obj: dict[str, Any]) -> Workload:
+        meta = obj.get("metadata") or {}
+        spec = resource.with_defaults(resource.spec_schema(), obj.get("spec") or {})
+        return cls(
+            name=str(meta.get("name", "")),
+            namespace=str(meta.get("namespace") or "default"),
+            uid=str(meta.get("uid", "")),
+            generation=int(meta.get("generation") or 0),
+            spec=spec,
+            status=dict(obj.get("status") or {}),
+        )
+
+    @property
+    def gpus(self) -> int:
+        return int(self.spec["gpuCount"])
+
+    @property
+    def strategy(self) -> str:
+        return str(self.spec["schedulingStrategy"])
+
+    @property
+    def max_retries(self) -> int:
+        return int(self.spec["retryPolicy"]["maxRetries"])
+
+    @property
+    def backoff_seconds(self) -> float:
+        return float(self.spec["retryPolicy"]["backoffSeconds"])
+
+    @property
+    def job_name(self) -> str:
+        """The Job's name: the workload's own when it is a short DNS label, else a shortened
+        one with a hash of the full name (the same every time, so a Job is found again)."""
+        if len(self.name) <= JOB_NAME_MAX and _DNS_LABEL.match(self.name):
+            return self.name
+        digest = hashlib.sha256(self.name.encode()).hexdigest()[:8]
+        stem = re.sub(r"[^a-z0-9-]", "-", self.name.lower())[: JOB_NAME_MAX - 9].strip("-")
+        return f"{stem or 'gpuworkload'}-{digest}"
+
+    def training_spec(self) -> dict[str, Any]:
+        """The gpuctl training spec this workload stands for (one node, `gpuCount` GPUs)."""
+        spec = self.spec
+        env = [{"name": MODEL_NAME_ENV, "value": str(spec["modelName"])}]
+        env += [
+            {"name": item["name"], "value": str(item.get("value", ""))}
+            for item in spec.get("env") or []
+            if item.get("name") != MODEL_NAME_ENV
+        ]
+        environment: dict[str, Any] = {"image": spec["image"], "env": env}
+        for key in ("command", "args"):
+            if spec.get(key):
+                environment[key] = list(spec[key])
+        return {
+            "kind": "training",
+            "version": "v0.1",
+            "job": {
+                "name": self.job_name,
+                "namespace": self.namespace,
+                "priority": spec["priority"],
+                "description": f"GPUWorkload {self.name}: model {spec['modelName']}",
+            },
+            "environment": environment,
+            "resources": {"gpu": self.gpus, "cpu": spec["cpu"], "memory": spec["memory"]},
+        }
+
+
+def render_job(workload: Workload, node: str) -> dict[str, Any]:
+    """The Job gpuctl renders for the workload's training spec, owned by the workload and held
+    to `node` by required node affinity (the scheduler still checks it fits, unlike nodeName)."""
+    text = yaml.safe_dump(workload.training_spec(), sort_keys=False, allow_unicode=True)
+    source = f"{resource.PLURAL}/{workload.namespace}/{workload.name}"
+    try:
+        manifests = engine.render_documents(load_text(source, text), Options())
+    except SpecError as exc:
+        raise WorkloadInvalid("; ".join(str(p) for p in exc.problems)) from exc
+    jobs = [m.obj for m in manifests if m.kind == "Job"]
+    if len(jobs) != 1:  # pragma: no cover - a one-node training spec renders one Job
+        raise WorkloadInvalid(f"the training spec rendered {len(jobs)} Jobs, not one")
+    job = jobs[0]
+    job["metadata"]["labels"][WORKLOAD_LABEL] = workload.name
+    job["spec"]["template"]["metadata"]["labels"][WORKLOAD_LABEL] = workload.name
+    job["metadata"]["ownerReferences"] = [owner_reference(workload)]
+    pin_to_node(job["spec"]["template"]["spec"], node)
+    return job
+
+
+def owner_reference(workload: Workload) -> dict[str, Any]:
+    """Deleting the workload deletes the Job (and its pods) through the garbage collector."""
+    return {
+        "apiVersion": resource.API_VERSION,
+        "kind": resource.KIND,
+        "name": workload.name,
+        "uid": workload.uid,
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def pin_to_node(pod_spec: dict[str, Any], node: str) -> None:
+    """Require kubernetes.io/hostname=node in every node selector term (terms are OR-ed, so
+    the node is added to each; a pod spec without terms gets one)."""
+    pinned = {"key": HOSTNAME_LABEL, "operator": "In", "values": [node]}
+    affinity = pod_spec.setdefault("affinity", {})
+    required = affinity.setdefault("nodeAffinity", {}).setdefault(
+        "requiredDuringSchedulingIgnoredDuringExecution", {}
+    )
+    terms = required.setdefault("nodeSelectorTerms", [])
+    if not terms:
+        terms.append({})
+    for term in terms:
+        term.setdefault("matchExpressions", []).append(dict(pinned))
+
+
+def pinned_node(job: dict[str, Any]) -> str:
+    """The node a Job rendered by render_job is held to; "" when it has none."""
+    pod_spec = ((job.get("spec") or {}).get("template") or {}).get("spec") or {}
+    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
+    for term in required.get("nodeSelectorTerms") or []:
+        for expression in term.get("matchExpressions") or []:
+            if expression.get("key") == HOSTNAME_LABEL and expression.get("values"):
+                return str(expression["values"][0])
+    return ""

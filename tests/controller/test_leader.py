@@ -1,0 +1,55 @@
+"""Lease leader election on the sandbox: one holder; a standby takes over only after the
+Lease went unchanged for its duration (on the standby's own clock) or was given up."""
+
+from __future__ import annotations
+
+from gpuctl.controller.leader import LeaseElector, Timing
+from tests.conftest import Env
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def electors(env: Env) -> tuple[LeaseElector, LeaseElector, Clock]:
+    clock = Clock()
+    timing = Timing(lease_seconds=15, renew_deadline=10, retry_period=2)
+
+    def make(who: str) -> LeaseElector:
+        return LeaseElector(env.cluster, "default", "lock", who, timing, clock)
+
+    return make("a"), make("b"), clock
+
+
+def holder(env: Env) -> str:
+    return str(env.cluster.get("Lease", "lock", "default")["spec"]["holderIdentity"])
+
+
+def test_one_holder_and_a_takeover_after_the_lease_expires(env: Env) -> None:
+    a, b, clock = electors(env)
+    assert a.try_acquire_or_renew() is True
+    assert b.try_acquire_or_renew() is False
+    clock.now += 10
+    assert a.try_acquire_or_renew() is True  # renewed: b saw the Lease change
+    assert b.try_acquire_or_renew() is False
+    clock.now += 14  # 14 s since b last saw a change: not expired yet
+    assert b.try_acquire_or_renew() is False
+    clock.now += 2  # a stopped renewing 16 s ago
+    assert b.try_acquire_or_renew() is True
+    lease = env.cluster.get("Lease", "lock", "default")["spec"]
+    assert (lease["holderIdentity"], lease["leaseTransitions"]) == ("b", 1)
+    assert a.try_acquire_or_renew() is False  # a lost it and must not take it back at once
+
+
+def test_a_released_lease_is_taken_at_once(env: Env) -> None:
+    a, b, _ = electors(env)
+    assert a.try_acquire_or_renew() is True
+    assert b.try_acquire_or_renew() is False
+    a.release()
+    assert holder(env) == ""
+    assert b.try_acquire_or_renew() is True
+    assert holder(env) == "b"

@@ -1,0 +1,204 @@
+"""Reconcile on the sandbox: each strategy's node, the Job gpuctl renders pinned there, GPUs
+promised before pods exist, retries with backoff then Failed, adoption, and cleanup."""
+
+from __future__ import annotations
+
+import random
+import threading
+from typing import Any
+
+import pytest
+
+from gpuctl.controller import resource
+from gpuctl.controller.metrics import Metrics
+from gpuctl.controller.reconcile import Reconciler
+from gpuctl.sandbox.testing import wait_for
+from tests.conftest import Env
+from tests.controller.conftest import workload
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_900_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make(env: Env, obj: dict[str, Any]) -> dict[str, Any]:
+    return env.cluster.create(obj)
+
+
+def current(env: Env, name: str) -> dict[str, Any]:
+    return env.cluster.get(resource.KIND, name, "default")
+
+
+def status(env: Env, name: str) -> dict[str, Any]:
+    return dict(current(env, name).get("status") or {})
+
+
+def sample(metrics: Metrics, name: str, labels: dict[str, str] | None = None) -> float:
+    value = metrics.registry.get_sample_value(name, labels or {})
+    return 0.0 if value is None else value
+
+
+@pytest.mark.parametrize(
+    ("strategy", "gpus", "node"),
+    [("leastLoaded", 2, "big"), ("binpack", 2, "small"), ("costOptimized", 2, "mid")],
+)
+def test_each_strategy_places_the_job_on_its_node(
+    crd_env: Env, strategy: str, gpus: int, node: str
+) -> None:
+    metrics = Metrics()
+    reconciler = Reconciler(crd_env.cluster, metrics)
+    outcome = reconciler.reconcile(make(crd_env, workload("w", gpus, strategy)))
+    assert (outcome.result, outcome.message) == ("scheduled", node)
+    got = status(crd_env, "w")
+    assert (got["phase"], got["assignedNode"], got["jobName"]) == ("Scheduled", node, "w")
+    assert got["conditions"][0]["type"] == "Scheduled"
+    assert got["conditions"][0]["status"] == "True"
+    job = crd_env.cluster.get("Job", "w", "default")
+    terms = job["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"]
+    assert terms == [
+        {
+            "matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}
+            ]
+        }
+    ]
+    assert "nodeName" not in job["spec"]["template"]["spec"]
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == str(gpus)
+    assert {"name": "MODEL_NAME", "value": "llama2"} in container["env"]
+    assert job["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "gpuctl"
+    assert job["metadata"]["ownerReferences"][0]["uid"] == current(crd_env, "w")["metadata"]["uid"]
+    pods = wait_for(
+        lambda: crd_env.cluster.list("Pod", "default", label_selector="gpu.warp.dev/workload=w"),
+        what="the Job's pod",
+    )
+    wait_for(
+        lambda: crd_env.cluster.get("Pod", pods[0]["metadata"]["name"], "default")["spec"].get(
+            "nodeName"
+        )
+    )
+    assert (
+        crd_env.cluster.get("Pod", pods[0]["metadata"]["name"], "default")["spec"]["nodeName"]
+        == node
+    )
+    assert sample(metrics, "warp_gpuworkload_scheduled_total", {"strategy": strategy}) == 1
+
+
+def test_random_places_on_a_suitable_node_drawn_by_the_seed(crd_env: Env) -> None:
+    chosen = set()
+    for seed in range(6):
+        reconciler = Reconciler(crd_env.cluster, rng=random.Random(seed))
+        outcome = reconciler.reconcile(make(crd_env, workload(f"r{seed}", 1, "random")))
+        assert outcome.result == "scheduled"
+        chosen.add(outcome.message)
+    assert chosen <= {"big", "mid", "small"}
+    assert len(chosen) > 1
+
+
+def test_gpus_placed_but_not_yet_running_are_not_given_twice(crd_env: Env) -> None:
+    """Three 8-GPU-node-sized requests at once: the 8 free on big go to one of them only."""
+    reconciler = Reconciler(crd_env.cluster)
+    objects = [make(crd_env, workload(f"w{i}", 5)) for i in range(3)]
+    threads = [threading.Thread(target=reconciler.reconcile, args=(obj,)) for obj in objects]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    nodes = sorted(status(crd_env, f"w{i}").get("assignedNode", "-") for i in range(3))
+    assert nodes == ["-", "big", "mid"]
+    assert len(crd_env.cluster.list("Job", "default")) == 2
+
+
+def test_over_capacity_retries_with_backoff_then_fails(crd_env: Env) -> None:
+    clock, metrics = Clock(), Metrics()
+    reconciler = Reconciler(crd_env.cluster, metrics, random.Random(1), clock)
+    retry_policy = {"maxRetries": 2, "backoffSeconds": 10}
+    obj = make(crd_env, workload("huge", 9, retryPolicy=retry_policy))
+
+    first = reconciler.reconcile(obj)
+    assert first.result == "retry" and first.requeue_after is not None
+    assert 10 <= first.requeue_after <= 11
+    got = status(crd_env, "huge")
+    assert (got["phase"], got["retries"], got["reason"]) == ("Pending", 1, "NoSuitableNode")
+    assert got["message"].startswith("no Ready, schedulable node has 9 free GPU(s)")
+
+    early = reconciler.reconcile(current(crd_env, "huge"))  # an event before the retry is due
+    assert early.result == "waiting" and early.requeue_after == pytest.approx(
+        first.requeue_after, abs=1
+    )
+    assert status(crd_env, "huge")["retries"] == 1
+
+    clock.now += first.requeue_after + 1
+    second = reconciler.reconcile(current(crd_env, "huge"))
+    assert second.result == "retry" and second.requeue_after is not None
+    assert 20 <= second.requeue_after <= 22
+    assert status(crd_env, "huge")["retries"] == 2
+
+    clock.now += second.requeue_after + 1
+    last = reconciler.reconcile(current(crd_env, "huge"))
+    assert (last.result, last.requeue_after) == ("failed", None)
+    got = status(crd_env, "huge")
+    assert (got["phase"], got["reason"], got["retries"]) == ("Failed", "RetriesExhausted", 2)
+    assert got["message"].endswith("gave up after 2 retries")
+    assert reconciler.reconcile(current(crd_env, "huge")).result == "unchanged"
+    assert crd_env.cluster.list("Job", "default") == []
+    assert sample(metrics, "warp_gpuworkload_failed_total", {"reason": "NoSuitableNode"}) == 3
+    assert sample(metrics, "warp_gpuworkload_retries_total") == 2
+    assert sample(metrics, "warp_gpuworkload_fragmented_gpus") == 8 + 6 + 4
+
+
+def test_an_existing_job_is_adopted_never_duplicated(crd_env: Env) -> None:
+    reconciler = Reconciler(crd_env.cluster)
+    reconciler.reconcile(make(crd_env, workload("w", 2)))
+    # the status write is lost (say the controller stopped right after creating the Job)
+    crd_env.cluster.patch(resource.KIND, "w", "default", {"status": None}, subresource="status")
+    assert status(crd_env, "w") == {}
+    outcome = Reconciler(crd_env.cluster).reconcile(current(crd_env, "w"))
+    assert (outcome.result, outcome.message) == ("adopted", "big")
+    got = status(crd_env, "w")
+    assert (got["phase"], got["assignedNode"], got["reason"]) == ("Scheduled", "big", "JobAdopted")
+    assert [job["metadata"]["name"] for job in crd_env.cluster.list("Job", "default")] == ["w"]
+
+
+def test_a_job_of_the_same_name_owned_by_someone_else_fails_the_workload(crd_env: Env) -> None:
+    [job] = [m.obj for m in crd_env.render(TRAINING) if m.kind == "Job"]
+    crd_env.cluster.create(job)
+    Reconciler(crd_env.cluster).reconcile(make(crd_env, workload("w", 1)))
+    got = status(crd_env, "w")
+    assert (got["phase"], got["reason"]) == ("Failed", "JobNameTaken")
+
+
+TRAINING = """
+kind: training
+version: v0.1
+job: {name: w}
+environment: {image: busybox:1.36}
+resources: {cpu: 1, memory: 1Gi}
+"""
+
+
+def test_deleting_the_workload_deletes_its_job(crd_env: Env) -> None:
+    Reconciler(crd_env.cluster).reconcile(make(crd_env, workload("w", 2)))
+    assert crd_env.cluster.find("Job", "w", "default") is not None
+    crd_env.cluster.delete(resource.KIND, "w", "default", propagation="Background")
+    wait_for(lambda: crd_env.cluster.find("Job", "w", "default") is None, what="the Job's deletion")
+    wait_for(
+        lambda: (
+            not crd_env.cluster.list("Pod", "default", label_selector="gpu.warp.dev/workload=w")
+        ),
+        what="the pods' deletion",
+    )
+
+
+def test_a_spec_the_training_schema_refuses_fails_the_workload(crd_env: Env) -> None:
+    obj = make(crd_env, workload("w", 1, image="has space"))
+    Reconciler(crd_env.cluster).reconcile(obj)
+    got = status(crd_env, "w")
+    assert (got["phase"], got["reason"]) == ("Failed", "InvalidSpec")
+    assert "environment.image" in got["message"]

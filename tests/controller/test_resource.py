@@ -1,0 +1,137 @@
+"""The GPUWorkload CRD on the sandbox (which checks objects against its structural schema), its
+defaults, and the install manifests `gpuctl controller manifests` prints."""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+import pytest
+import yaml
+
+from gpuctl.cluster.errors import Invalid
+from gpuctl.controller import resource
+from tests.conftest import GPUCTL, Env
+from tests.controller.conftest import workload
+
+
+def test_the_crd_takes_the_document_example_and_refuses_bad_values(crd_env: Env) -> None:
+    example = workload("my-inference-workload", 2, priority="high")
+    example["spec"]["retryPolicy"] = {"maxRetries": 3, "backoffSeconds": 30}
+    created = crd_env.cluster.create(example)
+    assert created["spec"]["schedulingStrategy"] == "leastLoaded"
+
+    with pytest.raises(Invalid, match='supported values: "leastLoaded", "random"'):
+        crd_env.cluster.create(workload("bad-strategy", 1, "fastest"))
+    with pytest.raises(Invalid, match=r"spec\.gpuCount"):
+        crd_env.cluster.create(workload("no-gpus", 0))
+    with pytest.raises(Invalid, match=r"spec\.priority"):
+        crd_env.cluster.create(workload("bad-priority", 1, priority="urgent"))
+    missing = workload("no-model", 1)
+    del missing["spec"]["modelName"]
+    with pytest.raises(Invalid, match=r"spec\.modelName"):
+        crd_env.cluster.create(missing)
+
+
+def test_the_api_server_fills_in_the_crd_defaults(crd_env: Env) -> None:
+    minimal = workload("minimal", 1)
+    minimal["spec"] = {"modelName": "llama2", "retryPolicy": {"maxRetries": 1}}
+    created = crd_env.cluster.create(minimal)
+    assert created["spec"]["schedulingStrategy"] == "leastLoaded"
+    assert created["spec"]["retryPolicy"] == {"maxRetries": 1, "backoffSeconds": 30}
+    assert created["spec"] == resource.with_defaults(resource.spec_schema(), minimal["spec"])
+
+
+def test_defaults_come_from_the_crd_schema() -> None:
+    spec = resource.with_defaults(resource.spec_schema(), {"modelName": "llama2"})
+    assert spec == {
+        "modelName": "llama2",
+        "gpuCount": 1,
+        "priority": "medium",
+        "schedulingStrategy": "leastLoaded",
+        "retryPolicy": {"maxRetries": 3, "backoffSeconds": 30},
+        "image": "busybox:1.36",
+        "cpu": "1",
+        "memory": "4Gi",
+    }
+    kept = resource.with_defaults(resource.spec_schema(), {"retryPolicy": {"maxRetries": 0}})
+    assert kept["retryPolicy"] == {"maxRetries": 0, "backoffSeconds": 30}
+
+
+def manifests(*args: str) -> list[dict[str, Any]]:
+    result = subprocess.run(
+        [str(GPUCTL), "controller", "manifests", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return list(yaml.safe_load_all(result.stdout))
+
+
+def test_manifests_install_a_hardened_least_privilege_controller() -> None:
+    objects = manifests("--namespace", "gpu-system", "--image", "example.com/gpuctl:1")
+    by_kind = {obj["kind"]: obj for obj in objects}
+    assert [obj["kind"] for obj in objects] == [
+        "CustomResourceDefinition",
+        "Namespace",
+        "ServiceAccount",
+        "Role",
+        "RoleBinding",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "Deployment",
+    ]
+    version = by_kind["CustomResourceDefinition"]["spec"]["versions"][0]
+    assert version["subresources"] == {"status": {}}
+    columns = [column["name"] for column in version["additionalPrinterColumns"]]
+    assert columns[:6] == ["Model", "GPUs", "Strategy", "Phase", "Node", "Retries"]
+
+    # cluster-wide: reading nodes and pods only
+    cluster_rules = by_kind["ClusterRole"]["rules"]
+    assert {(r["resources"][0], tuple(r["verbs"])) for r in cluster_rules} == {
+        ("nodes", ("list",)),
+        ("pods", ("list",)),
+    }
+    namespaced = {r["resources"][0]: set(r["verbs"]) for r in by_kind["Role"]["rules"]}
+    assert namespaced["jobs"] == {"get", "create"}
+    assert namespaced["gpuworkloads/status"] == {"patch"}
+    assert "delete" not in set().union(*namespaced.values())
+    assert by_kind["Role"]["metadata"]["namespace"] == "gpu-system"
+    assert by_kind["ClusterRoleBinding"]["subjects"][0]["namespace"] == "gpu-system"
+
+    pod = by_kind["Deployment"]["spec"]["template"]["spec"]
+    assert pod["terminationGracePeriodSeconds"] == 10
+    assert pod["serviceAccountName"] == "gpu-orchestrator"
+    [container] = pod["containers"]
+    assert container["image"] == "example.com/gpuctl:1"
+    assert "--leader-elect" in container["args"]
+    security = container["securityContext"]
+    assert security["runAsUser"] == 65532 and security["runAsNonRoot"] is True
+    assert security["readOnlyRootFilesystem"] is True
+    assert security["capabilities"] == {"drop": ["ALL"]}
+    assert security["allowPrivilegeEscalation"] is False
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert {p["containerPort"] for p in container["ports"]} == {8080, 8081}
+
+
+def test_kubectl_get_prints_the_crd_columns(crd_env: Env) -> None:
+    crd_env.cluster.create(workload("llama", 2))
+    crd_env.cluster.patch(
+        resource.KIND,
+        "llama",
+        "default",
+        {"status": {"phase": "Scheduled", "assignedNode": "big", "retries": 0, "jobName": "j"}},
+        subresource="status",
+    )
+    lines = crd_env.sandbox.kubectl("get", "gpuworkloads").stdout.splitlines()
+    assert lines[0].split() == [
+        "NAME", "MODEL", "GPUS", "STRATEGY", "PHASE", "NODE", "RETRIES", "AGE"
+    ]  # fmt: skip
+    assert lines[1].split()[:7] == ["llama", "llama2", "2", "leastLoaded", "Scheduled", "big", "0"]
+    assert lines[1].split()[7].endswith("s")
+    wide = crd_env.sandbox.kubectl("get", "gw", "-o", "wide").stdout.splitlines()
+    assert wide[0].split()[-4:] == ["RETRIES", "JOB", "MESSAGE", "AGE"]
+    assert wide[1].split()[7] == "j"  # and an empty MESSAGE
+    assert len(wide[1].split()) == 9

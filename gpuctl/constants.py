@@ -52,6 +52,20 @@ MASTER_PORT: Final = 29500
 NCCL_SOCKET_IFNAME: Final = "eth0"
 JOB_COMPLETION_INDEX_ANNOTATION: Final = "batch.kubernetes.io/job-completion-index"
 
+# A GPU pod's /dev/shm: memory-backed, half the pod's memory (PyTorch DataLoader and NCCL).
+SHM_PATH: Final = "/dev/shm"
+# `--deepspeed X.json` that no workdir provides: ConfigMap {name}-deepspeed, mounted read-only.
+DEEPSPEED_CONFIGMAP_SUFFIX: Final = "-deepspeed"
+
+# Multi-node training: pods of one job prefer one topology domain (resources.topology_key), and
+# start all together or not at all: each pod waits (an init container, resources.start_timeout
+# seconds) until every peer has an address, else fails, which ends the Job and frees its GPUs.
+DEFAULT_TOPOLOGY_KEY: Final = "topology.kubernetes.io/zone"
+DEFAULT_START_TIMEOUT: Final = 600
+START_BARRIER_RESOURCES: Final = {"cpu": "100m", "memory": "64Mi"}
+# resources.queue: the Kueue LocalQueue that admits the whole Job at once.
+KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
+
 # Inference autoscaling metric, served per pod by the NVIDIA DCGM exporter through an adapter.
 GPU_UTILIZATION_METRIC: Final = "DCGM_FI_DEV_GPU_UTIL"
 
@@ -97,6 +111,7 @@ class Status:
     RUNNING: Final = "Running"
     PARTIALLY_RUNNING: Final = "Partially Running"
     PAUSED: Final = "Paused"
+    QUEUED: Final = "Queued"  # a suspended Job that Kueue has not admitted yet
     PENDING: Final = "Pending"
 
 

@@ -133,17 +133,34 @@ def _echo_rows(
 @click.command("job")
 @click.argument("name", shell_complete=complete.jobs)
 @cluster_options
+@click.option(
+    "--prometheus-url",
+    metavar="URL",
+    help="Prometheus for GPU usage (else $GPUCTL_PROMETHEUS_URL).",
+)
+@click.option("--since", default="1h", show_default=True, help="The GPU usage curve's window.")
 def describe_job(
-    name: str, kubeconfig: str | None, context: str | None, namespace: str | None
+    name: str,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    prometheus_url: str | None,
+    since: str,
 ) -> None:
-    """A job in detail: spec summary, status and why, pods, events, access address.
+    """A job in detail: spec summary, status and why, pods, events, access address, and each
+    pod's GPU usage now with a curve of its GPU utilisation (from Prometheus).
 
     \b
     gpuctl describe job qwen2-7b-llamafactory-sft
+    gpuctl describe job qwen2-7b-llamafactory-sft --since 6h --prometheus-url http://prom:9090
     """
+    from gpuctl.cli.monitoring import usage_section
+
+    window = duration(since)
     cluster = _connect(kubeconfig, context)
     details = jobs.gather(cluster, name, namespace or cluster.namespace)
     click.echo(job_views.describe(details), nl=False)
+    click.echo(usage_section(details, prometheus_url, window, since), nl=False)
 
 
 @click.command()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from gpuctl.cli import complete, table
@@ -31,8 +33,11 @@ def _check_node_word(word: str) -> None:
 @connection_options
 @click.option("--pool", shell_complete=complete.pools, help="Only the nodes of this resource pool.")
 @click.option(
-    "--gpu-type", help="Only nodes of this GPU model (runwhere.ai/ or g8s.host/gpu-type)."
+    "--gpu-type",
+    help="Only nodes of this GPU model (a100-80g or g8s.host/a100-80g, matched on "
+    "runwhere.ai/ or g8s.host/gpu-type); a label key such as g8s.host/gpu-type lists that label.",
 )
+@click.option("--label", "label_key", metavar="KEY", help="List this label's value on each node.")
 @output_option
 @no_headers_option
 def get_nodes(
@@ -40,6 +45,7 @@ def get_nodes(
     context: str | None,
     pool: str | None,
     gpu_type: str | None,
+    label_key: str | None,
     output: str | None,
     no_headers: bool,
 ) -> None:
@@ -48,9 +54,19 @@ def get_nodes(
     \b
     gpuctl get nodes
     gpuctl get nodes --pool training-pool --gpu-type A100-80G -o wide
+    gpuctl get nodes --gpu-type g8s.host/a100-80g
+    gpuctl get nodes --gpu-type g8s.host/gpu-type      # the GPU-type label of every node
+    gpuctl get nodes --label g8s.host/gpu-type
     """
+    query = nodes.GpuTypeQuery.parse(gpu_type) if gpu_type else nodes.GpuTypeQuery()
+    if label_key and query.key:
+        raise UsageError("give either --label KEY or --gpu-type KEY, not both")
     cluster = _connect(kubeconfig, context)
-    items = nodes.list_nodes(cluster, pool, gpu_type)
+    items = nodes.list_nodes(cluster, pool, query.value)
+    key = label_key or query.key
+    if key:
+        _echo_key(items, key, output, no_headers)
+        return
     if echo_objects(items, output, [f"node/{nodes.name_of(item)}" for item in items]):
         return
     if not items:
@@ -64,6 +80,30 @@ def get_nodes(
         row[1] = table.paint(row[1], table.status_colour(row[1].split(",")[0]), colour)
     headers = node_views.NODE_WIDE_HEADERS if wide else node_views.NODE_HEADERS
     click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
+
+
+def _echo_key(items: list[dict[str, Any]], key: str, output: str | None, no_headers: bool) -> None:
+    """One label on every node: NAME, KEY, VALUE."""
+    names = [f"node/{nodes.name_of(item)}" for item in items]
+    if echo_objects(nodes.key_summaries(items, key), output, names):
+        return
+    if not items:
+        click.echo("No nodes found.", err=True)
+        return
+    rows = node_views.key_rows(items, key)
+    click.echo(table.table(node_views.KEY_HEADERS, rows, no_headers=no_headers), nl=False)
+
+
+def _echo_gpu_labels(items: list[dict[str, Any]], output: str | None, no_headers: bool) -> None:
+    """Every node's GPU labels and pool: NAME, GPU-LABELS, POOL."""
+    names = [f"node/{nodes.name_of(item)}" for item in items]
+    if echo_objects(nodes.gpu_label_summaries(items), output, names):
+        return
+    if not items:
+        click.echo("No nodes found.", err=True)
+        return
+    rows = node_views.gpu_label_rows(items)
+    click.echo(table.table(node_views.GPU_LABEL_HEADERS, rows, no_headers=no_headers), nl=False)
 
 
 @click.command("node")
@@ -119,25 +159,81 @@ def label(
 
 
 @click.command("label")
-@click.argument("names", nargs=-1, required=True, metavar="NODE…", shell_complete=complete.nodes)
-@click.option("--key", required=True, help="The label key, e.g. g8s.host/gpu-type.")
+@click.argument("names", nargs=-1, metavar="[NODE…]", shell_complete=complete.nodes)
+@click.option("--key", help="The label key, e.g. g8s.host/gpu-type.")
+@click.option("--all", "all_nodes", is_flag=True, help="Every node.")
 @connection_options
+@output_option
 @no_headers_option
 def get_label(
     names: tuple[str, ...],
-    key: str,
+    key: str | None,
+    all_nodes: bool,
     kubeconfig: str | None,
     context: str | None,
+    output: str | None,
     no_headers: bool,
 ) -> int:
-    """The value of one label on nodes: NAME, KEY, VALUE.
+    """The value of one label on nodes (NAME, KEY, VALUE); with --all and no --key, every
+    node's GPU labels and pool. Also spelled `get node-labels`.
 
     \b
     gpuctl get label gpu-a100-0 --key g8s.host/gpu-type
+    gpuctl get node-labels gpu-a100-0 --key=g8s.host/gpu-type
+    gpuctl get node-labels --all
+    gpuctl get node-labels --all --key g8s.host/gpu-type
     """
     names = tuple(n for n in names if n not in ("node", "nodes")) or names
+    if all_nodes and names:
+        raise UsageError("give node names or --all, not both")
+    if not all_nodes and not names:
+        raise UsageError("give one or more node names (with --key KEY), or --all")
+    if names and not key:
+        raise UsageError("give the label key: --key KEY (e.g. --key g8s.host/gpu-type)")
     cluster = _connect(kubeconfig, context)
+    if all_nodes:
+        items = nodes.list_nodes(cluster)
+        if key:
+            _echo_key(items, key, output, no_headers)
+        else:
+            _echo_gpu_labels(items, output, no_headers)
+        return 0
+    assert key is not None
     rows, errors = node_views.label_rows(cluster, names, key)
     if rows:
-        click.echo(table.table(("NAME", "KEY", "VALUE"), rows, no_headers=no_headers), nl=False)
+        click.echo(table.table(node_views.KEY_HEADERS, rows, no_headers=no_headers), nl=False)
     return report([], errors)
+
+
+@click.command("gpu-type")
+@click.argument("names", nargs=-1, metavar="[NODE…]", shell_complete=complete.nodes)
+@click.option("--all", "all_nodes", is_flag=True, help="Every node (the default).")
+@click.option("--pool", shell_complete=complete.pools, help="Only the nodes of this resource pool.")
+@connection_options
+@output_option
+@no_headers_option
+def get_gpu_type(
+    names: tuple[str, ...],
+    all_nodes: bool,
+    pool: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    output: str | None,
+    no_headers: bool,
+) -> None:
+    """Each node's GPU labels (runwhere.ai/ and g8s.host/gpu-type, other g8s.host/ GPU keys,
+    nvidia.com/gpu.*) and the pool it is bound to: NAME, GPU-LABELS, POOL.
+
+    \b
+    gpuctl get gpu-type --all
+    gpuctl get gpu-type gpu-a100-0 -o yaml
+    """
+    if all_nodes and names:
+        raise UsageError("give node names or --all, not both")
+    items = nodes.list_nodes(_connect(kubeconfig, context), pool)
+    if names:
+        missing = sorted(set(names) - {nodes.name_of(item) for item in items})
+        if missing:
+            raise nodes.NodeNotFound(f"node {', '.join(missing)} not found")
+        items = [item for item in items if nodes.name_of(item) in names]
+    _echo_gpu_labels(items, output, no_headers)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from gpuctl.cli import complete, table
@@ -16,6 +18,7 @@ from gpuctl.cli.views import pools as pool_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import pools
+from gpuctl.monitoring import prometheus
 from gpuctl.verbs import pool_labels
 
 
@@ -55,6 +58,56 @@ def get_pools(
     wide = output == "wide"
     headers = pool_views.POOL_WIDE_HEADERS if wide else pool_views.POOL_HEADERS
     rows = pool_views.pool_rows(inventory, found, wide=wide)
+    click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
+
+
+@click.group("query")
+def query() -> None:
+    """Resource occupancy: which pools have GPUs free."""
+
+
+@query.command("pools")
+@connection_options
+@click.option(
+    "--prometheus-url",
+    metavar="URL",
+    help="Add GPU-UTIL, the pool's GPUs' mean utilisation now (else $GPUCTL_PROMETHEUS_URL).",
+)
+@output_option
+@no_headers_option
+def query_pools(
+    kubeconfig: str | None,
+    context: str | None,
+    prometheus_url: str | None,
+    output: str | None,
+    no_headers: bool,
+) -> None:
+    """Every pool with its GPU occupancy: NAME, NODES, GPU-TOTAL, GPU-USED, GPU-FREE,
+    OCCUPANCY (used/total), GPU-TYPES (model:GPUs), and GPU-UTIL when Prometheus is known.
+
+    \b
+    gpuctl query pools
+    gpuctl query pools -o json
+    gpuctl query pools --prometheus-url http://127.0.0.1:9090
+    """
+    inventory = pools.Inventory.read(_connect(kubeconfig, context))
+    found = inventory.pools()
+    summaries = [inventory.summary(p) for p in found] if output in ("yaml", "json") else []
+    if echo_objects(summaries, output, [f"pool/{pool.name}" for pool in found]):
+        return
+    if not found:
+        click.echo("No pools found.", err=True)
+        return
+    rows = pool_views.query_rows(inventory, found)
+    headers = list(pool_views.QUERY_HEADERS)
+    if prometheus_url or os.environ.get(prometheus.ENV_VAR):
+        from gpuctl.monitoring import gpu
+
+        source = prometheus.Prometheus(prometheus.url_from(prometheus_url))
+        utilisation = gpu.pool_utilisation(source, {p.name: p.members for p in found})
+        headers.append("GPU-UTIL")
+        for pool, row in zip(found, rows, strict=True):
+            row.append(utilisation[pool.name])
     click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
 
 

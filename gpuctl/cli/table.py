@@ -25,6 +25,7 @@ _STATUS_COLOUR = {
     "Completed": "green",
     "Pending": "yellow",
     "Paused": "yellow",
+    "Queued": "yellow",
     "Partially Running": "yellow",
     "Starting": "yellow",
     "Terminating": "yellow",

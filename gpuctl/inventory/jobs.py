@@ -166,9 +166,15 @@ def explain_unschedulable(message: str, pool: str, gpu_type: str | None) -> str:
 def why(job: dict[str, Any], pods: list[dict[str, Any]], events: list[dict[str, Any]]) -> str:
     """Why a job is not running, in plain words; "" when nothing is wrong."""
     labels = labels_of(job)
+    if status.workload_status(job) == c.Status.QUEUED:
+        queue = labels.get(c.KUEUE_QUEUE_LABEL, "")
+        return f"waiting for Kueue to admit it from queue {queue} (kubectl get workloads)"
     template = (job.get("spec") or {}).get("template") or {}
     gpu_type = _required_gpu_type(template)
     for pod in pods:
+        failed_init = status.failed_init_message(pod)
+        if failed_init:
+            return f"pod {pod['metadata']['name']}: {failed_init}"
         message = status.unschedulable_message(pod)
         if message:
             return explain_unschedulable(message, labels.get(Labels.POOL, ""), gpu_type)

@@ -264,3 +264,69 @@ def label_nodes(
         except GpuctlError as exc:
             errors.append(str(exc) if str(exc).startswith("node/") else f"node/{name}: {exc}")
     return lines, errors
+
+
+# ------------------------------------------------------------- GPU labels and label keys
+
+# GPU feature discovery (NVIDIA GPU Operator) publishes the model and memory as nvidia.com/gpu.*
+_GFD_PREFIX = "nvidia.com/gpu."
+# Prefixes under which `--gpu-type PREFIX/VALUE` names a GPU model (the users' documents write
+# `--gpu-type g8s.host/a100-80g`), and the one word after them that names the key instead.
+_GPU_TYPE_PREFIXES = (c.USER_NODE_LABEL_PREFIX, c.LABEL_DOMAIN)
+_GPU_TYPE_WORD = "gpu-type"
+
+
+def gpu_labels(node: dict[str, Any]) -> dict[str, str]:
+    """A node's GPU labels: the two GPU-type keys, any g8s.host/ key naming a GPU, and GPU
+    feature discovery's nvidia.com/gpu.* labels."""
+    return {
+        key: value
+        for key, value in sorted(labels_of(node).items())
+        if key in c.GPU_TYPE_NODE_LABELS
+        or key.startswith(_GFD_PREFIX)
+        or (key.startswith(c.USER_NODE_LABEL_PREFIX) and "gpu" in key.lower())
+    }
+
+
+def gpu_label_summaries(nodes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`-o yaml|json` of the same, in the words of the users' API (nodes/labels/all)."""
+    return [
+        {
+            "nodeName": name_of(node),
+            "gpuLabels": [{"key": k, "value": v} for k, v in gpu_labels(node).items()],
+            "boundPools": [pool_of(node)] if pool_of(node) else [],
+        }
+        for node in nodes
+    ]
+
+
+def key_summaries(nodes: Sequence[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    return [
+        {"nodeName": name_of(node), "labelKey": key, "labelValue": labels_of(node).get(key)}
+        for node in nodes
+    ]
+
+
+@dataclass(frozen=True)
+class GpuTypeQuery:
+    """What `--gpu-type X` asks for: nodes of one GPU model (`value`), or, when X names a
+    GPU-type label key, that label on every node (`key`)."""
+
+    value: str | None = None
+    key: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> GpuTypeQuery:
+        """`a100-80g`, `g8s.host/a100-80g` (a model) or `g8s.host/gpu-type` (the key)."""
+        if text in c.GPU_TYPE_NODE_LABELS or text.startswith(_GFD_PREFIX):
+            return cls(key=text)
+        for prefix in _GPU_TYPE_PREFIXES:
+            if text.startswith(prefix):
+                rest = text.removeprefix(prefix)
+                return cls(key=text) if rest == _GPU_TYPE_WORD else cls(value=rest)
+        if "/" in text:
+            raise UsageError(
+                f"--gpu-type {text!r}: give a GPU model (a100-80g or g8s.host/a100-80g) "
+                "or a GPU-type label key (g8s.host/gpu-type)"
+            )
+        return cls(value=text)

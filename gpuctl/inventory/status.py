@@ -26,7 +26,8 @@ def workload_status(obj: dict[str, Any]) -> str:
     """Job: succeeded > failed > running > paused > pending. A Job counts pods that wait for a
     node as active; when the server reports `ready` (Kubernetes 1.24+), Running means a pod is
     ready, so an unschedulable job reads Pending. Deployment/StatefulSet: all ready > some
-    ready > scaled to zero (Paused) > Pending."""
+    ready > scaled to zero (Paused) > Pending. A suspended Job with a Kueue queue label is
+    Queued: Kueue resumes it when it admits it."""
     status, spec = _status(obj), _spec(obj)
     if obj.get("kind") == "Job":
         if status.get("succeeded", 0) > 0:
@@ -36,7 +37,8 @@ def workload_status(obj: dict[str, Any]) -> str:
         if status.get("active", 0) > 0 and status.get("ready", 1) > 0:
             return Status.RUNNING
         if spec.get("suspend"):
-            return Status.PAUSED
+            labels = (obj.get("metadata") or {}).get("labels") or {}
+            return Status.QUEUED if labels.get(c.KUEUE_QUEUE_LABEL) else Status.PAUSED
         return Status.PENDING
     desired = spec.get("replicas", 1)
     ready = status.get("readyReplicas", 0)
@@ -211,6 +213,16 @@ def unschedulable_message(pod: dict[str, Any]) -> str:
             and condition.get("reason") == "Unschedulable"
         ):
             return str(condition.get("message") or "")
+    return ""
+
+
+def failed_init_message(pod: dict[str, Any]) -> str:
+    """The termination message of an init container that failed (gpuctl's start barrier says
+    there why a multi-node job gave up); "" when none did."""
+    for item in (pod.get("status") or {}).get("initContainerStatuses") or []:
+        ended = (item.get("state") or {}).get("terminated") or {}
+        if ended.get("exitCode") and ended.get("message"):
+            return str(ended["message"]).strip()
     return ""
 
 

@@ -341,6 +341,10 @@ def render_priority_classes() -> list[Manifest]:
         ],
         "labels": {c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
     }
-    text = environment().get_template(PRIORITY_CLASSES_TEMPLATE).render(context)
-    origin = Document("<priority-classes>", 0, 1, None)
-    return _parse(text, PRIORITY_CLASSES_TEMPLATE, origin)
+    return render_template(PRIORITY_CLASSES_TEMPLATE, context, "<priority-classes>")
+
+
+def render_template(template: str, context: dict[str, Any], origin: str) -> list[Manifest]:
+    """Objects gpuctl makes from a shared template rather than a user's spec."""
+    text = environment().get_template(template).render(context)
+    return _parse(text, template, Document(origin, 0, 1, None))

@@ -16,6 +16,7 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.constants import Labels
 from gpuctl.errors import Problem
+from gpuctl.spec import runtime
 from gpuctl.spec.document import Document, Path_
 
 
@@ -82,8 +83,11 @@ def _duplicates(document: Document, items: list[Any], field: str, base: Path_) -
     return problems
 
 
-def _workload(kind: str) -> Builder:
-    """The builder shared by the four workload kinds (training, inference, notebook, compute)."""
+def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
+    """The builder shared by the four workload kinds (training, inference, notebook, compute).
+
+    `supplies_deepspeed`: `--deepspeed X.json` that no workdir provides gets a base config.
+    """
 
     def build(
         document: Document, spec: dict[str, Any], options: Options
@@ -130,6 +134,11 @@ def _workload(kind: str) -> Builder:
             Labels.NAMESPACE: namespace,
         }
         node_count = res.get("node_count", 1)
+        command, args = env_spec.get("command", []), env_spec.get("args", [])
+        paths = [w["path"] for w in workdirs]
+        ds = runtime.deepspeed(command, args, paths) if supplies_deepspeed else None
+        if ds is not None:
+            command, args = ds.command, ds.args
         context: dict[str, Any] = {
             "name": name,
             "namespace": namespace,
@@ -141,8 +150,8 @@ def _workload(kind: str) -> Builder:
             "description_annotation": c.ANNOTATION_PREFIX + "description",
             "image": env_spec["image"],
             "image_pull_secret": env_spec.get("imagePullSecret"),
-            "command": env_spec.get("command", []),
-            "args": env_spec.get("args", []),
+            "command": command,
+            "args": args,
             "env": env,
             "resources": resources,
             "pool_selector": ({Labels.POOL: res["pool"]} if res["pool"] != c.DEFAULT_POOL else {}),
@@ -171,10 +180,33 @@ def _workload(kind: str) -> Builder:
             "completion_index_field": (
                 f"metadata.annotations['{c.JOB_COMPLETION_INDEX_ANNOTATION}']"
             ),
+            **_gpu_runtime(name, res, paths, ds),
         }
         return context, problems
 
     return build
+
+
+def _gpu_runtime(
+    name: str, res: dict[str, Any], workdirs: list[str], ds: runtime.DeepSpeed | None
+) -> dict[str, Any]:
+    """Shared memory, DeepSpeed configs and the multi-node start rules (see gpuctl.spec.runtime)."""
+    wants_gpu = res.get("gpu", 0) > 0 or "gpu-share" in res
+    return {
+        "shm_size": (
+            runtime.shm_size(res["memory"])
+            if wants_gpu and not any(w.rstrip("/") == c.SHM_PATH for w in workdirs)
+            else None
+        ),
+        "shm_path": c.SHM_PATH,
+        "deepspeed_configmap": name + c.DEEPSPEED_CONFIGMAP_SUFFIX,
+        "deepspeed_files": list(ds.files) if ds else [],
+        "topology_key": res.get("topology_key", c.DEFAULT_TOPOLOGY_KEY),
+        "start_timeout": res.get("start_timeout", c.DEFAULT_START_TIMEOUT),
+        "queue": res.get("queue"),
+        "queue_label": c.KUEUE_QUEUE_LABEL,
+        "barrier_resources": c.START_BARRIER_RESOURCES,
+    }
 
 
 def _pool(
@@ -243,7 +275,7 @@ KINDS: dict[str, Kind] = {
         Kind(
             "training",
             "a training run: a Job (Indexed, with rendezvous, over several nodes)",
-            _workload("training"),
+            _workload("training", supplies_deepspeed=True),
             is_job=True,
         ),
         Kind(

@@ -34,7 +34,8 @@ def test_unchanged_apply_only_reads(env: Env) -> None:
     Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE))
     env.sandbox.requests.clear()
     lines = Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE)).lines()
-    assert all(line.endswith(" unchanged") for line in lines) and len(lines) == 3
+    # the DeepSpeed ConfigMap, the inference Service and Deployment, the training Job
+    assert all(line.endswith(" unchanged") for line in lines) and len(lines) == 4
     assert env.sandbox.requests.only_reads(), env.sandbox.requests.writes()
 
 
@@ -42,7 +43,10 @@ def test_a_changed_job_is_replaced_and_its_pods_are_gone_first(env: Env) -> None
     Apply(env.cluster).run(env.render(TRAINING.replace("A100-100G", "A100-80G")))
     old = env.objects("Job")["qwen2-7b-llamafactory-sft"]
     lines = Apply(env.cluster).run(env.render(TRAINING.replace("gpu: 4", "gpu: 2"))).lines()
-    assert lines == ["job.batch/qwen2-7b-llamafactory-sft replaced"]
+    assert lines == [
+        "configmap/qwen2-7b-llamafactory-sft-deepspeed unchanged",
+        "job.batch/qwen2-7b-llamafactory-sft replaced",
+    ]
     new = env.objects("Job")["qwen2-7b-llamafactory-sft"]
     assert new["metadata"]["uid"] != old["metadata"]["uid"]
     limits = new["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
@@ -83,7 +87,7 @@ def test_namespaces_are_never_deleted_or_replaced(env: Env) -> None:
 
 
 def test_objects_not_made_by_gpuctl_are_not_taken_over(env: Env) -> None:
-    job = env.render(TRAINING)[0].obj
+    job = env.render(TRAINING)[-1].obj  # the Job (after its DeepSpeed ConfigMap)
     foreign = {**job, "metadata": {**job["metadata"], "labels": {"team": "x"}}}
     env.cluster.create(foreign)
     with pytest.raises(ApplyFailed, match="not managed by gpuctl"):

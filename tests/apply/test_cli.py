@@ -15,10 +15,13 @@ COMPUTE = (EXAMPLES / "compute.yaml").read_text().replace("pool: test-pool", "po
 def test_create_then_create_again_names_the_existing_object(env: Env) -> None:
     first = env.gpuctl("create", "-f", TRAINING)
     assert first.returncode == 0, first.stderr
-    assert first.stdout == "job.batch/qwen2-7b-llamafactory-sft created\n"
+    assert first.stdout == (
+        "configmap/qwen2-7b-llamafactory-sft-deepspeed created\n"
+        "job.batch/qwen2-7b-llamafactory-sft created\n"
+    )
     again = env.gpuctl("create", "-f", TRAINING)
     assert again.returncode == 1
-    assert "job.batch/qwen2-7b-llamafactory-sft: already exists" in again.stderr
+    assert "configmap/qwen2-7b-llamafactory-sft-deepspeed: already exists" in again.stderr
     assert "Traceback" not in again.stderr
 
 
@@ -61,7 +64,10 @@ def test_apply_reports_each_object_and_is_idempotent(env: Env) -> None:
 
 def test_apply_dry_run_server_writes_nothing(env: Env) -> None:
     done = env.gpuctl("apply", "--dry-run=server", "-f", TRAINING)
-    assert done.stdout == "job.batch/qwen2-7b-llamafactory-sft created (server dry run)\n"
+    assert done.stdout == (
+        "configmap/qwen2-7b-llamafactory-sft-deepspeed created (server dry run)\n"
+        "job.batch/qwen2-7b-llamafactory-sft created (server dry run)\n"
+    )
     assert env.objects("Job") == {}
 
 

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -20,7 +21,7 @@ def test_render_prints_multi_document_yaml() -> None:
     done = run_gpuctl("render", "-f", TRAINING)
     assert done.returncode == 0, done.stderr
     objects = list(yaml.safe_load_all(done.stdout))
-    assert [o["kind"] for o in objects] == ["Job"]
+    assert [o["kind"] for o in objects] == ["ConfigMap", "Job"]  # the DeepSpeed base config
     assert done.stderr == ""
 
 
@@ -33,7 +34,8 @@ def test_render_takes_directories_repeated_files_and_stdin() -> None:
     text = (EXAMPLES / "inference.yaml").read_text()
     piped = run_gpuctl("render", "-f", TRAINING, "-f", "-", stdin=text)
     assert piped.returncode == 0, piped.stderr
-    assert {o["kind"] for o in yaml.safe_load_all(piped.stdout)} == {"Job", "Deployment", "Service"}
+    kinds_piped = {o["kind"] for o in yaml.safe_load_all(piped.stdout)}
+    assert kinds_piped == {"ConfigMap", "Job", "Deployment", "Service"}
 
 
 def test_render_json_is_one_list() -> None:
@@ -54,11 +56,15 @@ def test_namespace_flag_wins_over_the_file() -> None:
     assert objects[1]["metadata"]["labels"]["runwhere.ai/namespace"] == "team-b"
 
 
+def _job(text: str) -> dict[str, Any]:
+    return next(o for o in yaml.safe_load_all(text) if o["kind"] == "Job")
+
+
 def test_priority_classes_are_opt_in() -> None:
-    plain = yaml.safe_load(run_gpuctl("render", "-f", TRAINING).stdout)
+    plain = _job(run_gpuctl("render", "-f", TRAINING).stdout)
     assert "priorityClassName" not in plain["spec"]["template"]["spec"]
     done = run_gpuctl("render", "--priority-classes", "-f", TRAINING)
-    job = yaml.safe_load(done.stdout)
+    job = _job(done.stdout)
     assert job["spec"]["template"]["spec"]["priorityClassName"] == "gpuctl-high"
     classes = list(yaml.safe_load_all(run_gpuctl("priority-classes").stdout))
     names = [c["metadata"]["name"] for c in classes]

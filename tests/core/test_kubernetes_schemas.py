@@ -36,7 +36,7 @@ def test_priority_classes_pass_strict_schema(version: str) -> None:
 
 def test_strict_schema_rejects_an_unknown_field() -> None:
     """The checker itself must be able to fail."""
-    manifest = engine.render([str(EXAMPLES / "training.yaml")])[0]
+    manifest = engine.render([str(EXAMPLES / "training.yaml")])[-1]  # the Job
     broken = {**manifest.obj, "spec": {**manifest.obj["spec"], "bogus": 1}}
     assert errors(broken, NEWEST)
 

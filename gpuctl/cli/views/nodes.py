@@ -15,6 +15,7 @@ from gpuctl.inventory.nodes import (
     NONE,
     amount_text,
     get_node,
+    gpu_labels,
     gpu_type,
     labels_of,
     name_of,
@@ -186,3 +187,26 @@ def label_rows(
             continue
         rows.append([name, key, value])
     return rows, errors
+
+
+GPU_LABEL_HEADERS = ("NAME", "GPU-LABELS", "POOL")
+
+
+def gpu_label_rows(nodes: Sequence[dict[str, Any]]) -> list[list[str]]:
+    """`get gpu-type --all` rows: NAME, GPU-LABELS (key=value,…), POOL."""
+    return [
+        [
+            name_of(node),
+            ",".join(f"{k}={v}" for k, v in gpu_labels(node).items()) or NONE,
+            pool_of(node) or NONE,
+        ]
+        for node in nodes
+    ]
+
+
+KEY_HEADERS = ("NAME", "KEY", "VALUE")
+
+
+def key_rows(nodes: Sequence[dict[str, Any]], key: str) -> list[list[str]]:
+    """`get nodes --label KEY` rows: every node with that label's value (<none> without it)."""
+    return [[name_of(node), key, labels_of(node).get(key, NONE)] for node in nodes]

@@ -109,3 +109,31 @@ def describe_pool(inventory: Inventory, name: str, at: datetime | None = None) -
         else [f"  {NONE}"]
     )
     return "\n".join(lines) + "\n"
+
+
+QUERY_HEADERS = ("NAME", "NODES", "GPU-TOTAL", "GPU-USED", "GPU-FREE", "OCCUPANCY", "GPU-TYPES")
+
+
+def occupancy(total: int, used: int) -> str:
+    """GPUs in use as a percentage of the pool's GPUs (`-` for a pool without GPUs)."""
+    return f"{round(100 * used / total)}%" if total else "-"
+
+
+def query_rows(inventory: Inventory, pools: Sequence[Pool]) -> list[list[str]]:
+    """`query pools` rows: the pool's GPUs taken by running pods, with GPU models and counts."""
+    rows = []
+    for pool in pools:
+        total, used = inventory.gpus(pool)
+        types = inventory.gpu_types(pool)
+        rows.append(
+            [
+                pool.name,
+                str(len(pool.members)),
+                str(total),
+                str(used),
+                str(max(total - used, 0)),
+                occupancy(total, used),
+                ",".join(f"{kind}:{count}" for kind, count in sorted(types.items())) or NONE,
+            ]
+        )
+    return rows

@@ -1,0 +1,171 @@
+"""`top jobs`, `top nodes`, `monitoring manifests`: GPU figures from Prometheus (prints)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from gpuctl.cli import table
+from gpuctl.cli.main import cluster_options, no_headers_option
+from gpuctl.cluster.client import Cluster
+from gpuctl.inventory import jobs
+from gpuctl.monitoring import gpu
+from gpuctl.monitoring.prometheus import ENV_VAR, Prometheus, url_from
+
+
+def prometheus_option(command: Any) -> Any:
+    return click.option(
+        "--prometheus-url",
+        metavar="URL",
+        help=f"Prometheus with the DCGM exporter's series (else ${ENV_VAR}).",
+    )(command)
+
+
+_sort_option = click.option(
+    "--sort-by",
+    type=click.Choice(gpu.SORT_KEYS),
+    default="util",
+    show_default=True,
+    help="Highest first (name: alphabetical).",
+)
+
+
+@click.group("top")
+def top() -> None:
+    """GPU utilisation, GPU memory and temperature now, like kubectl top."""
+
+
+@top.command("jobs")
+@cluster_options
+@prometheus_option
+@click.option("-A", "--all-namespaces", is_flag=True, help="Jobs in every namespace.")
+@click.option("--pool", help="Only jobs in this resource pool.")
+@_sort_option
+@no_headers_option
+def top_jobs(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    prometheus_url: str | None,
+    all_namespaces: bool,
+    pool: str | None,
+    sort_by: str,
+    no_headers: bool,
+) -> None:
+    """Per job: GPUS, GPU-UTIL (mean), GPU-MEM (used/total), TEMP (hottest GPU).
+
+    A job whose pods report no GPU series shows `-`.
+
+    \b
+    gpuctl top jobs --prometheus-url http://127.0.0.1:9090
+    GPUCTL_PROMETHEUS_URL=http://prometheus:9090 gpuctl top jobs --pool training-pool -A
+    """
+    prometheus = Prometheus(url_from(prometheus_url))
+    cluster = Cluster.connect(kubeconfig, context)
+    where = None if all_namespaces else (namespace or cluster.namespace)
+    found = gpu.job_figures(cluster, prometheus, where, pool)
+    if not found:
+        click.echo("No jobs found.", err=True)
+        return
+    headers, rows = gpu.job_rows(found, sort_by, all_namespaces=where is None)
+    click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
+
+
+@top.command("nodes")
+@cluster_options
+@prometheus_option
+@click.option("--pool", help="Only the nodes of this resource pool.")
+@_sort_option
+@no_headers_option
+def top_nodes(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    prometheus_url: str | None,
+    pool: str | None,
+    sort_by: str,
+    no_headers: bool,
+) -> None:
+    """Per GPU node: GPUS, GPU-UTIL (mean), GPU-MEM (used/total), TEMP (hottest GPU).
+
+    \b
+    gpuctl top nodes --prometheus-url http://127.0.0.1:9090 --sort-by temp
+    """
+    prometheus = Prometheus(url_from(prometheus_url))
+    cluster = Cluster.connect(kubeconfig, context)
+    rows = gpu.node_rows(cluster, prometheus, pool, sort_by)
+    if not rows:
+        click.echo("No GPU nodes found.", err=True)
+        return
+    click.echo(table.table(gpu.NODE_HEADERS, rows, no_headers=no_headers), nl=False)
+
+
+@click.group("monitoring")
+def monitoring() -> None:
+    """What Prometheus and Grafana need for gpuctl's GPUs."""
+
+
+@monitoring.command("manifests")
+@click.option("-n", "--namespace", default="monitoring", show_default=True, help="Where they go.")
+def manifests(namespace: str) -> None:
+    """Print a PrometheusRule (GPU temperature >= 85 °C, a pod's GPUs idle for 30 minutes, a pod
+    pending for 15 minutes) and a Grafana dashboard ConfigMap (pools, nodes, jobs).
+
+    \b
+    gpuctl monitoring manifests | kubectl apply -f -
+    """
+    from gpuctl.monitoring import manifests as monitoring_manifests
+    from gpuctl.render import engine
+
+    click.echo(engine.to_yaml(monitoring_manifests.render(namespace)), nl=False)
+
+
+# ----------------------------------------------------------------- describe job's section
+
+BLOCKS = "▁▂▃▄▅▆▇█"
+SPARK_WIDTH = 30
+
+
+def sparkline(values: list[float], top: float, width: int = SPARK_WIDTH) -> str:
+    """`values` (oldest first) as block characters, 0 to `top`, at most `width` of them
+    (each the mean of its share of the values)."""
+    if not values:
+        return "-"
+    buckets = min(width, len(values))
+    means = []
+    for index in range(buckets):
+        part = values[index * len(values) // buckets : (index + 1) * len(values) // buckets]
+        means.append(sum(part) / len(part))
+    scale = top if top > 0 else max(means) or 1.0
+    return "".join(BLOCKS[min(int(v / scale * len(BLOCKS)), len(BLOCKS) - 1)] for v in means)
+
+
+def usage_section(
+    details: jobs.Details, prometheus_url: str | None, since: float, since_text: str
+) -> str:
+    """`describe job`'s GPU usage: per pod now, and utilisation over the last `since`
+    seconds as a sparkline (0-100%). One line when Prometheus is not there."""
+    import time
+
+    from gpuctl.errors import GpuctlError
+    from gpuctl.monitoring.prometheus import NotConfigured
+
+    try:
+        prometheus = Prometheus(url_from(prometheus_url))
+        namespace = details.job["metadata"]["namespace"]
+        pods = [p["metadata"]["name"] for p in details.pods]
+        usages = gpu.pod_usage(prometheus, namespace, pods, since, time.time())
+    except NotConfigured:
+        return f"GPU usage:  no Prometheus configured (--prometheus-url or ${ENV_VAR})\n"
+    except GpuctlError as exc:
+        return f"GPU usage:  {exc}\n"
+    if not usages:
+        return "GPU usage:  no pods\n"
+    rows = []
+    for usage in usages:
+        cells = gpu.figure_cells(usage.now)
+        rows.append([usage.pod, *cells, sparkline(usage.util_history, 100.0)])
+    headers = ["POD", "GPUS", "GPU-UTIL", "GPU-MEM", "TEMP", f"UTIL LAST {since_text}"]
+    body = table.table(headers, rows)
+    return "GPU usage (Prometheus):\n" + "".join(f"  {line}\n" for line in body.splitlines())

@@ -1,0 +1,126 @@
+"""`get notebook`, `scale notebook`, `cp`: the CLI side of working in a notebook (prints)."""
+
+from __future__ import annotations
+
+import click
+
+from gpuctl.cli import table
+from gpuctl.cli.main import (
+    cluster_options,
+    duration,
+    echo_objects,
+    no_headers_option,
+    output_option,
+    progress_line,
+    report,
+)
+from gpuctl.cluster.client import Cluster
+from gpuctl.errors import UsageError
+from gpuctl.inventory import notebooks
+
+
+def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
+    return Cluster.connect(kubeconfig, context)
+
+
+@click.command("notebook")
+@click.argument("name", required=False)
+@cluster_options
+@output_option
+@no_headers_option
+def get_notebook(
+    name: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+    output: str | None,
+    no_headers: bool,
+) -> None:
+    """Notebooks and where to open them: NAME, STATUS, GPU, ADDRESS (with the token), AGE.
+
+    \b
+    gpuctl get notebook
+    gpuctl get notebook data-prep-notebook
+    """
+    cluster = _connect(kubeconfig, context)
+    found = notebooks.list_notebooks(cluster, namespace or cluster.namespace, name)
+    if echo_objects(found, output, [f"statefulset/{o['metadata']['name']}" for o in found]):
+        return
+    if not found:
+        click.echo(f"No notebooks found in namespace {namespace or cluster.namespace}.", err=True)
+        return
+    rows = notebooks.rows(cluster, found)
+    click.echo(table.table(notebooks.HEADERS, rows, no_headers=no_headers), nl=False)
+
+
+@click.command("scale")
+@click.argument("what", metavar="notebook")
+@click.argument("name")
+@click.option("--gpu", "gpus", type=click.IntRange(0, 1024), required=True, help="GPUs to have.")
+@click.option("--timeout", default="5m", show_default=True, help="How long to wait for the API.")
+@cluster_options
+def scale(
+    what: str,
+    name: str,
+    gpus: int,
+    timeout: str,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+) -> int:
+    """Change a notebook's GPUs. The notebook RESTARTS: its pod is replaced by one with the
+    new GPUs (running processes and kernels end); its workdirs stay mounted.
+
+    The change goes through `apply` (an in-place update of the StatefulSet). A later
+    `gpuctl apply -f notebook.yaml` sets the GPUs back to what the file says.
+
+    \b
+    gpuctl scale notebook data-prep-notebook --gpu 2
+    """
+    if what not in ("notebook", "notebooks"):
+        raise UsageError(f"only notebooks can be scaled: give `notebook NAME`, not {what!r}")
+    from gpuctl.verbs.apply import Apply
+
+    cluster = _connect(kubeconfig, context)
+    live = notebooks.find_notebook(cluster, name, namespace or cluster.namespace)
+    manifest = notebooks.scale_manifest(live, gpus)
+    # Only the StatefulSet is sent: nothing else of the job may be pruned.
+    run = Apply(cluster, timeout=duration(timeout), progress=progress_line(), prune=False)
+    result = run.run([manifest])
+    lines = result.lines()
+    if result.errors:
+        return report(lines, result.errors)
+    if all(line.endswith(" unchanged") for line in lines):
+        return report([f"notebook {name} already has {gpus} GPU(s); nothing changed"], [])
+    restart = (
+        f"notebook {name} restarts with {gpus} GPU(s): its pod is replaced, running kernels "
+        "end; files in its workdirs are kept"
+    )
+    return report([*lines, restart], [])
+
+
+@click.command("cp")
+@click.argument("source")
+@click.argument("destination")
+@cluster_options
+def cp(
+    source: str,
+    destination: str,
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str | None,
+) -> None:
+    """Copy files between here and a notebook, like `kubectl cp` (tar over the exec stream;
+    the notebook's image needs `tar`). A directory is copied whole; a destination ending in /
+    is a directory to copy into.
+
+    \b
+    gpuctl cp train.py data-prep-notebook:/home/jovyan/work/train.py
+    gpuctl cp ./data data-prep-notebook:/home/jovyan/work/
+    gpuctl cp data-prep-notebook:/home/jovyan/work/results ./results
+    """
+    from gpuctl.inventory import transfer
+
+    transfer.plan(source, destination)  # usage errors before connecting
+    cluster = _connect(kubeconfig, context)
+    click.echo(transfer.copy(cluster, source, destination, namespace or cluster.namespace))

@@ -1,0 +1,255 @@
+"""`top jobs`, `top nodes` and `monitoring manifests` against a real Prometheus scraping DCGM
+series for pods the sandbox runs; the figures shown are checked against the series served."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from typing import Any
+
+import yaml
+
+from gpuctl.cli.monitoring import sparkline
+from gpuctl.monitoring import gpu, manifests
+from gpuctl.monitoring.prometheus import Prometheus
+from tests.conftest import Env
+from tests.core.conftest import run_gpuctl
+
+from .conftest import Exporter, GpuSeries, wait_scraped
+
+SPECS = """\
+kind: training
+version: v0.1
+job: {name: tune}
+environment: {image: trainer:v1, command: [python, train.py]}
+resources: {gpu: 2, gpu-type: A100-80G, cpu: 4, memory: 16Gi}
+---
+kind: inference
+version: v0.1
+job: {name: serve}
+environment: {image: server:v1}
+service: {port: 8000}
+resources: {gpu: 1, gpu-type: A100-80G, cpu: 2, memory: 8Gi}
+"""
+
+
+def start_jobs(env: Env) -> dict[str, dict[str, Any]]:
+    """The two jobs running; their pods by job name."""
+    done = env.gpuctl("create", "-f", "-", "--wait", "--timeout", "60s", stdin=SPECS)
+    assert done.returncode == 0, done.stderr
+    pods = env.cluster.list("Pod", "default")
+    by_job = {}
+    for pod in pods:
+        labels = pod["metadata"]["labels"]
+        by_job[labels.get("app") or labels["job-name"]] = pod
+    return by_job
+
+
+def serve(env: Env, exporter: Exporter, url: str) -> list[GpuSeries]:
+    pods = start_jobs(env)
+    tune, srv = pods["tune"], pods["serve"]
+    gpus = [
+        GpuSeries(
+            tune["spec"]["nodeName"], 0, 80, 30000, 51920, 70, "default", tune["metadata"]["name"]
+        ),
+        GpuSeries(
+            tune["spec"]["nodeName"], 1, 60, 20000, 61920, 86, "default", tune["metadata"]["name"]
+        ),
+        GpuSeries(
+            srv["spec"]["nodeName"], 2, 35, 12288, 4096, 55, "default", srv["metadata"]["name"]
+        ),
+        GpuSeries("gpu-t4-0", 0, 0, 0, 15360, 41),  # a GPU no pod holds
+    ]
+    exporter.publish(gpus)
+    wait_scraped(url, gpus)
+    return gpus
+
+
+def table(text: str) -> list[list[str]]:
+    return [line.split() for line in text.splitlines()]
+
+
+def test_top_jobs_shows_what_the_exporter_served(
+    env: Env, exporter: Exporter, prometheus_url: str
+) -> None:
+    gpus = serve(env, exporter, prometheus_url)
+    done = env.gpuctl("top", "jobs", "--prometheus-url", prometheus_url)
+    assert done.returncode == 0, done.stderr
+    tune = [g for g in gpus if g.pod.startswith("tune")]
+    srv = [g for g in gpus if g.pod.startswith("serve")]
+
+    def expected(name: str, own: list[GpuSeries]) -> list[str]:
+        util = sum(g.util for g in own) / len(own)
+        used = sum(g.used_mib for g in own) / 1024
+        total = sum(g.used_mib + g.free_mib for g in own) / 1024
+        hottest = max(g.temp for g in own)
+        return [
+            name,
+            "default",
+            str(len(own)),
+            f"{util:.0f}%",
+            f"{used:.1f}/{total:.1f}Gi",
+            f"{hottest:.0f}°C",
+        ]
+
+    assert table(done.stdout) == [
+        ["NAME", "POOL", "GPUS", "GPU-UTIL", "GPU-MEM", "TEMP"],
+        expected("tune", tune),  # highest utilisation first
+        expected("serve", srv),
+    ]
+    by_temp = env.gpuctl(
+        "top", "jobs", "--sort-by", "name", env={"GPUCTL_PROMETHEUS_URL": prometheus_url}
+    )
+    assert [row[0] for row in table(by_temp.stdout)[1:]] == ["serve", "tune"]
+
+
+def test_top_nodes_per_node_figures(env: Env, exporter: Exporter, prometheus_url: str) -> None:
+    gpus = serve(env, exporter, prometheus_url)
+    done = env.gpuctl("top", "nodes", "--prometheus-url", prometheus_url, "--sort-by", "temp")
+    assert done.returncode == 0, done.stderr
+    rows = {row[0]: row for row in table(done.stdout)[1:]}
+    for node in {g.node for g in gpus}:
+        own = [g for g in gpus if g.node == node]
+        assert rows[node][2:] == [
+            str(len(own)),
+            f"{sum(g.util for g in own) / len(own):.0f}%",
+            f"{sum(g.used_mib for g in own) / 1024:.1f}/"
+            f"{sum(g.used_mib + g.free_mib for g in own) / 1024:.1f}Gi",
+            f"{max(g.temp for g in own):.0f}°C",
+        ]
+    hottest = max(gpus, key=lambda g: g.temp).node
+    assert table(done.stdout)[1][0] == hottest
+    # a GPU node without series shows dashes, not invented zeros
+    silent = [n for n in ("gpu-a100-0", "gpu-a100-1") if n not in {g.node for g in gpus}]
+    for node in silent:
+        assert rows[node][2:] == ["-", "-", "-", "-"]
+
+
+def test_without_prometheus_the_commands_say_so(env: Env) -> None:
+    done = env.gpuctl("top", "jobs", env={"GPUCTL_PROMETHEUS_URL": ""})
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: no Prometheus configured: pass --prometheus-url")
+    assert len(done.stderr.splitlines()) == 1 and not done.stdout
+    gone = env.gpuctl("top", "nodes", "--prometheus-url", "http://127.0.0.1:9")
+    assert gone.returncode == 1 and "unreachable" in gone.stderr
+
+
+def test_alert_rules_pass_promtool_and_match_the_served_series(
+    env: Env, exporter: Exporter, prometheus_url: str, tmp_path: Any
+) -> None:
+    gpus = serve(env, exporter, prometheus_url)
+    printed = run_gpuctl("monitoring", "manifests")
+    assert printed.returncode == 0, printed.stderr
+    objects = list(yaml.safe_load_all(printed.stdout))
+    assert objects == [m.obj for m in manifests.render("monitoring")]
+    rule = next(o for o in objects if o["kind"] == "PrometheusRule")
+    rules_file = tmp_path / "rules.yml"
+    rules_file.write_text(yaml.safe_dump(rule["spec"]))
+    checked = subprocess.run(
+        ["promtool", "check", "rules", str(rules_file)], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    alerts = {r["alert"]: r for r in rule["spec"]["groups"][0]["rules"]}
+    assert set(alerts) == {"GPUTemperatureHigh", "GpuctlJobGPUsIdle", "GpuctlPodPending"}
+    assert (alerts["GpuctlJobGPUsIdle"]["for"], alerts["GpuctlPodPending"]["for"]) == ("30m", "15m")
+    prometheus = Prometheus(prometheus_url)
+    hot = prometheus.query(alerts["GPUTemperatureHigh"]["expr"])
+    assert [(s.labels["Hostname"], s.labels["gpu"]) for s in hot] == [
+        (g.node, str(g.index)) for g in gpus if g.temp >= 85
+    ]
+    board = next(o for o in objects if o["kind"] == "ConfigMap")
+    assert board["metadata"]["labels"]["grafana_dashboard"] == "1"
+    dashboard = json.loads(board["data"]["gpuctl.json"])
+    for panel in dashboard["panels"]:
+        prometheus.query(panel["targets"][0]["expr"])  # raises if Prometheus refuses it
+
+
+def test_describe_job_shows_gpu_usage_now_and_a_curve(
+    env: Env, exporter: Exporter, prometheus_url: str
+) -> None:
+    gpus = serve(env, exporter, prometheus_url)
+    tune = [g for g in gpus if g.pod.startswith("tune")]
+    done = env.gpuctl(
+        "describe", "job", "tune", "--prometheus-url", prometheus_url, "--since", "5m"
+    )
+    assert done.returncode == 0, done.stderr
+    section = done.stdout.split("GPU usage (Prometheus):\n", 1)[1].splitlines()
+    assert section[0].split() == [
+        "POD",
+        "GPUS",
+        "GPU-UTIL",
+        "GPU-MEM",
+        "TEMP",
+        "UTIL",
+        "LAST",
+        "5m",
+    ]
+    pod, count, util, memory, temp, curve = section[1].split()
+    assert (pod, count, util, temp) == (tune[0].pod, "2", "70%", "86°C")
+    assert memory == "48.8/160.0Gi"
+    # a constant 70% mean: every block of the curve is the 70% one
+    assert curve and set(curve) == {sparkline([70.0], 100.0)}
+
+
+def test_describe_job_without_prometheus_says_so_in_one_line(env: Env) -> None:
+    start_jobs(env)
+    done = env.gpuctl("describe", "job", "tune", env={"GPUCTL_PROMETHEUS_URL": ""})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(
+        "GPU usage:  no Prometheus configured (--prometheus-url or $GPUCTL_PROMETHEUS_URL)\n"
+    )
+
+
+def test_sparkline_scales_to_the_top_and_buckets_to_the_width() -> None:
+    assert sparkline([0.0, 50.0, 100.0], 100.0) == "▁▅█"
+    assert sparkline([], 100.0) == "-"
+    assert sparkline([0.0, 0.0, 100.0, 100.0], 100.0, width=2) == "▁█"
+
+
+POOL = """kind: pool
+version: v0.1
+metadata: {name: training}
+nodes: {gpu-a100-0: {}, gpu-a100-1: {}}
+"""
+
+
+def test_query_pools_adds_the_pools_gpu_utilisation(
+    env: Env, exporter: Exporter, prometheus_url: str
+) -> None:
+    assert env.gpuctl("create", "-f", "-", stdin=POOL).returncode == 0
+    gpus = serve(env, exporter, prometheus_url)
+    done = env.gpuctl("query", "pools", "--prometheus-url", prometheus_url)
+    assert done.returncode == 0, done.stderr
+    header, row = table(done.stdout)
+    assert header[-1] == "GPU-UTIL" and row[0] == "training"
+    own = [g for g in gpus if g.node in ("gpu-a100-0", "gpu-a100-1")]
+    assert len(own) == 3  # both jobs ask for A100-80G
+    assert row[-1] == f"{sum(g.util for g in own) / len(own):.0f}%"
+    plain = env.gpuctl("query", "pools", env={"GPUCTL_PROMETHEUS_URL": ""})
+    assert table(plain.stdout)[0][-1] == "GPU-TYPES"
+
+
+def test_job_metrics_for_the_rest_api(env: Env, exporter: Exporter, prometheus_url: str) -> None:
+    gpus = serve(env, exporter, prometheus_url)
+    tune = [g for g in gpus if g.pod.startswith("tune")]
+    prometheus = Prometheus(prometheus_url)
+    now = gpu.job_metrics_now(prometheus, "default", [tune[0].pod])
+    used = sum(g.used_mib for g in tune) / 1024
+    total = sum(g.used_mib + g.free_mib for g in tune) / 1024
+    assert now == {
+        "gpuUtilization": sum(g.util for g in tune) / len(tune),
+        "memoryUsage": f"{used:.0f}Gi/{total:.0f}Gi",
+    }
+    assert gpu.job_metrics_now(prometheus, "default", ["nobody-0"]) == {
+        "gpuUtilization": None,
+        "memoryUsage": None,
+    }
+    end = time.time()
+    history = gpu.job_metrics_range(prometheus, "default", [tune[0].pod], end - 60, end, 1.0)
+    assert history["gpuUtilization"], history
+    assert {p["value"] for p in history["gpuUtilization"]} == {70.0}
+    assert {p["value"] for p in history["memoryUsage"]} == {round(used, 2)}
+    stamp = history["gpuUtilization"][-1]["timestamp"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)

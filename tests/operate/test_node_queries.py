@@ -1,0 +1,119 @@
+"""The users' node and pool queries against the sandbox: `query pools`, `get gpu-type --all`,
+`get node-labels` (and `get label`), `get nodes --label`, `get nodes --gpu-type PREFIX/VALUE`."""
+
+from __future__ import annotations
+
+import json
+
+from gpuctl.inventory import nodes
+
+from .test_nodes import NodeEnv, busy, env
+
+__all__ = ["env"]  # the fixture, shared with test_nodes
+
+POOL = """kind: pool
+version: v0.1
+metadata:
+  name: training
+nodes:
+  gpu-a100-0: {}
+  gpu-a100-1: {}
+"""
+
+
+def rows(text: str) -> list[list[str]]:
+    return [line.split() for line in text.splitlines()]
+
+
+def test_query_pools_shows_gpu_occupancy(env: NodeEnv) -> None:
+    assert env.gpuctl("create", "-f", "-", stdin=POOL).returncode == 0
+    busy(env)  # 4 + 2 GPUs on gpu-a100-0 (and a finished pod that does not count)
+    done = env.gpuctl("query", "pools")
+    assert done.returncode == 0, done.stderr
+    assert rows(done.stdout) == [
+        ["NAME", "NODES", "GPU-TOTAL", "GPU-USED", "GPU-FREE", "OCCUPANCY", "GPU-TYPES"],
+        ["training", "2", "16", "6", "10", "38%", "A100-80G:16"],
+    ]
+    (item,) = json.loads(env.gpuctl("query", "pools", "-o", "json").stdout)["items"]
+    assert (item["gpuTotal"], item["gpuUsed"], item["gpuFree"]) == (16, 6, 10)
+
+
+def test_get_gpu_type_all_lists_gpu_labels_and_pool(env: NodeEnv) -> None:
+    env.set_labels("gpu-t4-0", {"g8s.host/gpu-type": "t4", "nvidia.com/gpu.product": "Tesla-T4"})
+    assert env.gpuctl("create", "-f", "-", stdin=POOL).returncode == 0
+    done = env.gpuctl("get", "gpu-type", "--all")
+    assert done.returncode == 0, done.stderr
+    table = {row[0]: row[1:] for row in rows(done.stdout)[1:]}
+    assert table["gpu-a100-0"] == ["runwhere.ai/gpu-type=A100-80G", "training"]
+    assert table["gpu-t4-0"][0].split(",") == [
+        "g8s.host/gpu-type=t4",
+        "nvidia.com/gpu.product=Tesla-T4",
+        "runwhere.ai/gpu-type=T4-16G",
+    ]
+    assert table["gpu-t4-0"][1] == "<none>"
+    assert table["cpu-0"] == ["<none>", "<none>"]
+    same = env.gpuctl("get", "node-labels", "--all")
+    assert same.stdout == done.stdout
+    items = json.loads(env.gpuctl("get", "gpu-type", "--all", "-o", "json").stdout)["items"]
+    first = next(i for i in items if i["nodeName"] == "gpu-a100-0")
+    assert first == {
+        "nodeName": "gpu-a100-0",
+        "gpuLabels": [{"key": "runwhere.ai/gpu-type", "value": "A100-80G"}],
+        "boundPools": ["training"],
+    }
+
+
+def test_node_labels_is_get_label_by_another_name(env: NodeEnv) -> None:
+    env.set_labels("gpu-a100-0", {"g8s.host/gpu-type": "a100-80g"})
+    for spelling in ("label", "node-labels"):
+        done = env.gpuctl("get", spelling, "gpu-a100-0", "--key=g8s.host/gpu-type")
+        assert done.returncode == 0, done.stderr
+        assert rows(done.stdout)[1] == ["gpu-a100-0", "g8s.host/gpu-type", "a100-80g"]
+    missing = env.gpuctl("get", "node-labels", "gpu-a100-1", "--key", "g8s.host/gpu-type")
+    assert missing.returncode == 1
+    assert "node/gpu-a100-1 has no label g8s.host/gpu-type" in missing.stderr
+    no_key = env.gpuctl("get", "node-labels", "gpu-a100-0")
+    assert no_key.returncode == 2 and "--key" in no_key.stderr
+
+
+def test_get_nodes_label_lists_the_key_on_every_node(env: NodeEnv) -> None:
+    env.set_labels("gpu-a100-1", {"g8s.host/rack": "r7"})
+    done = env.gpuctl("get", "nodes", "--label", "g8s.host/rack")
+    assert done.returncode == 0, done.stderr
+    table = {row[0]: row[1:] for row in rows(done.stdout)[1:]}
+    assert table["gpu-a100-1"] == ["g8s.host/rack", "r7"]
+    assert table["gpu-a100-0"] == ["g8s.host/rack", "<none>"]
+    items = json.loads(env.gpuctl("get", "nodes", "--label", "g8s.host/rack", "-o", "json").stdout)
+    assert {"nodeName": "gpu-a100-1", "labelKey": "g8s.host/rack", "labelValue": "r7"} in items[
+        "items"
+    ]
+
+
+def test_gpu_type_accepts_the_key_prefixed_form(env: NodeEnv) -> None:
+    env.set_labels("gpu-a100-1", {"g8s.host/gpu-type": "a100-80g"})
+    for spelling in ("a100-80g", "g8s.host/a100-80g"):
+        done = env.gpuctl("get", "nodes", "--gpu-type", spelling)
+        assert done.returncode == 0, done.stderr
+        assert [row[0] for row in rows(done.stdout)[1:]] == ["gpu-a100-1"], spelling
+    prefixed = env.gpuctl("get", "nodes", "--gpu-type", "runwhere.ai/A100-80G")
+    assert [row[0] for row in rows(prefixed.stdout)[1:]] == ["gpu-a100-0", "gpu-a100-1"]
+
+
+def test_gpu_type_naming_the_key_lists_that_label(env: NodeEnv) -> None:
+    env.set_labels("gpu-a100-1", {"g8s.host/gpu-type": "a100-80g"})
+    done = env.gpuctl("get", "nodes", "--gpu-type", "g8s.host/gpu-type")
+    assert done.returncode == 0, done.stderr
+    table = {row[0]: row[1:] for row in rows(done.stdout)[1:]}
+    assert table["gpu-a100-1"] == ["g8s.host/gpu-type", "a100-80g"]
+    assert table["gpu-a100-0"] == ["g8s.host/gpu-type", "<none>"]
+    wrong = env.gpuctl("get", "nodes", "--gpu-type", "example.com/x")
+    assert wrong.returncode == 2 and "GPU-type label key" in wrong.stderr
+
+
+def test_gpu_type_query_parsing() -> None:
+    parse = nodes.GpuTypeQuery.parse
+    assert parse("a100-80g") == nodes.GpuTypeQuery(value="a100-80g")
+    assert parse("g8s.host/a100-80g") == nodes.GpuTypeQuery(value="a100-80g")
+    assert parse("g8s.host/gpu-type") == nodes.GpuTypeQuery(key="g8s.host/gpu-type")
+    assert parse("runwhere.ai/gpu-type") == nodes.GpuTypeQuery(key="runwhere.ai/gpu-type")
+    assert parse("nvidia.com/gpu.product") == nodes.GpuTypeQuery(key="nvidia.com/gpu.product")

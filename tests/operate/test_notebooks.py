@@ -1,0 +1,191 @@
+"""Notebooks against the sandbox: `get notebook` (address with token), `scale notebook --gpu`,
+and `cp`, whose exec transport the sandbox lacks: there the command runs on this machine's own
+`tar`, so the archive framing is checked end to end against GNU tar."""
+
+from __future__ import annotations
+
+import subprocess
+import tarfile
+from collections.abc import Iterable, Sequence
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuctl.cluster.client import Cluster, ExecResult
+from gpuctl.errors import UsageError
+from gpuctl.inventory import transfer
+from gpuctl.sandbox.testing import wait_for
+from tests.conftest import EXAMPLES, Env
+
+NOTEBOOK = (
+    (EXAMPLES / "notebook.yaml")
+    .read_text()
+    .replace("pool: dev-pool", "pool: default")
+    .replace("gpu-type: a10-24g", "gpu-type: A100-80G")
+    .replace("gpu-share: 2Gi", "")
+)
+NAME = "data-prep-notebook"
+
+
+def start(env: Env) -> None:
+    done = env.gpuctl("create", "-f", "-", "--wait", "--timeout", "60s", stdin=NOTEBOOK)
+    assert done.returncode == 0, done.stderr
+
+
+def pod(env: Env) -> dict[str, Any]:
+    return env.cluster.get("Pod", f"{NAME}-0", "default")
+
+
+def test_get_notebook_gives_the_address_with_the_token(env: Env) -> None:
+    start(env)
+    done = env.gpuctl("get", "notebook")
+    assert done.returncode == 0, done.stderr
+    header, row = (line.split() for line in done.stdout.splitlines())
+    assert header == ["NAME", "STATUS", "GPU", "ADDRESS", "AGE"]
+    service = env.cluster.get("Service", f"svc-{NAME}", "default")
+    node = env.cluster.get("Node", pod(env)["spec"]["nodeName"])
+    ip = next(a["address"] for a in node["status"]["addresses"] if a["type"] == "InternalIP")
+    port = service["spec"]["ports"][0]["nodePort"]
+    assert row[:4] == [NAME, "Running", "1", f"http://{ip}:{port}/?token=ai-gpuctl-2025"]
+    one = env.gpuctl("get", "notebook", NAME, "--no-headers").stdout.split()
+    assert one[:4] == row[:4]
+    missing = env.gpuctl("get", "notebook", "nothing-here")
+    assert missing.returncode == 1 and "no job named 'nothing-here'" in missing.stderr
+
+
+def test_scale_notebook_changes_its_gpus_and_keeps_its_workdir(env: Env) -> None:
+    start(env)
+    before = pod(env)
+    done = env.gpuctl("scale", "notebook", NAME, "--gpu", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"statefulset.apps/{NAME} configured",
+        f"notebook {NAME} restarts with 2 GPU(s): its pod is replaced, running kernels end; "
+        "files in its workdirs are kept",
+    ]
+
+    def replaced() -> dict[str, Any] | None:
+        now = env.cluster.find("Pod", f"{NAME}-0", "default")
+        if now and now["metadata"]["uid"] != before["metadata"]["uid"]:
+            return now
+        return None
+
+    after = wait_for(replaced, timeout=30)
+    assert after is not None
+    limits = after["spec"]["containers"][0]["resources"]["limits"]
+    assert limits["nvidia.com/gpu"] == "2"
+    volumes = {v["name"]: v for v in after["spec"]["volumes"]}
+    assert volumes["workdir-0"]["hostPath"]["path"] == "/home/jovyan/work"
+    assert volumes["dshm"]["emptyDir"] == {"medium": "Memory", "sizeLimit": "16Gi"}
+    again = env.gpuctl("scale", "notebook", NAME, "--gpu", "2")
+    assert again.stdout == f"notebook {NAME} already has 2 GPU(s); nothing changed\n"
+
+
+def test_scale_refuses_what_is_not_a_notebook(env: Env) -> None:
+    training = (EXAMPLES / "compute.yaml").read_text()
+    assert env.gpuctl("create", "-f", "-", stdin=training).returncode == 0
+    name = env.render(training)[-1].name
+    done = env.gpuctl("scale", "notebook", name, "--gpu", "1")
+    assert done.returncode == 1
+    assert f"{name} is a compute job, not a notebook" in done.stderr
+    wrong = env.gpuctl("scale", "deployment", name, "--gpu", "1")
+    assert wrong.returncode == 2
+
+
+# ------------------------------------------------------------------------------------ cp
+
+
+class LocalExec(Cluster):
+    """The sandbox for everything, except that exec runs the command here."""
+
+    def exec(
+        self,
+        pod: str,
+        namespace: str,
+        command: Sequence[str],
+        *,
+        container: str | None = None,
+        stdin: Iterable[bytes] | None = None,
+        timeout: float = 60,
+    ) -> ExecResult:
+        data = b"".join(stdin) if stdin is not None else None
+        done = subprocess.run(list(command), input=data, capture_output=True, timeout=timeout)
+        return ExecResult(done.stdout, done.stderr, done.returncode)
+
+
+def local_exec(env: Env) -> Cluster:
+    return LocalExec(env.cluster.api, env.cluster.namespace, env.cluster.server)
+
+
+def test_cp_to_and_from_a_notebook_round_trips_a_directory(env: Env, tmp_path: Path) -> None:
+    start(env)
+    cluster = local_exec(env)
+    source = tmp_path / "project"
+    (source / "data").mkdir(parents=True)
+    (source / "train.py").write_text("print('hi')\n")
+    (source / "data" / "x.bin").write_bytes(bytes(range(256)) * 40)
+    pod_root = tmp_path / "pod" / "work"
+    pod_root.mkdir(parents=True)
+
+    line = transfer.copy(cluster, str(source), f"{NAME}:{pod_root}/code", "default")
+    assert line.startswith(f"{source} -> {NAME}:{pod_root}/code (")
+    assert (pod_root / "code" / "train.py").read_text() == "print('hi')\n"
+    assert (pod_root / "code" / "data" / "x.bin").read_bytes() == bytes(range(256)) * 40
+
+    transfer.copy(cluster, str(source / "train.py"), f"{NAME}:{pod_root}/", "default")
+    assert (pod_root / "train.py").read_text() == "print('hi')\n"
+
+    back = tmp_path / "back"
+    transfer.copy(cluster, f"{NAME}:{pod_root}/code", str(back), "default")
+    assert (back / "train.py").read_text() == "print('hi')\n"
+    assert (back / "data" / "x.bin").read_bytes() == bytes(range(256)) * 40
+    into = tmp_path / "into"
+    into.mkdir()
+    transfer.copy(cluster, f"{NAME}:{pod_root}/train.py", str(into), "default")
+    assert (into / "train.py").read_text() == "print('hi')\n"
+
+
+def test_cp_reports_the_containers_error(env: Env, tmp_path: Path) -> None:
+    start(env)
+    with pytest.raises(transfer.CopyFailed, match=r"copy from .*No such file"):
+        transfer.copy(local_exec(env), f"{NAME}:{tmp_path}/missing", str(tmp_path / "x"), "default")
+
+
+def test_cp_needs_exactly_one_notebook_side() -> None:
+    with pytest.raises(UsageError):
+        transfer.plan("a.py", "b.py")
+    with pytest.raises(UsageError):
+        transfer.plan("nb:a.py", "nb:b.py")
+    assert transfer.plan("./nb:a.py", "nb:/w/") == (None, transfer.Remote("nb", "/w/"))
+    assert transfer.unpack_command("/w/", "a.py") == (["tar", "-xmf", "-", "-C", "/w"], "a.py")
+    assert transfer.pack_command("/w/out") == ["tar", "-cf", "-", "-C", "/w", "out"]
+
+
+def _archive(*names: str, link: tuple[str, str] | None = None) -> bytes:
+    buffer = BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            archive.addfile(info, BytesIO(b"ok"))
+        if link:
+            info = tarfile.TarInfo(link[0])
+            info.type, info.linkname = tarfile.SYMTYPE, link[1]
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
+def test_unpack_refuses_entries_that_escape_the_destination(tmp_path: Path) -> None:
+    with pytest.raises(transfer.CopyFailed, match="not under 'out'"):
+        transfer.unpack(_archive("out/a", "../evil"), "out", tmp_path / "got")
+    with pytest.raises(transfer.CopyFailed, match="not under 'out'"):
+        transfer.unpack(_archive("/etc/passwd"), "out", tmp_path / "got")
+    with pytest.raises(transfer.CopyFailed, match="unsafe entry"):
+        transfer.unpack(_archive("out/a", link=("out/l", "/etc/passwd")), "out", tmp_path / "got")
+    assert not (tmp_path.parent / "evil").exists()
+    assert not (tmp_path / "got").exists(), "nothing is written when one entry is refused"
+    written = transfer.unpack(_archive("out/a", "out/b/c"), "out", tmp_path / "got")
+    assert written == ["got/a", "got/b/c"]
+    assert (tmp_path / "got" / "b" / "c").read_bytes() == b"ok"

@@ -1,0 +1,114 @@
+"""What a user sees of GPU work on a cluster, on the `cluster` fixture: the sandbox, and the
+local real control plane (real scheduler and controllers, kwok nodes), so the two must agree.
+
+Both have the sandbox's default nodes: gpu-a100-0 and gpu-a100-1 (8 × A100-80G each), gpu-t4-0
+(4 × T4-16G) and cpu-0."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from gpuctl.sandbox.testing import Cluster
+
+from .test_scenarios import gpuctl
+
+
+def training(name: str, gpus: int, gpu_type: str | None = None) -> str:
+    lines = [
+        "kind: training",
+        "version: v0.1",
+        f"job: {{name: {name}}}",
+        "environment:",
+        "  image: busybox:1.36",
+        '  command: ["sh", "-c", "echo step 1; sleep 30"]',
+        "resources:",
+        f"  gpu: {gpus}",
+        "  cpu: 1",
+        "  memory: 1Gi",
+    ]
+    if gpu_type:
+        lines.append(f"  gpu-type: {gpu_type}")
+    return "\n".join(lines) + "\n"
+
+
+def pods(cluster: Cluster, job: str) -> list[dict[str, Any]]:
+    out = cluster.kubectl("get", "pods", "-l", f"job-name={job}", "-o", "json").stdout
+    items: list[dict[str, Any]] = json.loads(out)["items"]
+    return items
+
+
+def wait(predicate: Any, timeout: float = 60, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def test_a_training_job_runs_on_a_node_of_its_gpu_type(cluster: Cluster) -> None:
+    done = gpuctl(cluster, "create", "-f", "-", stdin=training("train-a100", 2, "A100-80G"))
+    assert done.returncode == 0, done.stderr
+
+    def started() -> list[dict[str, Any]]:
+        return [
+            p
+            for p in pods(cluster, "train-a100")
+            if p["status"].get("phase") in ("Running", "Succeeded")
+        ]
+
+    (pod,) = wait(started, what="the training pod to run")
+    assert pod["spec"]["nodeName"] in ("gpu-a100-0", "gpu-a100-1")
+    assert pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "2"
+    cluster.kubectl("wait", "--for=condition=complete", "job/train-a100", "--timeout=90s")
+
+
+def test_a_job_asking_for_more_gpus_than_any_node_has_stays_pending(cluster: Cluster) -> None:
+    done = gpuctl(cluster, "create", "-f", "-", stdin=training("too-big", 64))
+    assert done.returncode == 0, done.stderr
+
+    def refused() -> list[dict[str, Any]]:
+        out = cluster.kubectl(
+            "get", "events", "--field-selector", "reason=FailedScheduling", "-o", "json"
+        ).stdout
+        return [e for e in json.loads(out)["items"] if e["involvedObject"]["kind"] == "Pod"]
+
+    event = wait(refused, what="a FailedScheduling event")[0]
+    # the scheduler's own words: every node lacks the GPUs
+    assert "nodes are available" in event["message"]
+    assert "Insufficient nvidia.com/gpu" in event["message"]
+    (pod,) = pods(cluster, "too-big")
+    assert pod["status"]["phase"] == "Pending" and not pod["spec"].get("nodeName")
+    condition = next(c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled")
+    assert condition["status"] == "False" and condition["reason"] == "Unschedulable"
+
+
+def test_get_nodes_shows_the_gpu_nodes(cluster: Cluster) -> None:
+    done = gpuctl(cluster, "get", "nodes")
+    assert done.returncode == 0, done.stderr
+    header, *lines = done.stdout.splitlines()
+    assert header.split()[:4] == ["NAME", "STATUS", "GPU", "GPU-TYPE"]
+    rows = {line.split()[0]: line.split() for line in lines}
+    for name in ("gpu-a100-0", "gpu-a100-1"):
+        assert rows[name][1] == "Ready" and rows[name][3] == "A100-80G"
+        assert rows[name][2].startswith("8/")  # other tests may be using some
+    assert rows["gpu-t4-0"][1:4] == ["Ready", "4/0/4", "T4-16G"]
+    assert rows["cpu-0"][2] == "0/0/0"
+
+
+def test_get_jobs_lists_the_jobs_with_their_kind_and_gpus(cluster: Cluster) -> None:
+    for name, gpus in (("list-a", 1), ("list-b", 2)):
+        done = gpuctl(cluster, "create", "-f", "-", stdin=training(name, gpus))
+        assert done.returncode == 0, done.stderr
+    listed = gpuctl(cluster, "get", "jobs")
+    assert listed.returncode == 0, listed.stderr
+    header, *lines = listed.stdout.splitlines()
+    assert header.split()[:2] == ["NAME", "KIND"]
+    rows = {line.split()[0]: line.split() for line in lines}
+    assert set(rows) == {"list-a", "list-b"}
+    assert rows["list-a"][1] == "training"
+    names = gpuctl(cluster, "get", "jobs", "-o", "name").stdout.split()
+    assert sorted(names) == ["job/list-a", "job/list-b"]

@@ -31,12 +31,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gpuctl.sandbox.config import NodeSpec, default_nodes
+from gpuctl.sandbox.config import NodeSpec, SandboxConfig, default_nodes
 from tests.kube import pki
 
 KUBERNETES = "v1.33.4"
 KWOK = "v0.7.0"
 HERE = Path(__file__).resolve().parent
+EXAMPLE_CLUSTER = HERE.parents[1] / "examples" / "sandbox" / "cluster.yaml"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpuctl-kube"
 BIN = CACHE / f"kubernetes-{KUBERNETES}-kwok-{KWOK}"
 DEFAULT_DIR = CACHE / "cluster"
@@ -281,6 +282,14 @@ def _node(spec: NodeSpec) -> dict[str, Any]:
     }
 
 
+def node_set() -> list[NodeSpec]:
+    """The sandbox's default nodes, and those of examples/sandbox/cluster.yaml not among them
+    (node1 and node2, which examples/pool.yaml and examples/training.yaml expect)."""
+    nodes = default_nodes()
+    names = {node.name for node in nodes}
+    return nodes + [n for n in SandboxConfig.load(EXAMPLE_CLUSTER).nodes if n.name not in names]
+
+
 def create_nodes(state: State, specs: list[NodeSpec]) -> None:
     for spec in specs:
         request(state, "POST", "/api/v1/nodes", _node(spec))
@@ -350,7 +359,7 @@ def up(directory: Path = DEFAULT_DIR, nodes: list[NodeSpec] | None = None) -> St
         _wait(state, "kube-apiserver /readyz", lambda: request(state, "GET", "/readyz") == "ok")
         for name in ("kube-controller-manager", "kube-scheduler", "kwok"):
             _spawn(state, name, commands[name])
-        specs = default_nodes() if nodes is None else nodes
+        specs = node_set() if nodes is None else nodes
         create_nodes(state, specs)
         _wait(state, "the nodes to be Ready", lambda: _nodes_ready(state, [s.name for s in specs]))
         _wait(state, "the default service account", lambda: _default_service_account(state))

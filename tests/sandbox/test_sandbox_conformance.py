@@ -18,6 +18,7 @@ import yaml
 from kubernetes import client, dynamic, watch
 
 from gpuctl.sandbox.testing import Cluster, SandboxCluster
+from tests.kube.session import LocalCluster
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,7 +80,7 @@ def test_get_nodes_and_all(cluster: Cluster) -> None:
     assert nodes and all(n.startswith("node/") for n in nodes)
     out = cluster.kubectl("get", "all").stdout + cluster.kubectl("get", "all").stderr
     assert "No resources found" in out or "NAME" in out
-    if isinstance(cluster, SandboxCluster):
+    if isinstance(cluster, SandboxCluster | LocalCluster):  # both have the sandbox's nodes
         gpu = cluster.kubectl(
             "get", "nodes", "-l", "runwhere.ai/gpu-type=A100-80G", "-o", "name", namespaced=False
         )

@@ -33,7 +33,7 @@ snapshots: dev                  ## rewrite the syrupy snapshots; read the diff b
 	$(PYTEST) --snapshot-update tests/core tests/operate
 
 readme: dev                     ## regenerate the README's field reference from schemas/
-	$(BIN)/python -m gpuctl.reference README.md
+	$(BIN)/python -m gpuctl.spec.reference README.md
 
 e2e: dev                        ## the cluster scenarios against the real cluster in KUBECONFIG
 	GPUCTL_E2E=1 $(PYTEST) -m e2e

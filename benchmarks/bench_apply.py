@@ -17,12 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from gpuctl import engine
-from gpuctl.actions import Apply, wait_gone
-from gpuctl.document import load_text
-from gpuctl.kinds import Options
-from gpuctl.kube import Cluster
+from gpuctl.cluster.client import Cluster
+from gpuctl.render import engine
 from gpuctl.sandbox import Sandbox, SandboxConfig
+from gpuctl.spec.document import load_text
+from gpuctl.spec.kinds import Options
+from gpuctl.verbs.actions import Apply, wait_gone
 
 JOBS = 200
 GPUCTL = Path(sys.executable).with_name("gpuctl")

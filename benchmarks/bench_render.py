@@ -76,9 +76,9 @@ def _specs() -> list[str]:
 
 
 def bench_bulk() -> float:
-    from gpuctl import engine
-    from gpuctl.document import load_text
-    from gpuctl.kinds import Options
+    from gpuctl.render import engine
+    from gpuctl.spec.document import load_text
+    from gpuctl.spec.kinds import Options
 
     texts = _specs()
     # Outputs for the floor, computed outside the timed part.

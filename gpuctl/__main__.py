@@ -1,3 +1,3 @@
-from gpuctl.cli import run
+from gpuctl.cli.main import run
 
 run()

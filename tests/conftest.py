@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from gpuctl import engine
-from gpuctl.document import load_text
-from gpuctl.kinds import Options
-from gpuctl.kube import Cluster as GpuctlCluster
+from gpuctl.cluster.client import Cluster as GpuctlCluster
+from gpuctl.render import engine
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.testing import Cluster, SandboxCluster, real_cluster, running_sandbox
+from gpuctl.spec.document import load_text
+from gpuctl.spec.kinds import Options
 from tests.kube import controlplane
 from tests.kube import session as kube_session
 

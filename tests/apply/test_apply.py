@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from gpuctl import actions
-from gpuctl.actions import Apply, ApplyFailed, DryRun
 from gpuctl.constants import RENDER_HASH_ANNOTATION
 from gpuctl.errors import GpuctlError
+from gpuctl.verbs import actions
+from gpuctl.verbs.actions import Apply, ApplyFailed, DryRun
 
 from .conftest import EXAMPLES, Env
 

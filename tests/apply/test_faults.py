@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from gpuctl.actions import Apply, ApplyFailed
+from gpuctl.cluster.client import Cluster
 from gpuctl.constants import RENDER_HASH_ANNOTATION
-from gpuctl.engine import Manifest
-from gpuctl.kube import Cluster
-from gpuctl.plan import fingerprint
+from gpuctl.render.engine import Manifest
+from gpuctl.verbs.actions import Apply, ApplyFailed
+from gpuctl.verbs.plan import fingerprint
 
 from .conftest import EXAMPLES, Env
 

@@ -136,7 +136,7 @@ def test_render_output_survives_a_closed_pipe() -> None:
 def test_render_does_not_import_the_kubernetes_client() -> None:
     code = (
         "import sys\n"
-        "from gpuctl.cli import main\n"
+        "from gpuctl.cli.main import main\n"
         "try:\n"
         f"    main(['render', '-f', {str(EXAMPLES)!r}, '-o', 'json'])\n"
         "except SystemExit:\n"

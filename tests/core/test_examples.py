@@ -9,8 +9,8 @@ import pytest
 import yaml
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from gpuctl import engine
 from gpuctl.constants import INSTALL_ORDER, Labels
+from gpuctl.render import engine
 
 from .conftest import EXAMPLES
 

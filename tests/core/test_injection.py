@@ -15,10 +15,10 @@ import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gpuctl import engine
-from gpuctl.document import load_text
 from gpuctl.errors import SpecError
-from gpuctl.kinds import Options
+from gpuctl.render import engine
+from gpuctl.spec.document import load_text
+from gpuctl.spec.kinds import Options
 
 MARKER = "zz-marker-zz"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuctl import engine
-from gpuctl.kinds import Options
+from gpuctl.render import engine
+from gpuctl.spec.kinds import Options
 
 from .conftest import EXAMPLES
 from .kubernetes_schemas import NEWEST, OLDEST, errors

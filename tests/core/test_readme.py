@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from gpuctl import reference
-from gpuctl.cli import cli
+from gpuctl.cli.main import cli
+from gpuctl.spec import reference
 
 from .conftest import REPO
 

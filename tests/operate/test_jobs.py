@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from gpuctl import jobs, status, table
-from gpuctl.actions import Apply
+from gpuctl.cli import table
+from gpuctl.inventory import jobs, status
+from gpuctl.verbs.actions import Apply
 from tests.conftest import GPUCTL, Env
 
 SPEC = """kind: {kind}

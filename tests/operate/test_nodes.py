@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 import yaml
 
-from gpuctl import nodes, table
-from gpuctl.kube import Cluster
+from gpuctl.cli import table
+from gpuctl.cluster.client import Cluster
+from gpuctl.inventory import nodes
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from tests.conftest import Env
 

@@ -12,7 +12,8 @@ from typing import Any
 import yaml
 
 from gpuctl import constants as c
-from gpuctl import pools, table
+from gpuctl.cli import table
+from gpuctl.inventory import pools
 
 from .test_nodes import NodeEnv, busy, env, without_age
 

@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 import yaml
 
-from gpuctl import engine, quotas
-from gpuctl.document import load_text
-from gpuctl.kinds import Options
-from gpuctl.kube import Cluster
+from gpuctl.cluster.client import Cluster
+from gpuctl.inventory import quotas
+from gpuctl.render import engine
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
+from gpuctl.spec.document import load_text
+from gpuctl.spec.kinds import Options
 from tests.conftest import Env
 
 REPO = Path(__file__).resolve().parents[2]

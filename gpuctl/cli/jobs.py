@@ -7,16 +7,18 @@ import threading
 
 import click
 
-from gpuctl import jobs, kinds, table
-from gpuctl.cli import (
+from gpuctl.cli import table
+from gpuctl.cli.main import (
     cluster_options,
     duration,
     echo_objects,
     no_headers_option,
     output_option,
 )
+from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
-from gpuctl.kube import Cluster
+from gpuctl.inventory import jobs
+from gpuctl.spec import kinds
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Cluster:

@@ -18,11 +18,11 @@ import jinja2
 import yaml
 
 from gpuctl import constants as c
-from gpuctl import kinds, schema
-from gpuctl.document import Document, load_files
 from gpuctl.errors import Problem, RenderError, SpecError
-from gpuctl.kinds import Kind, Options
-from gpuctl.resources import templates_dir
+from gpuctl.spec import kinds, schema
+from gpuctl.spec.document import Document, load_files
+from gpuctl.spec.kinds import Kind, Options
+from gpuctl.spec.resources import templates_dir
 
 TEMPLATE_SUFFIX = ".yaml.j2"
 _DOCUMENT_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)

@@ -14,9 +14,11 @@ from decimal import Decimal
 from typing import Any
 
 from gpuctl import constants as c
-from gpuctl import quantity, status, table
+from gpuctl.cli import table
+from gpuctl.cluster.client import Cluster, Conflict, NotFound
 from gpuctl.errors import GpuctlError, UsageError
-from gpuctl.kube import Cluster, Conflict, NotFound
+from gpuctl.inventory import status
+from gpuctl.spec import quantity
 
 # Pods that still hold their resources: everything not finished (terminating ones included,
 # as the scheduler counts them until they are gone).

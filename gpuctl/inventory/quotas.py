@@ -1,7 +1,7 @@
 """Quotas as users see them: per user namespace, used/hard of CPU, memory and GPUs.
 
 Reads gpuctl-managed ResourceQuotas (status.used, status.hard) with one list request and turns
-them into rows and lines; never prints. Quantities are compared exactly (gpuctl.quantity).
+them into rows and lines; never prints. Quantities are compared exactly (gpuctl.spec.quantity).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from decimal import ROUND_FLOOR, Decimal
 from typing import Any, Protocol
 
 from gpuctl import constants as c
-from gpuctl import quantity, table
+from gpuctl.cli import table
 from gpuctl.errors import GpuctlError
+from gpuctl.spec import quantity
 
 DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"
 MANAGED_SELECTOR = f"{c.Labels.MANAGED_BY}={c.MANAGED_BY_VALUE}"
@@ -45,7 +46,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class Lister(Protocol):
-    """The part of gpuctl.kube.Cluster this module uses."""
+    """The part of gpuctl.cluster.client.Cluster this module uses."""
 
     def list(
         self,

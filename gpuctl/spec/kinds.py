@@ -15,8 +15,8 @@ from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.constants import Labels
-from gpuctl.document import Document, Path_
 from gpuctl.errors import Problem
+from gpuctl.spec.document import Document, Path_
 
 
 @dataclass(frozen=True)

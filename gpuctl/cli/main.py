@@ -66,12 +66,12 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
             "gpuctl.sandbox.cli:sandbox",
             "Run a simulated GPU cluster to try gpuctl and kubectl without one.",
         ),
-        "logs": ("gpuctl.commands.jobs:logs", "Print the logs of a job's pods (-f to follow)."),
-        "pause": ("gpuctl.commands.jobs:pause", "Pause a job: suspend it, or scale it to zero."),
-        "resume": ("gpuctl.commands.jobs:resume", "Resume a paused job."),
-        "label": ("gpuctl.commands.nodes:label", "Set or remove g8s.host/ labels on nodes."),
-        "add": ("gpuctl.commands.pools:add", "Add nodes to a resource pool."),
-        "remove": ("gpuctl.commands.pools:remove", "Remove nodes from a resource pool."),
+        "logs": ("gpuctl.cli.jobs:logs", "Print the logs of a job's pods (-f to follow)."),
+        "pause": ("gpuctl.cli.jobs:pause", "Pause a job: suspend it, or scale it to zero."),
+        "resume": ("gpuctl.cli.jobs:resume", "Resume a paused job."),
+        "label": ("gpuctl.cli.nodes:label", "Set or remove g8s.host/ labels on nodes."),
+        "add": ("gpuctl.cli.pools:add", "Add nodes to a resource pool."),
+        "remove": ("gpuctl.cli.pools:remove", "Remove nodes from a resource pool."),
     },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")
@@ -119,8 +119,8 @@ def render(
     gpuctl render -f examples/training.yaml
     gpuctl render -f examples/ | kubectl apply -f -
     """
-    from gpuctl import engine
-    from gpuctl.kinds import Options
+    from gpuctl.render import engine
+    from gpuctl.spec.kinds import Options
 
     manifests = engine.render(
         files, Options(namespace=namespace, priority_classes=priority_classes)
@@ -137,9 +137,10 @@ def validate(files: tuple[str, ...]) -> int:
     \b
     gpuctl validate -f examples/
     """
-    from gpuctl import document, engine
     from gpuctl.errors import SpecError
-    from gpuctl.kinds import Options
+    from gpuctl.render import engine
+    from gpuctl.spec import document
+    from gpuctl.spec.kinds import Options
 
     failed = False
     for name in document.expand_paths(files):
@@ -167,9 +168,9 @@ def schema(kind: str) -> None:
     """
     import json
 
-    from gpuctl import kinds
-    from gpuctl import schema as schemas
     from gpuctl.errors import UsageError
+    from gpuctl.spec import kinds
+    from gpuctl.spec import schema as schemas
 
     found = kinds.lookup(kind)
     if found is None:
@@ -185,7 +186,7 @@ def priority_classes() -> None:
     \b
     gpuctl priority-classes | kubectl apply -f -
     """
-    from gpuctl import engine
+    from gpuctl.render import engine
 
     click.echo(engine.to_yaml(engine.render_priority_classes()), nl=False)
 
@@ -279,8 +280,10 @@ class Session:
         namespace: str | None,
         priority_classes: bool = False,
     ) -> None:
-        from gpuctl import document, engine, kube
-        from gpuctl.kinds import Options
+        from gpuctl.cluster import client as kube
+        from gpuctl.render import engine
+        from gpuctl.spec import document
+        from gpuctl.spec.kinds import Options
 
         # Invalid specs are reported before the Kubernetes client is even imported.
         documents = document.load_files(files)
@@ -339,7 +342,8 @@ def create(
     gpuctl create -f examples/training.yaml
     gpuctl create -f task1.yaml -f task2.yaml --wait
     """
-    from gpuctl import actions, pools
+    from gpuctl.inventory import pools
+    from gpuctl.verbs import actions
 
     session = Session(files, kubeconfig, context, namespace, priority_classes)
     node_labels = pools.PoolLabels(
@@ -383,7 +387,8 @@ def apply(
     gpuctl apply -f examples/inference.yaml
     gpuctl apply -f examples/ --dry-run=server
     """
-    from gpuctl import actions, pools
+    from gpuctl.inventory import pools
+    from gpuctl.verbs import actions
 
     session = Session(files, kubeconfig, context, namespace, priority_classes)
     node_labels = pools.PoolLabels(
@@ -418,7 +423,7 @@ def diff(
     \b
     gpuctl diff -f examples/training.yaml
     """
-    from gpuctl import actions
+    from gpuctl.verbs import actions
 
     session = Session(files, kubeconfig, context, namespace)
     text = actions.Diff(session.cluster).run(session.manifests)
@@ -462,8 +467,8 @@ def delete(
     gpuctl delete -f examples/training.yaml --wait
     gpuctl delete job qwen2-7b-llamafactory-sft --force
     """
-    from gpuctl import actions
     from gpuctl.errors import GpuctlError, UsageError
+    from gpuctl.verbs import actions
 
     if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] != "job")):
         raise UsageError("give either -f FILE… or `job NAME`")
@@ -479,7 +484,7 @@ def delete(
         run = actions.Delete(session.cluster, **run_options)
         targets = run.targets_of(session.manifests)
     else:
-        from gpuctl import kube
+        from gpuctl.cluster import client as kube
 
         cluster = kube.Cluster.connect(kubeconfig, context)
         run = actions.Delete(cluster, **run_options)
@@ -489,7 +494,7 @@ def delete(
             raise GpuctlError(f"no job named {what[1]!r} in namespace {where}")
     lines, errors = run.run(targets)
     if files:
-        from gpuctl import pools
+        from gpuctl.inventory import pools
 
         unlabelled, failed = pools.PoolLabels(
             session.cluster, session.manifests, session.node_labels
@@ -504,11 +509,11 @@ def delete(
 @cli.group(
     cls=LazyGroup,
     lazy={
-        "jobs": ("gpuctl.commands.jobs:get_jobs", "One row per job (or per pod with --pods)."),
-        "nodes": ("gpuctl.commands.nodes:get_nodes", "Nodes with their GPUs, GPU type and pool."),
-        "label": ("gpuctl.commands.nodes:get_label", "The value of one label on nodes."),
-        "pools": ("gpuctl.commands.pools:get_pools", "Resource pools with their GPUs."),
-        "quotas": ("gpuctl.commands.quotas:get_quotas", "Quotas per user: used/hard."),
+        "jobs": ("gpuctl.cli.jobs:get_jobs", "One row per job (or per pod with --pods)."),
+        "nodes": ("gpuctl.cli.nodes:get_nodes", "Nodes with their GPUs, GPU type and pool."),
+        "label": ("gpuctl.cli.nodes:get_label", "The value of one label on nodes."),
+        "pools": ("gpuctl.cli.pools:get_pools", "Resource pools with their GPUs."),
+        "quotas": ("gpuctl.cli.quotas:get_quotas", "Quotas per user: used/hard."),
     },
 )
 def get() -> None:
@@ -518,11 +523,11 @@ def get() -> None:
 @cli.group(
     cls=LazyGroup,
     lazy={
-        "job": ("gpuctl.commands.jobs:describe_job", "A job in detail: status, why, pods, events."),
-        "node": ("gpuctl.commands.nodes:describe_node", "A node: GPUs, labels, pools, conditions."),
-        "pool": ("gpuctl.commands.pools:describe_pool", "A pool: nodes, GPU types, running jobs."),
+        "job": ("gpuctl.cli.jobs:describe_job", "A job in detail: status, why, pods, events."),
+        "node": ("gpuctl.cli.nodes:describe_node", "A node: GPUs, labels, pools, conditions."),
+        "pool": ("gpuctl.cli.pools:describe_pool", "A pool: nodes, GPU types, running jobs."),
         "quota": (
-            "gpuctl.commands.quotas:describe_quota",
+            "gpuctl.cli.quotas:describe_quota",
             "A quota: used/hard, in percent.",
         ),
     },
@@ -543,7 +548,7 @@ no_headers_option = click.option("--no-headers", is_flag=True, help="Leave out t
 def echo_objects(items: list[dict[str, Any]], output: str | None, names: list[str]) -> bool:
     """`-o yaml|json` (one v1 List of `items`) or `-o name` (`names`, one a line): True when
     printed, False when the output is a table, which the command prints itself."""
-    from gpuctl import table
+    from gpuctl.cli import table
 
     if output in ("yaml", "json"):
         click.echo(table.as_list(items, output), nl=False)

@@ -15,11 +15,11 @@ from datetime import datetime
 from typing import Any
 
 from gpuctl import constants as c
-from gpuctl import status, table
-from gpuctl.engine import Manifest, NodeLabels
+from gpuctl.cli import table
+from gpuctl.cluster.client import Cluster, Conflict, KubeError, NotFound
 from gpuctl.errors import GpuctlError
-from gpuctl.kube import Cluster, Conflict, KubeError, NotFound
-from gpuctl.nodes import (
+from gpuctl.inventory import status
+from gpuctl.inventory.nodes import (
     ATTEMPTS,
     NONE,
     active_pods,
@@ -36,6 +36,7 @@ from gpuctl.nodes import (
     patch_labels,
     pool_of,
 )
+from gpuctl.render.engine import Manifest, NodeLabels
 
 
 class PoolNotFound(GpuctlError):

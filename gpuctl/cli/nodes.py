@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
-from gpuctl import nodes, table
-from gpuctl.cli import cluster_options, echo_objects, no_headers_option, output_option, report
+from gpuctl.cli import table
+from gpuctl.cli.main import cluster_options, echo_objects, no_headers_option, output_option, report
+from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
-from gpuctl.kube import Cluster
+from gpuctl.inventory import nodes
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
@@ -71,7 +72,7 @@ def describe_node(
     \b
     gpuctl describe node gpu-a100-0
     """
-    from gpuctl import pools
+    from gpuctl.inventory import pools
 
     cluster = _connect(kubeconfig, context)
     records = pools.read_records(cluster)

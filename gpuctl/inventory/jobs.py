@@ -2,7 +2,7 @@
 
 A gpuctl job is the workload object the spec rendered (Job, Deployment or StatefulSet, with
 `app.kubernetes.io/managed-by: gpuctl`); its pods are found by `job-name` (training) or `app`.
-Nothing here prints: the commands in gpuctl.commands.jobs do.
+Nothing here prints: the commands in gpuctl.cli.jobs do.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from datetime import datetime
 from typing import Any
 
 from gpuctl import constants as c
-from gpuctl import status, table
+from gpuctl.cli import table
+from gpuctl.cluster.client import Cluster, KubeError, NotFound
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
-from gpuctl.kube import Cluster, KubeError, NotFound
+from gpuctl.inventory import status
 
 WORKLOADS = status.WORKLOAD_KINDS
 DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"

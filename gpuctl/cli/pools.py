@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
-from gpuctl import pools, table
-from gpuctl.cli import cluster_options, echo_objects, no_headers_option, output_option, report
+from gpuctl.cli import table
+from gpuctl.cli.main import cluster_options, echo_objects, no_headers_option, output_option, report
+from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
-from gpuctl.kube import Cluster
+from gpuctl.inventory import pools
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Cluster:

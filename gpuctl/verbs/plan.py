@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from gpuctl import constants as c
-from gpuctl.engine import Manifest
+from gpuctl.render.engine import Manifest
 
 # Kinds whose pod template cannot change in place (the Job's is immutable): always replaced.
 REPLACE_ONLY = frozenset({"Job", "Pod"})

@@ -1,10 +1,10 @@
-"""`gpuctl get quotas` and `gpuctl describe quota`: the CLI side of gpuctl.quotas."""
+"""`gpuctl get quotas` and `gpuctl describe quota`: the CLI side of gpuctl.inventory.quotas."""
 
 from __future__ import annotations
 
 import click
 
-from gpuctl.cli import cluster_options, no_headers_option, output_option
+from gpuctl.cli.main import cluster_options, no_headers_option, output_option
 
 
 def _user(user: str | None, namespace: str | None) -> str | None:
@@ -45,7 +45,9 @@ def get_quotas(
     gpuctl get quotas
     gpuctl get quotas elon-musk -o yaml
     """
-    from gpuctl import kube, quotas, table
+    from gpuctl.cli import table
+    from gpuctl.cluster import client as kube
+    from gpuctl.inventory import quotas
 
     wanted = _user(user, namespace)
     cluster = kube.Cluster.connect(kubeconfig, context)
@@ -74,7 +76,9 @@ def describe_quota(
     \b
     gpuctl describe quota elon-musk
     """
-    from gpuctl import kube, quotas, table
+    from gpuctl.cli import table
+    from gpuctl.cluster import client as kube
+    from gpuctl.inventory import quotas
 
     wanted = _user(user, namespace) or user
     cluster = kube.Cluster.connect(kubeconfig, context)

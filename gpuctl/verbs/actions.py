@@ -20,10 +20,7 @@ from typing import Any
 import yaml
 
 from gpuctl import constants as c
-from gpuctl import quantity
-from gpuctl.engine import Manifest
-from gpuctl.errors import GpuctlError
-from gpuctl.kube import (
+from gpuctl.cluster.client import (
     AlreadyExists,
     Cluster,
     Conflict,
@@ -32,7 +29,10 @@ from gpuctl.kube import (
     clean,
     ref,
 )
-from gpuctl.plan import (
+from gpuctl.errors import GpuctlError
+from gpuctl.render.engine import Manifest
+from gpuctl.spec import quantity
+from gpuctl.verbs.plan import (
     Action,
     Change,
     NotManaged,

@@ -14,9 +14,9 @@ import re
 from functools import cache
 from typing import Any
 
-from gpuctl.document import Document, Path_
 from gpuctl.errors import Problem
-from gpuctl.resources import schemas_dir
+from gpuctl.spec.document import Document, Path_
+from gpuctl.spec.resources import schemas_dir
 
 COMMON = "common.json"
 _BASE = "https://gpuctl.runwhere.ai/schemas/v0.1/"

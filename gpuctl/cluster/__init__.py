@@ -1,0 +1,1 @@
+"""The cluster layer: the one place that talks to the Kubernetes API."""

@@ -134,8 +134,9 @@ def real_cluster(workdir: Path, kubeconfig: Path | None = None) -> Iterator[Clus
     cluster.kubectl("create", "namespace", namespace, namespaced=False)
     try:
         wait_for(
-            lambda: cluster.kubectl("get", "serviceaccount", "default", check=False).returncode
-            == 0,
+            lambda: (
+                cluster.kubectl("get", "serviceaccount", "default", check=False).returncode == 0
+            ),
             timeout=60,
             interval=0.2,
             what="the namespace's default service account",

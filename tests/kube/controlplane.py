@@ -82,12 +82,35 @@ def _go(args: list[str], cwd: Path, **environ: str) -> None:
         raise ControlPlaneError(f"`go {' '.join(args)}` failed ({done.returncode}) in {cwd}")
 
 
+def _version_flags() -> str:
+    """What the upstream build stamps into the binaries, so that /version tells the truth."""
+    major, minor, _ = KUBERNETES.lstrip("v").split(".")
+    values = {"gitVersion": KUBERNETES, "gitMajor": major, "gitMinor": minor}
+    values["gitTreeState"] = "clean"
+    stamps = [
+        f"-X {package}.{name}={value}"
+        for package in ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version")
+        for name, value in values.items()
+    ]
+    return " ".join(["-s", "-w", *stamps])
+
+
 def build() -> Path:
     """Compile kubecp (main.go beside this file) and kwok into BIN, unless already there."""
     BIN.mkdir(parents=True, exist_ok=True)
     flags = ["-trimpath", "-ldflags=-s -w"]
     if not (BIN / "kubecp").exists():
-        _go(["build", *flags, "-o", str(BIN / "kubecp.part"), "."], HERE)
+        _go(
+            [
+                "build",
+                "-trimpath",
+                f"-ldflags={_version_flags()}",
+                "-o",
+                str(BIN / "kubecp.part"),
+                ".",
+            ],
+            HERE,
+        )
         (BIN / "kubecp.part").rename(BIN / "kubecp")
     if not (BIN / "kwok").exists():
         # `go install pkg@version` outside this module: kwok keeps its own k8s.io/* versions
@@ -369,20 +392,23 @@ def up(directory: Path = DEFAULT_DIR, nodes: list[NodeSpec] | None = None) -> St
     return state
 
 
+def _stop(pid: int) -> None:
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
 def down(directory: Path = DEFAULT_DIR) -> bool:
-    """Stop what `up` started in `directory` (newest first); False when nothing was running."""
+    """Stop what `up` started in `directory`, newest first (etcd last); False when nothing ran."""
     state = load(directory)
     if state is None:
         return False
     running = [pid for pid in reversed(state.pids.values()) if _alive(pid)]
     for pid in running:
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + 15
-    while any(_alive(pid) for pid in running) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    for pid in running:
-        if _alive(pid):
-            os.kill(pid, signal.SIGKILL)
+        _stop(pid)
     state.pids = {}
     state.save()
     return bool(running)

@@ -15,8 +15,8 @@ install: $(BIN)/python          ## the gpuctl command alone
 dev: $(BIN)/python              ## editable install with the test and lint tools
 	$(BIN)/pip install -q -e '.[test]'
 
-run: install                    ## render every bundled example
-	$(BIN)/gpuctl render -f examples/
+run: install                    ## the README's first command: a sandbox with every example on it
+	eval "$$($(BIN)/gpuctl sandbox up --config examples/sandbox/cluster.yaml)" && $(BIN)/gpuctl apply -f examples/ && $(BIN)/gpuctl get jobs
 
 test: dev
 	$(PYTEST) -n auto

@@ -22,7 +22,8 @@ from gpuctl.render import engine
 from gpuctl.sandbox import Sandbox, SandboxConfig
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
-from gpuctl.verbs.actions import Apply, wait_gone
+from gpuctl.verbs.apply import Apply
+from gpuctl.verbs.common import wait_gone
 
 JOBS = 200
 GPUCTL = Path(sys.executable).with_name("gpuctl")

@@ -1,4 +1,4 @@
-"""Every label key, prefix, default and status word gpuctl uses (seed 000, "Constants File")."""
+"""Every label key, prefix, default and status word gpuctl uses."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Final
 SPEC_VERSIONS: Final = ("v0.1",)
 
 # Label keys. Workload labels use the runwhere.ai/ domain; node labels written by
-# `gpuctl label node` must use g8s.host/ (seed 004).
+# `gpuctl label node` must use g8s.host/, so they never collide with other people's labels.
 LABEL_DOMAIN: Final = "runwhere.ai/"
 USER_NODE_LABEL_PREFIX: Final = "g8s.host/"
 
@@ -22,6 +22,8 @@ class Labels:
     APP: Final = "app"
     JOB_NAME: Final = "job-name"  # set on training pods by the Job controller
     MANAGED_BY: Final = "app.kubernetes.io/managed-by"
+    # The job (or pool, or quota) an object belongs to: what prune and `delete job` select on.
+    INSTANCE: Final = "app.kubernetes.io/instance"
 
 
 MANAGED_BY_VALUE: Final = "gpuctl"
@@ -74,7 +76,7 @@ INSTALL_ORDER: Final = (
     "HorizontalPodAutoscaler",
 )
 
-# Container waiting reasons in words an ML engineer reads (seed 000, CONTAINER_WAITING_REASONS).
+# Container waiting reasons in words an ML engineer reads.
 CONTAINER_WAITING_REASONS: Final = {
     "ContainerCreating": "Starting",
     "PodInitializing": "Starting",
@@ -88,7 +90,7 @@ CONTAINER_WAITING_REASONS: Final = {
 }
 
 
-# Job status words (seed 000, "Status Calculation Rules"; SPEC §7).
+# Job status words (the rules are in gpuctl.inventory.status).
 class Status:
     SUCCEEDED: Final = "Succeeded"
     FAILED: Final = "Failed"

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import click
 
 from gpuctl import __version__
+from gpuctl.cli import complete
 from gpuctl.errors import GpuctlError, SpecError
 
 
@@ -21,25 +22,46 @@ class LazyGroup(click.Group):
     """A group whose subcommands live in other modules and are imported only when run.
 
     `lazy` maps a command name to ("module:attribute", one-line help); the help is given here
-    so that `gpuctl --help` lists the command without importing it.
+    so that `gpuctl --help` lists the command without importing it. `aliases` maps other
+    spellings (kubectl's plural, singular and short forms) to a command name. An unknown name
+    is a usage error with the nearest spelling.
     """
 
     def __init__(
-        self, *args: Any, lazy: dict[str, tuple[str, str]] | None = None, **kwargs: Any
+        self,
+        *args: Any,
+        lazy: dict[str, tuple[str, str]] | None = None,
+        aliases: dict[str, str] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = lazy or {}
+        self.aliases = aliases or {}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *self.lazy])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd_name = self.aliases.get(cmd_name, cmd_name)
         if cmd_name in self.lazy:
             module_name, attr = self.lazy[cmd_name][0].split(":")
             command = getattr(importlib.import_module(module_name), attr)
             assert isinstance(command, click.Command)
             return command
         return super().get_command(ctx, cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0]
+        if ctx.resilient_parsing or name.startswith("-") or self.get_command(ctx, name):
+            return super().resolve_command(ctx, [self.aliases.get(name, name), *args[1:]])
+        from gpuctl.spec.schema import did_you_mean
+
+        spellings = [*self.list_commands(ctx), *self.aliases]
+        raise click.exceptions.NoSuchCommand(
+            name, f"No such command {name!r} ({did_you_mean(name, spellings)}).", ctx=ctx
+        )
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [
@@ -53,6 +75,47 @@ class LazyGroup(click.Group):
     def _short_help(self, ctx: click.Context, name: str) -> str:
         command = super().get_command(ctx, name)
         return command.get_short_help_str(limit=80) if command else ""
+
+
+def _given_or_global(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A command's own --kubeconfig/--context/-n when given, else the one given before the
+    command (`gpuctl --context prod get jobs`), else None."""
+    if value is not None or param.name is None:
+        return value
+    root = ctx.find_root()
+    return root.params.get(param.name) if root is not ctx else None
+
+
+def connection_options(command: Any) -> Any:
+    """--kubeconfig and --context, as kubectl has them (for cluster-scoped commands)."""
+    command = click.option(
+        "--context",
+        callback=_given_or_global,
+        shell_complete=complete.contexts,
+        help="The kubeconfig context to use.",
+    )(command)
+    return click.option(
+        "--kubeconfig",
+        type=click.Path(dir_okay=False),
+        callback=_given_or_global,
+        help="Path to the kubeconfig file.",
+    )(command)
+
+
+def namespace_option(command: Any) -> Any:
+    """-n/--namespace, for the commands whose objects live in a namespace."""
+    return click.option(
+        "-n",
+        "--namespace",
+        callback=_given_or_global,
+        shell_complete=complete.namespaces,
+        help="Namespace (wins over job.namespace).",
+    )(command)
+
+
+def cluster_options(command: Any) -> Any:
+    """--kubeconfig, --context and -n, as kubectl has them."""
+    return connection_options(namespace_option(command))
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -75,11 +138,14 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
     },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")
-def cli() -> None:
+@cluster_options
+def cli(kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
     """GPU work on Kubernetes from a short YAML file.
 
     Write a training run, an inference service, a notebook, a CPU service, a resource pool or a
     team quota in a few lines of YAML; gpuctl checks it and turns it into Kubernetes objects.
+
+    --kubeconfig, --context and -n go before the command or after it; after it they win.
     """
 
 
@@ -90,6 +156,7 @@ _file_option = click.option(
     multiple=True,
     required=True,
     metavar="FILE",
+    type=click.Path(allow_dash=True),
     help="A spec file, a directory of *.yaml/*.yml, or - for stdin. Repeatable.",
 )
 
@@ -104,7 +171,12 @@ _file_option = click.option(
     show_default=True,
     help="yaml: multi-document YAML for `kubectl apply -f -`; json: one v1 List.",
 )
-@click.option("-n", "--namespace", help="Namespace for every job (wins over job.namespace).")
+@click.option(
+    "-n",
+    "--namespace",
+    callback=_given_or_global,
+    help="Namespace for every job (wins over job.namespace).",
+)
 @click.option(
     "--priority-classes",
     is_flag=True,
@@ -209,18 +281,6 @@ def completion(shell: str) -> None:
 # ------------------------------------------------------------------ cluster commands
 
 
-def cluster_options(command: Any) -> Any:
-    """--kubeconfig, --context and -n, as kubectl has them."""
-    command = click.option("-n", "--namespace", help="Namespace (wins over job.namespace).")(
-        command
-    )
-    command = click.option("--context", help="The kubeconfig context to use.")(command)
-    command = click.option(
-        "--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig file."
-    )(command)
-    return command
-
-
 def duration(text: str) -> float:
     """`300`, `30s`, `5m`, `1h` as seconds."""
     units = {"s": 1, "m": 60, "h": 3600}
@@ -242,9 +302,11 @@ _dry_run_option = click.option(
     "--dry-run",
     type=click.Choice(["none", "client", "server"]),
     default="none",
+    is_flag=False,
+    flag_value="client",
     show_default=True,
-    help="client: print the plan; server: also have the server check every object. "
-    "Nothing is written.",
+    help="client (also --dry-run alone): print the plan; server: also have the server check "
+    "every object. Nothing is written.",
 )
 
 
@@ -280,22 +342,20 @@ class Session:
         namespace: str | None,
         priority_classes: bool = False,
     ) -> None:
-        from gpuctl.cluster import client as kube
+        from gpuctl.cluster import client
         from gpuctl.render import engine
-        from gpuctl.spec import document
         from gpuctl.spec.kinds import Options
+        from gpuctl.verbs.workset import Workset
 
         # Invalid specs are reported before the Kubernetes client is even imported.
-        documents = document.load_files(files)
-        specs = engine.check_documents(documents)
-        self.node_labels = engine.node_labels(specs)
-        self.cluster = kube.Cluster.connect(kubeconfig, context)
+        specs = engine.load_specs(files)
+        self.cluster = client.Cluster.connect(kubeconfig, context)
         options = Options(
             namespace=namespace,
             default_namespace=self.cluster.namespace,
             priority_classes=priority_classes,
         )
-        self.manifests = engine.render_specs(specs, options)
+        self.work = Workset.of_specs(specs, options)
 
 
 def progress_line() -> Any:
@@ -318,10 +378,34 @@ def report(lines: list[str], errors: list[str]) -> int:
     return 1 if errors else 0
 
 
+def show_result(result: Any) -> None:
+    """A verb's result: its lines on stdout, warnings and errors on stderr."""
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    report(result.lines(), result.errors)
+
+
+def _wait(wait: bool, timeout: str, settle: str, cluster: Any) -> Any:
+    from gpuctl.verbs.wait import Wait
+
+    if not wait:
+        return None
+    return Wait(cluster, duration(timeout), duration(settle), progress_line())
+
+
+_settle_option = click.option(
+    "--settle",
+    default="5s",
+    show_default=True,
+    help="With --wait: how long every pod must stay Ready, without restarting, to count as up.",
+)
+
+
 @cli.command()
 @_file_option
 @cluster_options
 @_write_options
+@_settle_option
 def create(
     files: tuple[str, ...],
     kubeconfig: str | None,
@@ -332,42 +416,51 @@ def create(
     timeout: str,
     priority_classes: bool,
     overwrite: bool,
+    settle: str,
 ) -> int:
     """Create the objects; one that exists already is an error naming it.
 
-    A pool file also labels its nodes runwhere.ai/pool (and runwhere.ai/gpu-type); a node
-    of another pool is refused unless --overwrite, before anything is written.
+    All or nothing: when one object cannot be created, what this run created is removed
+    again. A pool file also labels its nodes runwhere.ai/pool (and runwhere.ai/gpu-type); a
+    node of another pool is refused unless --overwrite, before anything is written.
 
     \b
     gpuctl create -f examples/training.yaml
     gpuctl create -f task1.yaml -f task2.yaml --wait
     """
-    from gpuctl.inventory import pools
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.common import DryRun
+    from gpuctl.verbs.create import Create
 
     session = Session(files, kubeconfig, context, namespace, priority_classes)
-    node_labels = pools.PoolLabels(
-        session.cluster, session.manifests, session.node_labels, overwrite
-    )
-    node_labels.check()
-    run = actions.Create(
-        session.cluster, actions.DryRun(dry_run), duration(timeout), progress_line()
-    )
-    lines, errors = run.run(session.manifests)
-    labelled, failed = node_labels.write(
-        lines, actions.DryRun(dry_run).suffix, dry_run=dry_run != "none"
-    )
-    lines, errors = lines + labelled, errors + failed
-    code = report(lines, errors)  # what was created is said before waiting for it to run
-    if wait and not errors and dry_run == "none":
-        actions.wait_running(session.cluster, session.manifests, duration(timeout), progress_line())
-    return code
+    result = Create(
+        session.cluster,
+        DryRun(dry_run),
+        duration(timeout),
+        progress_line(),
+        node_labels=session.work.node_labels,
+        overwrite=overwrite,
+        wait=_wait(wait, timeout, settle, session.cluster),
+        on_written=show_result,  # what was created is said before waiting for it to run
+    ).run(session.work.manifests)
+    return 0 if result.ok else 1
 
 
 @cli.command()
 @_file_option
 @cluster_options
 @_write_options
+@_settle_option
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Delete and create again every existing object, changed or not (re-pulls images).",
+)
+@click.option(
+    "--prune/--no-prune",
+    default=True,
+    show_default=True,
+    help="Delete the objects of these jobs that the specs no longer render.",
+)
 def apply(
     files: tuple[str, ...],
     kubeconfig: str | None,
@@ -378,8 +471,12 @@ def apply(
     timeout: str,
     priority_classes: bool,
     overwrite: bool,
+    settle: str,
+    force: bool,
+    prune: bool,
 ) -> int:
-    """Create what is missing, keep what is unchanged, replace what changed (safely).
+    """Create what is missing, keep what is unchanged, replace what changed (safely), and
+    prune what the jobs no longer render.
 
     A pool file also labels its nodes, and unlabels those it no longer lists.
 
@@ -387,27 +484,29 @@ def apply(
     gpuctl apply -f examples/inference.yaml
     gpuctl apply -f examples/ --dry-run=server
     """
-    from gpuctl.inventory import pools
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.apply import Apply
+    from gpuctl.verbs.common import DryRun
 
     session = Session(files, kubeconfig, context, namespace, priority_classes)
-    node_labels = pools.PoolLabels(
-        session.cluster, session.manifests, session.node_labels, overwrite
-    )
-    node_labels.check(with_previous=True)
-    run = actions.Apply(
-        session.cluster, actions.DryRun(dry_run), duration(timeout), progress_line()
-    )
-    lines = run.run(session.manifests)
-    labelled, errors = node_labels.write(
-        None, actions.DryRun(dry_run).suffix, dry_run=dry_run != "none"
-    )
-    if dry_run == "none":
-        node_labels.sync_records()
-    code = report(lines + labelled, errors)
-    if wait and dry_run == "none":
-        actions.wait_running(session.cluster, session.manifests, duration(timeout), progress_line())
-    return code
+    result = Apply(
+        session.cluster,
+        DryRun(dry_run),
+        duration(timeout),
+        progress_line(),
+        force=force,
+        prune=prune,
+        node_labels=session.work.node_labels,
+        overwrite=overwrite,
+        wait=_wait(wait, timeout, settle, session.cluster),
+        on_written=show_result,
+    ).run(session.work.manifests)
+    return 0 if result.ok else 1
+
+
+class DiffError(GpuctlError):
+    """diff could not compare: kubectl's convention is an exit code above 1."""
+
+    exit_code = 2
 
 
 @cli.command()
@@ -418,27 +517,35 @@ def diff(
 ) -> int:
     """Show what apply would change: a unified diff of live and rendered objects.
 
-    Exit code 0 when nothing differs, 1 when something does (kubectl's convention).
+    Exit code 0 when nothing differs, 1 when something does, 2 when diff could not compare
+    (kubectl's convention).
 
     \b
     gpuctl diff -f examples/training.yaml
     """
-    from gpuctl.verbs import actions
+    from gpuctl.verbs.diff import Diff
 
-    session = Session(files, kubeconfig, context, namespace)
-    text = actions.Diff(session.cluster).run(session.manifests)
-    click.echo(text, nl=False)
-    return 1 if text else 0
+    try:
+        session = Session(files, kubeconfig, context, namespace)
+        result = Diff(session.cluster).run(session.work.manifests)
+    except SpecError as exc:
+        exc.exit_code = 2
+        raise
+    except GpuctlError as exc:
+        raise DiffError(str(exc)) from exc
+    click.echo(result.text, nl=False)
+    return 1 if result.differs else 0
 
 
 @cli.command()
-@click.argument("what", nargs=-1)
+@click.argument("what", nargs=-1, shell_complete=complete.job_word_then_name)
 @click.option(
     "-f",
     "--filename",
     "files",
     multiple=True,
     metavar="FILE",
+    type=click.Path(allow_dash=True),
     help="Delete the objects these specs render. Repeatable.",
 )
 @cluster_options
@@ -467,40 +574,25 @@ def delete(
     gpuctl delete -f examples/training.yaml --wait
     gpuctl delete job qwen2-7b-llamafactory-sft --force
     """
-    from gpuctl.errors import GpuctlError, UsageError
-    from gpuctl.verbs import actions
+    from gpuctl.errors import UsageError
+    from gpuctl.verbs.delete import Delete
 
     if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] != "job")):
         raise UsageError("give either -f FILE… or `job NAME`")
-    run_options = dict(
-        force=force,
-        wait=wait,
-        timeout=duration(timeout),
-        include_namespaces=include_namespaces,
-        progress=progress_line(),
-    )
     if files:
         session = Session(files, kubeconfig, context, namespace)
-        run = actions.Delete(session.cluster, **run_options)
-        targets = run.targets_of(session.manifests)
+        verb = Delete(
+            session.cluster, force, wait, duration(timeout), include_namespaces, progress_line()
+        )
+        result = verb.files(session.work.manifests, session.work.node_labels)
     else:
-        from gpuctl.cluster import client as kube
+        from gpuctl.cluster import client
 
-        cluster = kube.Cluster.connect(kubeconfig, context)
-        run = actions.Delete(cluster, **run_options)
-        where = namespace or cluster.namespace
-        targets = run.targets_of_job(what[1], where)
-        if not targets:
-            raise GpuctlError(f"no job named {what[1]!r} in namespace {where}")
-    lines, errors = run.run(targets)
-    if files:
-        from gpuctl.inventory import pools
-
-        unlabelled, failed = pools.PoolLabels(
-            session.cluster, session.manifests, session.node_labels
-        ).unlabel_all()
-        lines, errors = lines + unlabelled, errors + failed
-    return report(lines, errors)
+        cluster = client.Cluster.connect(kubeconfig, context)
+        verb = Delete(cluster, force, wait, duration(timeout), include_namespaces, progress_line())
+        result = verb.job(what[1], namespace or cluster.namespace)
+    show_result(result)
+    return 0 if result.ok else 1
 
 
 # ------------------------------------------------------------ get and describe groups
@@ -514,6 +606,16 @@ def delete(
         "label": ("gpuctl.cli.nodes:get_label", "The value of one label on nodes."),
         "pools": ("gpuctl.cli.pools:get_pools", "Resource pools with their GPUs."),
         "quotas": ("gpuctl.cli.quotas:get_quotas", "Quotas per user: used/hard."),
+    },
+    aliases={
+        "job": "jobs",
+        "node": "nodes",
+        "no": "nodes",
+        "labels": "label",
+        "pool": "pools",
+        "quota": "quotas",
+        "resourcequota": "quotas",
+        "resourcequotas": "quotas",
     },
 )
 def get() -> None:
@@ -530,6 +632,15 @@ def get() -> None:
             "gpuctl.cli.quotas:describe_quota",
             "A quota: used/hard, in percent.",
         ),
+    },
+    aliases={
+        "jobs": "job",
+        "nodes": "node",
+        "no": "node",
+        "pools": "pool",
+        "quotas": "quota",
+        "resourcequota": "quota",
+        "resourcequotas": "quota",
     },
 )
 def describe() -> None:

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import click
 
-from gpuctl.cli import table
-from gpuctl.cli.main import cluster_options, echo_objects, no_headers_option, output_option, report
+from gpuctl.cli import complete, table
+from gpuctl.cli.main import (
+    connection_options,
+    echo_objects,
+    no_headers_option,
+    output_option,
+    report,
+)
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import nodes
@@ -21,8 +27,8 @@ def _check_node_word(word: str) -> None:
 
 
 @click.command("nodes")
-@cluster_options
-@click.option("--pool", help="Only the nodes of this resource pool.")
+@connection_options
+@click.option("--pool", shell_complete=complete.pools, help="Only the nodes of this resource pool.")
 @click.option(
     "--gpu-type", help="Only nodes of this GPU model (runwhere.ai/ or g8s.host/gpu-type)."
 )
@@ -31,7 +37,6 @@ def _check_node_word(word: str) -> None:
 def get_nodes(
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
     pool: str | None,
     gpu_type: str | None,
     output: str | None,
@@ -61,11 +66,9 @@ def get_nodes(
 
 
 @click.command("node")
-@click.argument("name")
-@cluster_options
-def describe_node(
-    name: str, kubeconfig: str | None, context: str | None, namespace: str | None
-) -> None:
+@click.argument("name", shell_complete=complete.nodes)
+@connection_options
+def describe_node(name: str, kubeconfig: str | None, context: str | None) -> None:
     """A node: status, CPU, memory and GPUs with their use, GPU type, labels, pools,
     conditions, and the pods on it with their GPUs.
 
@@ -81,9 +84,11 @@ def describe_node(
 
 
 @click.command("label")
-@click.argument("what")
-@click.argument("args", nargs=-1, required=True, metavar="NODE… KEY=VALUE|KEY")
-@cluster_options
+@click.argument("what", shell_complete=complete.node_word)
+@click.argument(
+    "args", nargs=-1, required=True, metavar="NODE… KEY=VALUE|KEY", shell_complete=complete.nodes
+)
+@connection_options
 @click.option("--overwrite", is_flag=True, help="Replace a label that has another value.")
 @click.option("--delete", is_flag=True, help="Remove the label KEY.")
 def label(
@@ -91,7 +96,6 @@ def label(
     args: tuple[str, ...],
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
     overwrite: bool,
     delete: bool,
 ) -> int:
@@ -114,16 +118,15 @@ def label(
 
 
 @click.command("label")
-@click.argument("names", nargs=-1, required=True, metavar="NODE…")
+@click.argument("names", nargs=-1, required=True, metavar="NODE…", shell_complete=complete.nodes)
 @click.option("--key", required=True, help="The label key, e.g. g8s.host/gpu-type.")
-@cluster_options
+@connection_options
 @no_headers_option
 def get_label(
     names: tuple[str, ...],
     key: str,
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
     no_headers: bool,
 ) -> int:
     """The value of one label on nodes: NAME, KEY, VALUE.

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import click
 
-from gpuctl.cli import table
-from gpuctl.cli.main import cluster_options, echo_objects, no_headers_option, output_option, report
+from gpuctl.cli import complete, table
+from gpuctl.cli.main import (
+    connection_options,
+    echo_objects,
+    no_headers_option,
+    output_option,
+    report,
+)
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import pools
+from gpuctl.verbs import pool_labels
 
 
 def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
@@ -21,13 +28,12 @@ def _check_node_word(word: str) -> None:
 
 
 @click.command("pools")
-@cluster_options
+@connection_options
 @output_option
 @no_headers_option
 def get_pools(
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
     output: str | None,
     no_headers: bool,
 ) -> None:
@@ -52,11 +58,9 @@ def get_pools(
 
 
 @click.command("pool")
-@click.argument("name")
-@cluster_options
-def describe_pool(
-    name: str, kubeconfig: str | None, context: str | None, namespace: str | None
-) -> None:
+@click.argument("name", shell_complete=complete.pools)
+@connection_options
+def describe_pool(name: str, kubeconfig: str | None, context: str | None) -> None:
     """A pool: its record, nodes, GPU types with counts, and the jobs running on it.
 
     \b
@@ -67,11 +71,16 @@ def describe_pool(
 
 
 @click.command("add")
-@click.argument("what")
-@click.argument("names", nargs=-1, required=True, metavar="NODE…")
-@click.option("--pool", required=True, help="The pool (created with gpuctl create -f).")
+@click.argument("what", shell_complete=complete.node_word)
+@click.argument("names", nargs=-1, required=True, metavar="NODE…", shell_complete=complete.nodes)
+@click.option(
+    "--pool",
+    required=True,
+    shell_complete=complete.pools,
+    help="The pool (created with gpuctl create -f).",
+)
 @click.option("--overwrite", is_flag=True, help="Move nodes that are in another pool.")
-@cluster_options
+@connection_options
 def add(
     what: str,
     names: tuple[str, ...],
@@ -79,7 +88,6 @@ def add(
     overwrite: bool,
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
 ) -> int:
     """Add nodes to a resource pool: label them runwhere.ai/pool and record them.
 
@@ -89,22 +97,23 @@ def add(
     gpuctl add node gpu-a100-0 gpu-a100-1 --pool training-pool
     """
     _check_node_word(what)
-    lines, errors = pools.add_nodes(_connect(kubeconfig, context), pool, names, overwrite)
+    lines, errors = pool_labels.add_nodes(_connect(kubeconfig, context), pool, names, overwrite)
     return report(lines, errors)
 
 
 @click.command("remove")
-@click.argument("what")
-@click.argument("names", nargs=-1, required=True, metavar="NODE…")
-@click.option("--pool", required=True, help="The pool the nodes are in.")
-@cluster_options
+@click.argument("what", shell_complete=complete.node_word)
+@click.argument("names", nargs=-1, required=True, metavar="NODE…", shell_complete=complete.nodes)
+@click.option(
+    "--pool", required=True, shell_complete=complete.pools, help="The pool the nodes are in."
+)
+@connection_options
 def remove(
     what: str,
     names: tuple[str, ...],
     pool: str,
     kubeconfig: str | None,
     context: str | None,
-    namespace: str | None,
 ) -> int:
     """Remove nodes from a resource pool: drop their runwhere.ai/pool label and record.
 
@@ -112,5 +121,5 @@ def remove(
     gpuctl remove node gpu-a100-1 --pool training-pool
     """
     _check_node_word(what)
-    lines, errors = pools.remove_nodes(_connect(kubeconfig, context), pool, names)
+    lines, errors = pool_labels.remove_nodes(_connect(kubeconfig, context), pool, names)
     return report(lines, errors)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from gpuctl.cli import complete
 from gpuctl.cli.main import cluster_options, no_headers_option, output_option
 
 
@@ -17,7 +18,7 @@ def _user(user: str | None, namespace: str | None) -> str | None:
 
 
 @click.command("quotas")
-@click.argument("user", required=False)
+@click.argument("user", required=False, shell_complete=complete.quotas)
 @cluster_options
 @click.option(
     "-A",
@@ -66,7 +67,7 @@ def get_quotas(
 
 
 @click.command("quota")
-@click.argument("user")
+@click.argument("user", shell_complete=complete.quotas)
 @cluster_options
 def describe_quota(
     user: str, kubeconfig: str | None, context: str | None, namespace: str | None

@@ -63,23 +63,39 @@ def table(
     lines += [[str(cell) for cell in row] for row in rows]
     if not lines:
         return ""
-    widths = [max(width(line[i]) for line in lines if i < len(line)) for i in range(len(headers))]
+    if _plain(lines, len(headers)):  # the common case, at C speed: str.ljust, len
+        widths = [max(map(len, column)) for column in zip(*lines, strict=True)]
+        return "".join(
+            "   ".join([*map(str.ljust, line[:-1], widths), line[-1]]).rstrip() + "\n"
+            for line in lines
+        )
+    sizes = [[width(cell) for cell in line] for line in lines]
+    widths = [max(size[i] for size in sizes if i < len(size)) for i in range(len(headers))]
     out = []
-    for line in lines:
+    for line, size in zip(lines, sizes, strict=True):
+        last = len(line) - 1
         cells = [
-            cell + " " * (widths[i] - width(cell)) if i < len(line) - 1 else cell
-            for i, cell in enumerate(line)
+            cell + " " * (widths[i] - size[i]) if i < last else cell for i, cell in enumerate(line)
         ]
         out.append("   ".join(cells).rstrip())
     return "\n".join(out) + "\n"
 
 
+def _plain(lines: list[list[str]], columns: int) -> bool:
+    """Every line has every column, and every cell is ASCII without colour codes."""
+    if any(len(line) != columns for line in lines):
+        return False
+    text = "".join(["".join(line) for line in lines])
+    return text.isascii() and "\x1b" not in text
+
+
 def width(text: str) -> int:
     """Columns `text` takes on a terminal: colour codes take none, CJK characters two."""
-    plain = _ANSI.sub("", text)
-    if plain.isascii():
-        return len(plain)
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in plain)
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def as_list(items: list[dict[str, Any]], output: str) -> str:

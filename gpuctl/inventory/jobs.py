@@ -15,11 +15,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpuctl import constants as c
 from gpuctl.cli import table
-from gpuctl.cluster.client import Cluster, KubeError, NotFound
+from gpuctl.cluster.client import Cluster, KubeError, NotFound, TableRow
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import status
@@ -96,30 +96,90 @@ def job_rows(
     return headers, rows
 
 
+class PodLine(NamedTuple):
+    """One pod as `get jobs --pods` shows it: its metadata and the printed facts."""
+
+    metadata: dict[str, Any]
+    status: str  # gpuctl's words (status.pod_status_words)
+    ready: str
+    node: str
+    ip: str
+    gpus: int | None = None  # known only from the whole object
+
+
+def pod_line(pod: dict[str, Any]) -> PodLine:
+    return PodLine(
+        pod["metadata"],
+        status.pod_status(pod),
+        status.pod_ready(pod),
+        (pod.get("spec") or {}).get("nodeName") or "<none>",
+        (pod.get("status") or {}).get("podIP") or "<none>",
+        status.pod_gpus(pod),
+    )
+
+
+def pod_line_of_row(row: TableRow) -> PodLine:
+    """A pod from the server's printed Table (its Status, Ready, Node and IP cells), or from
+    the whole object when the server printed none."""
+    cells = row.cells
+    if cells is None:
+        return pod_line(row.object)
+    return PodLine(
+        row.object["metadata"],
+        status.pod_status_words(str(cells.get("Status") or "")),
+        str(cells.get("Ready") or ""),
+        str(cells.get("Node") or "<none>"),
+        str(cells.get("IP") or "<none>"),
+    )
+
+
+def list_pod_lines(
+    cluster: Cluster, namespace: str | None, pool: str | None = None, kind: str | None = None
+) -> list[PodLine]:
+    """Every pod of every gpuctl job as the server prints it: one list request, of a Table
+    (cells and metadata, a quarter of the pods' size)."""
+    rows = cluster.list_table("Pod", namespace, label_selector=selector(pool, kind))
+    lines = [pod_line_of_row(row) for row in rows]
+    return sorted(lines, key=lambda p: (p.metadata.get("namespace", ""), p.metadata["name"]))
+
+
 def pod_rows(
     pods: list[dict[str, Any]], *, wide: bool, at: datetime | None = None
+) -> tuple[list[str], list[list[str]]]:
+    """The rows of whole pods (wide adds GPU)."""
+    return pod_line_rows([pod_line(pod) for pod in pods], wide=wide, at=at)
+
+
+def pod_line_rows(
+    pods: list[PodLine], *, wide: bool, at: datetime | None = None
 ) -> tuple[list[str], list[list[str]]]:
     """Seed 000's `get jobs --pods` columns: JOB ID (the pod), NAME (the job), NAMESPACE, KIND,
     STATUS, READY, NODE, IP, AGE; wide adds GPU."""
     headers = ["JOB ID", "NAME", "NAMESPACE", "KIND", "STATUS", "READY", "NODE", "IP", "AGE"]
     if wide:
         headers.append("GPU")
+    at = at or table.now()
+    ages: dict[str | None, str] = {}  # pods made in the same second share their AGE
     rows = []
     for pod in pods:
-        labels, meta = _labels(pod), pod["metadata"]
+        meta = pod.metadata
+        labels = meta.get("labels") or {}
+        created = meta.get("creationTimestamp")
+        if created not in ages:
+            ages[created] = table.age(created, at)
         row = [
             meta["name"],
             status.job_name_of(labels),
             meta.get("namespace", ""),
             labels.get(Labels.JOB_TYPE, ""),
-            status.pod_status(pod),
-            status.pod_ready(pod),
-            (pod.get("spec") or {}).get("nodeName") or "<none>",
-            (pod.get("status") or {}).get("podIP") or "<none>",
-            table.age(meta.get("creationTimestamp"), at),
+            pod.status,
+            pod.ready,
+            pod.node,
+            pod.ip,
+            ages[created],
         ]
         if wide:
-            row.append(str(status.pod_gpus(pod)))
+            row.append(str(pod.gpus))
         rows.append(row)
     return headers, rows
 
@@ -348,49 +408,6 @@ def describe(details: Details, at: datetime | None = None) -> str:
 
 def _indent(text: str) -> str:
     return "".join(f"  {line}\n" for line in text.splitlines())
-
-
-# ----------------------------------------------------------------------- pause/resume
-
-
-def pause(cluster: Cluster, job: dict[str, Any]) -> str:
-    """Suspend a Job; scale a Deployment/StatefulSet to zero, remembering its replicas."""
-    kind, meta = job["kind"], job["metadata"]
-    what = f"{kind.lower()}/{meta['name']}"
-    if kind == "Job":
-        if (job.get("spec") or {}).get("suspend"):
-            return f"{what} is already paused"
-        cluster.patch(kind, meta["name"], meta["namespace"], {"spec": {"suspend": True}})
-        return f"{what} paused"
-    replicas = (job.get("spec") or {}).get("replicas", 1)
-    if replicas == 0:
-        return f"{what} is already paused"
-    patch = {
-        "metadata": {"annotations": {c.PAUSED_REPLICAS_ANNOTATION: str(replicas)}},
-        "spec": {"replicas": 0},
-    }
-    cluster.patch(kind, meta["name"], meta["namespace"], patch)
-    return f"{what} paused (scaled from {replicas} to 0)"
-
-
-def resume(cluster: Cluster, job: dict[str, Any]) -> str:
-    kind, meta = job["kind"], job["metadata"]
-    what = f"{kind.lower()}/{meta['name']}"
-    if kind == "Job":
-        if not (job.get("spec") or {}).get("suspend"):
-            return f"{what} is not paused"
-        cluster.patch(kind, meta["name"], meta["namespace"], {"spec": {"suspend": False}})
-        return f"{what} resumed"
-    if (job.get("spec") or {}).get("replicas", 1) != 0:
-        return f"{what} is not paused"
-    remembered = (meta.get("annotations") or {}).get(c.PAUSED_REPLICAS_ANNOTATION, "1")
-    replicas = int(remembered) if remembered.isdigit() else 1
-    patch = {
-        "metadata": {"annotations": {c.PAUSED_REPLICAS_ANNOTATION: None}},
-        "spec": {"replicas": replicas},
-    }
-    cluster.patch(kind, meta["name"], meta["namespace"], patch)
-    return f"{what} resumed (scaled to {replicas})"
 
 
 # ------------------------------------------------------------------------------- logs

@@ -1,4 +1,4 @@
-"""Nodes: their GPUs and who uses them, their labels, and `gpuctl label node` (seed 004 §6).
+"""Nodes: their GPUs and who uses them, their labels, and `gpuctl label node`.
 
 Queries return table rows or text; label changes return kubectl-style report lines and error
 lines. Nothing here prints: the CLI layer does.
@@ -15,7 +15,8 @@ from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.cli import table
-from gpuctl.cluster.client import Cluster, Conflict, NotFound
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.client import Conflict, NotFound
 from gpuctl.errors import GpuctlError, UsageError
 from gpuctl.inventory import status
 from gpuctl.spec import quantity
@@ -62,7 +63,7 @@ def name_of(obj: dict[str, Any]) -> str:
 
 
 def gpu_type(node: dict[str, Any]) -> str:
-    """The GPU model: runwhere.ai/gpu-type, else g8s.host/gpu-type (SPEC §4), else ""."""
+    """The GPU model: runwhere.ai/gpu-type, else g8s.host/gpu-type, else ""."""
     labels = labels_of(node)
     return next((labels[key] for key in c.GPU_TYPE_NODE_LABELS if labels.get(key)), "")
 
@@ -84,7 +85,7 @@ def node_gpus(node: dict[str, Any]) -> int:
     return int(_resource(node, "allocatable", c.GPU_RESOURCE))
 
 
-def active_pods(cluster: Cluster) -> list[dict[str, Any]]:
+def active_pods(cluster: ClusterAPI) -> list[dict[str, Any]]:
     """Every pod that holds resources, in every namespace: one request, not one per node."""
     return cluster.list("Pod", None, field_selector=ACTIVE_PODS)
 
@@ -108,7 +109,7 @@ def gpu_cell(total: int, used: int) -> str:
     return f"{total}/{used}/{max(total - used, 0)}"
 
 
-def get_node(cluster: Cluster, name: str) -> dict[str, Any]:
+def get_node(cluster: ClusterAPI, name: str) -> dict[str, Any]:
     node = cluster.find("Node", name)
     if node is None:
         raise NodeNotFound(f"node {name} not found")
@@ -116,7 +117,7 @@ def get_node(cluster: Cluster, name: str) -> dict[str, Any]:
 
 
 def list_nodes(
-    cluster: Cluster, pool: str | None = None, gpu_type_filter: str | None = None
+    cluster: ClusterAPI, pool: str | None = None, gpu_type_filter: str | None = None
 ) -> list[dict[str, Any]]:
     """Nodes, optionally of one pool (label selector) and one GPU model (either label)."""
     selector = f"{c.Labels.POOL}={pool}" if pool else None
@@ -221,7 +222,7 @@ def indent(text: str, by: str = "  ") -> list[str]:
 
 
 def describe_node(
-    cluster: Cluster, name: str, pool_names: Sequence[str] = (), at: datetime | None = None
+    cluster: ClusterAPI, name: str, pool_names: Sequence[str] = (), at: datetime | None = None
 ) -> str:
     """`describe node`: status, resources and their use, GPU type, pools, labels, conditions,
     and the pods on it with their GPUs. `pool_names` are the pools whose record lists it."""
@@ -328,7 +329,7 @@ class LabelChange:
         return change
 
     def check(self) -> None:
-        """Only g8s.host/ keys (seed 004: they must not collide with other people's labels)."""
+        """Only g8s.host/ keys: they must not collide with other people's labels."""
         if not self.key.startswith(c.USER_NODE_LABEL_PREFIX):
             raise LabelRefused(
                 f"label key {self.key!r} refused: keys gpuctl writes on nodes must start with "
@@ -348,7 +349,7 @@ class LabelChange:
 
 
 def patch_labels(
-    cluster: Cluster, node: dict[str, Any], labels: dict[str, str | None]
+    cluster: ClusterAPI, node: dict[str, Any], labels: dict[str, str | None]
 ) -> dict[str, Any]:
     """A merge patch on metadata.labels (None removes a key), only if the node has not changed
     since it was read: the resourceVersion makes a concurrent writer a Conflict, not a loss."""
@@ -361,7 +362,7 @@ def patch_labels(
     return cluster.patch("Node", name_of(node), None, patch)
 
 
-def change_label(cluster: Cluster, name: str, change: LabelChange, overwrite: bool) -> str:
+def change_label(cluster: ClusterAPI, name: str, change: LabelChange, overwrite: bool) -> str:
     """Set or remove one label on one node; the kubectl report line. Raises GpuctlError."""
     for _ in range(ATTEMPTS):
         node = cluster.find("Node", name)
@@ -387,7 +388,7 @@ def change_label(cluster: Cluster, name: str, change: LabelChange, overwrite: bo
 
 
 def label_nodes(
-    cluster: Cluster, names: Sequence[str], change: LabelChange, overwrite: bool
+    cluster: ClusterAPI, names: Sequence[str], change: LabelChange, overwrite: bool
 ) -> tuple[list[str], list[str]]:
     """Each node on its own, as kubectl does: (report lines, error lines)."""
     lines, errors = [], []
@@ -402,7 +403,7 @@ def label_nodes(
 
 
 def label_rows(
-    cluster: Cluster, names: Sequence[str], key: str
+    cluster: ClusterAPI, names: Sequence[str], key: str
 ) -> tuple[list[list[str]], list[str]]:
     """`get label`: (NAME, KEY, VALUE rows, errors for missing nodes or labels)."""
     rows, errors = [], []

@@ -1,6 +1,7 @@
-"""What state a job and its pods are in, in words (seed 000 "Status Calculation Rules", SPEC §7).
+"""What state a job and its pods are in, in words, and when a job counts as up.
 
-Pure functions over live objects (dicts), shared by get, describe and --wait.
+The one home of the status and readiness rules: pure functions over live objects (dicts),
+shared by `get jobs`, `describe job`, `--wait` and the REST API, so they never disagree.
 """
 
 from __future__ import annotations
@@ -86,22 +87,92 @@ def pod_gpus(pod: dict[str, Any]) -> int:
 
 
 def pod_status(pod: dict[str, Any]) -> str:
-    """kubectl's STATUS column, with waiting reasons in plain words (seed 000 constants)."""
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return "Terminating"
-    status = _status(pod)
-    for container in status.get("containerStatuses") or []:
-        state = container.get("state") or {}
-        waiting = state.get("waiting")
-        if waiting and waiting.get("reason"):
-            reason = str(waiting["reason"])
-            return c.CONTAINER_WAITING_REASONS.get(reason, reason)
-        terminated = state.get("terminated")
-        if terminated and terminated.get("reason") and status.get("phase") != "Succeeded":
-            return str(terminated["reason"])
-    if status.get("phase") == "Succeeded":
+    """gpuctl's STATUS for a pod: kubectl's (the API server's printed Status) in plain words."""
+    return pod_status_words(printed_pod_status(pod))
+
+
+def pod_status_words(printed: str) -> str:
+    """kubectl's STATUS of a pod in an ML engineer's words: container waiting reasons as the
+    constants word them (ImagePullBackOff: "Image pull failed"), a finished pod Succeeded.
+    Everything else (Running, Pending, Terminating, Error, OOMKilled, Init:0/1...) as kubectl."""
+    if printed == "Completed":
         return Status.SUCCEEDED
-    return str(status.get("phase") or Status.PENDING)
+    if not printed:
+        return Status.PENDING
+    return c.CONTAINER_WAITING_REASONS.get(printed, printed)
+
+
+def printed_pod_status(pod: dict[str, Any]) -> str:
+    """The STATUS cell the API server prints for a pod in a Table (kubectl get pods), worked
+    out from the object for servers that answer without Tables: the pod's reason or phase,
+    then the first init container still at work (Init:1/2, Init:<reason>), then the first
+    container with a waiting or terminated reason; Terminating while being deleted."""
+    status, spec = _status(pod), _spec(pod)
+    phase = str(status.get("phase") or "")
+    reason = str(status.get("reason") or phase)
+    for condition in status.get("conditions") or []:
+        if condition.get("type") == "PodScheduled" and condition.get("reason") == "SchedulingGated":
+            reason = "SchedulingGated"
+    initializing = _init_reason(spec, status)
+    if initializing:
+        reason = initializing
+    if not initializing or _condition_true(status, "Initialized"):
+        reason = _container_reason(status, reason)
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        if status.get("reason") == "NodeLost":
+            return "Unknown"
+        if phase not in ("Succeeded", "Failed"):
+            return "Terminating"
+    return reason
+
+
+def _init_reason(spec: dict[str, Any], status: dict[str, Any]) -> str:
+    """Init:N/M or Init:<reason> while an init container keeps the pod from starting, else ""."""
+    init_specs = {i.get("name"): i for i in spec.get("initContainers") or []}
+    for index, container in enumerate(status.get("initContainerStatuses") or []):
+        state = container.get("state") or {}
+        terminated, waiting = state.get("terminated"), state.get("waiting")
+        sidecar = (init_specs.get(container.get("name")) or {}).get("restartPolicy") == "Always"
+        if terminated and terminated.get("exitCode", 0) == 0:
+            continue
+        if sidecar and container.get("started"):
+            continue
+        if terminated:
+            return "Init:" + (terminated.get("reason") or _exit_text(terminated))
+        if waiting and waiting.get("reason") and waiting["reason"] != "PodInitializing":
+            return "Init:" + str(waiting["reason"])
+        return f"Init:{index}/{len(init_specs)}"
+    return ""
+
+
+def _container_reason(status: dict[str, Any], reason: str) -> str:
+    """The first container's waiting or terminated reason; Completed reads Running (or
+    NotReady) while another container still runs."""
+    running = False
+    for container in reversed(status.get("containerStatuses") or []):
+        state = container.get("state") or {}
+        waiting, terminated = state.get("waiting") or {}, state.get("terminated")
+        if waiting.get("reason"):
+            reason = str(waiting["reason"])
+        elif terminated is not None:
+            reason = str(terminated.get("reason") or _exit_text(terminated))
+        elif container.get("ready") and state.get("running") is not None:
+            running = True
+    if reason == "Completed" and running:
+        return "Running" if _condition_true(status, "Ready") else "NotReady"
+    return reason
+
+
+def _exit_text(terminated: dict[str, Any]) -> str:
+    signal = terminated.get("signal")
+    return f"Signal:{signal}" if signal else f"ExitCode:{terminated.get('exitCode', 0)}"
+
+
+def _condition_true(status: dict[str, Any], kind: str) -> bool:
+    return any(
+        cond.get("type") == kind and cond.get("status") == "True"
+        for cond in status.get("conditions") or []
+    )
 
 
 def pod_ready(pod: dict[str, Any]) -> str:
@@ -111,7 +182,7 @@ def pod_ready(pod: dict[str, Any]) -> str:
 
 
 def job_name_of(labels: dict[str, str]) -> str:
-    """The gpuctl job a pod belongs to (seed 000 `_get_job_name`): `app`, else `job-name`."""
+    """The gpuctl job a pod belongs to: its `app` label, else its `job-name` label."""
     return labels.get(c.Labels.APP) or labels.get(c.Labels.JOB_NAME) or ""
 
 
@@ -125,3 +196,99 @@ def unschedulable_message(pod: dict[str, Any]) -> str:
         ):
             return str(condition.get("message") or "")
     return ""
+
+
+# ------------------------------------------------------------------------ readiness
+
+# Waiting reasons after which a pod will not start without a change to the spec.
+FATAL_WAITING_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff")
+
+
+def pod_is_ready(pod: dict[str, Any]) -> bool:
+    """The pod's Ready condition is True."""
+    return any(
+        condition.get("type") == "Ready" and condition.get("status") == "True"
+        for condition in _status(pod).get("conditions") or []
+    )
+
+
+def pod_restarts(pod: dict[str, Any]) -> int:
+    return sum(int(s.get("restartCount") or 0) for s in _status(pod).get("containerStatuses") or [])
+
+
+def pod_trouble(pod: dict[str, Any]) -> tuple[str, bool]:
+    """(why the pod is not up, in words; is that final?). ("", False) when nothing is wrong.
+
+    Final: an image that cannot be pulled, a crash loop, a container that exited non-zero.
+    Not final: the scheduler cannot place it yet (a node may free up)."""
+    status = _status(pod)
+    for container in status.get("containerStatuses") or []:
+        state = container.get("state") or {}
+        waiting = state.get("waiting") or {}
+        reason = waiting.get("reason", "")
+        if reason in FATAL_WAITING_REASONS:
+            words = c.CONTAINER_WAITING_REASONS.get(reason, reason)
+            detail = waiting.get("message", "")
+            return f"{words} ({reason}{': ' + detail if detail else ''})", True
+        terminated = state.get("terminated")
+        if (
+            terminated
+            and int(terminated.get("exitCode") or 0) != 0
+            and _status(pod).get("phase") != "Succeeded"
+        ):
+            code, why = terminated.get("exitCode"), terminated.get("reason") or "Error"
+            return f"container {container.get('name')} exited with code {code} ({why})", True
+    message = unschedulable_message(pod)
+    if message:
+        return f"unschedulable: {message}", False
+    return "", False
+
+
+def last_exit(pod: dict[str, Any]) -> str:
+    """How the pod's last restarted container ended, in words ("" when none did)."""
+    for container in _status(pod).get("containerStatuses") or []:
+        terminated = (container.get("lastState") or {}).get("terminated")
+        if terminated:
+            code, why = terminated.get("exitCode"), terminated.get("reason") or "Error"
+            name = container.get("name")
+            return f"container {name} restarted after exiting with code {code} ({why})"
+    return "its container restarted"
+
+
+def workload_failure(obj: dict[str, Any]) -> str:
+    """Why the workload has failed for good ("" when it has not): a Job's Failed condition."""
+    if obj.get("kind") != "Job":
+        return ""
+    for condition in _status(obj).get("conditions") or []:
+        if condition.get("type") == "Failed" and condition.get("status") == "True":
+            why = f"{condition.get('reason', '')} {condition.get('message', '')}".strip()
+            return f"job failed: {why}"
+    return ""
+
+
+def workload_up(obj: dict[str, Any], pods: list[dict[str, Any]]) -> bool:
+    """Is the workload up: a Job that succeeded, or whose every pod is Ready (at least as many
+    as its parallelism, or what is left to complete); a Deployment or StatefulSet with every
+    wanted replica ready and no pod of it not Ready? Scaled to zero counts as up."""
+    spec, status = _spec(obj), _status(obj)
+    live = [p for p in pods if not (p.get("metadata") or {}).get("deletionTimestamp")]
+    if obj.get("kind") == "Job":
+        if status.get("succeeded", 0) >= spec.get("completions", 1) or _complete(obj):
+            return True
+        running = [p for p in live if (_status(p).get("phase")) not in ("Succeeded", "Failed")]
+        wanted = min(
+            spec.get("parallelism", 1),
+            spec.get("completions", 1) - status.get("succeeded", 0),
+        )
+        return len(running) >= max(wanted, 1) and all(pod_is_ready(p) for p in running)
+    wanted = spec.get("replicas", 1)
+    if wanted == 0:
+        return True
+    return bool(status.get("readyReplicas", 0) >= wanted and sum(map(pod_is_ready, live)) >= wanted)
+
+
+def _complete(obj: dict[str, Any]) -> bool:
+    return any(
+        condition.get("type") == "Complete" and condition.get("status") == "True"
+        for condition in _status(obj).get("conditions") or []
+    )

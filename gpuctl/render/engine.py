@@ -20,7 +20,7 @@ import yaml
 from gpuctl import constants as c
 from gpuctl.errors import Problem, RenderError, SpecError
 from gpuctl.spec import kinds, schema
-from gpuctl.spec.document import Document, load_files
+from gpuctl.spec.document import Document, display_name, expand_paths, load_each_file
 from gpuctl.spec.kinds import Kind, Options
 from gpuctl.spec.resources import templates_dir
 
@@ -143,6 +143,14 @@ class Spec:
 
 def check_documents(documents: Sequence[Document]) -> list[Spec]:
     """Kind lookup, schema check and defaults for every document; all problems at once."""
+    specs, problems = _check_each(documents)
+    if problems:
+        raise SpecError(problems)
+    return specs
+
+
+def _check_each(documents: Sequence[Document]) -> tuple[list[Spec], list[Problem]]:
+    """The specs of the documents that pass, and the problems of those that do not."""
     specs: list[Spec] = []
     problems: list[Problem] = []
     for document in documents:
@@ -155,8 +163,24 @@ def check_documents(documents: Sequence[Document]) -> list[Spec]:
             problems += schema_problems
             continue
         specs.append(Spec(document, kind, schema.fill_defaults(kind.schema, document.data)))
+    return specs, problems
+
+
+def load_specs(paths: Sequence[str]) -> list[Spec]:
+    """The checked specs of every file. When anything is wrong, every problem of every file
+    is reported at once, as `gpuctl validate` reports them: a file that is not YAML does not
+    hide the schema or rendering problems of the others."""
+    files = expand_paths(paths)
+    documents, problems = load_each_file(files)
+    specs, check_problems = _check_each(documents)
+    problems += check_problems
     if problems:
-        raise SpecError(problems)
+        try:  # what only rendering finds (e.g. a name too long once prefixed)
+            render_specs(specs, Options())
+        except SpecError as exc:
+            problems += exc.problems
+        order = {display_name(name): index for index, name in enumerate(files)}
+        raise SpecError(sorted(problems, key=lambda p: order.get(p.file, len(order))))
     return specs
 
 
@@ -227,7 +251,7 @@ def _check_object(obj: Any, template: str) -> None:
 
 def render(paths: Sequence[str], options: Options | None = None) -> list[Manifest]:
     """Every object the files describe, in install order (namespaces first)."""
-    return render_documents(load_files(paths), options or Options())
+    return render_specs(load_specs(paths), options or Options())
 
 
 def render_documents(documents: Sequence[Document], options: Options) -> list[Manifest]:

@@ -54,25 +54,85 @@ def _containers(obj: Obj) -> list[Obj]:
 
 
 def pod_status(pod: Obj) -> str:
+    """printPod's Status (kubernetes pkg/printers/internalversion): the reason or phase, the
+    first init container at work, then the first container's waiting or terminated reason
+    (the loop runs from the last container, so the first one's reason wins), Completed turning
+    Running/NotReady while a container still runs; Terminating unless the phase is final."""
     status = pod.get("status") or {}
-    reason = status.get("reason") or status.get("phase") or "Unknown"
-    for cs in status.get("containerStatuses") or []:
-        state = cs.get("state") or {}
-        if state.get("waiting", {}).get("reason"):
-            reason = state["waiting"]["reason"]
-        elif state.get("terminated", {}).get("reason"):
-            reason = state["terminated"]["reason"]
-    if reason == "Pending" and (pod.get("spec") or {}).get("nodeName"):
-        reason = "ContainerCreating"
+    phase = status.get("phase") or ""
+    reason = status.get("reason") or phase
+    conditions = {c.get("type"): c for c in status.get("conditions") or []}
+    if (conditions.get("PodScheduled") or {}).get("reason") == "SchedulingGated":
+        reason = "SchedulingGated"
+    init = _init_status(pod)
+    if init:
+        reason = init
+    if not init or (conditions.get("Initialized") or {}).get("status") == "True":
+        running = False
+        for cs in reversed(status.get("containerStatuses") or []):
+            state = cs.get("state") or {}
+            if (state.get("waiting") or {}).get("reason"):
+                reason = state["waiting"]["reason"]
+            elif state.get("terminated") is not None:
+                reason = state["terminated"].get("reason") or _exit(state["terminated"])
+            elif cs.get("ready") and state.get("running") is not None:
+                running = True
+        if reason == "Completed" and running:
+            ready = (conditions.get("Ready") or {}).get("status") == "True"
+            reason = "Running" if ready else "NotReady"
     if pod["metadata"].get("deletionTimestamp"):
-        reason = "Terminating"
+        if status.get("reason") == "NodeLost":
+            reason = "Unknown"
+        elif phase not in ("Succeeded", "Failed"):
+            reason = "Terminating"
     return str(reason)
 
 
+def _init_status(pod: Obj) -> str:
+    specs = {c.get("name"): c for c in (pod.get("spec") or {}).get("initContainers") or []}
+    for i, cs in enumerate((pod.get("status") or {}).get("initContainerStatuses") or []):
+        state = cs.get("state") or {}
+        terminated, waiting = state.get("terminated"), state.get("waiting") or {}
+        if terminated is not None and terminated.get("exitCode", 0) == 0:
+            continue
+        if (specs.get(cs.get("name")) or {}).get("restartPolicy") == "Always" and cs.get("started"):
+            continue
+        if terminated is not None:
+            return "Init:" + (terminated.get("reason") or _exit(terminated))
+        if waiting.get("reason") and waiting["reason"] != "PodInitializing":
+            return "Init:" + str(waiting["reason"])
+        return f"Init:{i}/{len(specs)}"
+    return ""
+
+
+def _exit(terminated: Obj) -> str:
+    if terminated.get("signal"):
+        return f"Signal:{terminated['signal']}"
+    return f"ExitCode:{terminated.get('exitCode', 0)}"
+
+
 def _pod_ready(pod: Obj) -> str:
-    statuses = (pod.get("status") or {}).get("containerStatuses") or []
-    total = len((pod.get("spec") or {}).get("containers") or [])
-    return f"{sum(1 for s in statuses if s.get('ready'))}/{total}"
+    """Ready and running containers of all containers (restartable init containers count)."""
+    spec, status = pod.get("spec") or {}, pod.get("status") or {}
+    sidecars = [c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
+    total = len(spec.get("containers") or []) + len(sidecars)
+    ready = sum(
+        1
+        for s in status.get("containerStatuses") or []
+        if s.get("ready") and (s.get("state") or {}).get("running") is not None
+    ) + sum(
+        1
+        for s in status.get("initContainerStatuses") or []
+        if s.get("ready") and s.get("name") in {c.get("name") for c in sidecars}
+    )
+    return f"{ready}/{total}"
+
+
+def _pod_ip(pod: Obj) -> str:
+    ips = (pod.get("status") or {}).get("podIPs") or [
+        {"ip": (pod.get("status") or {}).get("podIP")}
+    ]
+    return str(ips[0].get("ip") or "<none>")
 
 
 def _restarts(pod: Obj) -> str:
@@ -165,7 +225,7 @@ COLUMNS: dict[str, list[Column]] = {
         ("Status", "string", 0, pod_status),
         ("Restarts", "string", 0, _restarts),
         _AGE,
-        ("IP", "string", 1, lambda o: (o.get("status") or {}).get("podIP") or "<none>"),
+        ("IP", "string", 1, _pod_ip),
         ("Node", "string", 1, lambda o: (o.get("spec") or {}).get("nodeName") or "<none>"),
         ("Nominated Node", "string", 1, lambda o: "<none>"),
         ("Readiness Gates", "string", 1, lambda o: "<none>"),

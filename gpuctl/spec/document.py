@@ -114,6 +114,15 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
 
 def load_files(paths: Sequence[str]) -> list[Document]:
     """Every document of every file; all files' problems are reported together."""
+    documents, problems = load_each_file(paths)
+    if problems:
+        raise SpecError(problems)
+    return documents
+
+
+def load_each_file(paths: Sequence[str]) -> tuple[list[Document], list[Problem]]:
+    """The documents of every file that loads, and the problems of those that do not: one
+    unreadable or malformed file does not stop the others from being read and checked."""
     documents: list[Document] = []
     problems: list[Problem] = []
     for name in expand_paths(paths):
@@ -121,9 +130,7 @@ def load_files(paths: Sequence[str]) -> list[Document]:
             documents.extend(load_text(display_name(name), read_text(name)))
         except SpecError as exc:
             problems.extend(exc.problems)
-    if problems:
-        raise SpecError(problems)
-    return documents
+    return documents, problems
 
 
 def display_name(name: str) -> str:

@@ -135,7 +135,7 @@ def _workload(kind: str) -> Builder:
             "namespace": namespace,
             "service_name": c.SERVICE_PREFIX + name,
             "description": job.get("description", ""),
-            "labels": {**labels, Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
+            "labels": {**labels, Labels.MANAGED_BY: c.MANAGED_BY_VALUE, Labels.INSTANCE: name},
             "app_label": Labels.APP,
             "job_name_label": Labels.JOB_NAME,
             "description_annotation": c.ANNOTATION_PREFIX + "description",
@@ -190,8 +190,12 @@ def _pool(
         "description": meta.get("description", ""),
         "nodes_json": json.dumps(nodes, sort_keys=True),
         "record": record,
-        "labels": {Labels.POOL: meta["name"], Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
-        "namespace_labels": {Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
+        "labels": {
+            Labels.POOL: meta["name"],
+            Labels.MANAGED_BY: c.MANAGED_BY_VALUE,
+            Labels.INSTANCE: meta["name"],
+        },
+        "namespace_labels": {Labels.MANAGED_BY: c.MANAGED_BY_VALUE, Labels.INSTANCE: meta["name"]},
     }
     return context, []
 
@@ -225,7 +229,10 @@ def _quota(
         "description": spec["metadata"].get("description", ""),
         "description_annotation": c.ANNOTATION_PREFIX + "description",
         "users": users,
-        "labels": {Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
+        "labels": {
+            Labels.MANAGED_BY: c.MANAGED_BY_VALUE,
+            Labels.INSTANCE: spec["metadata"]["name"],
+        },
     }
     return context, []
 

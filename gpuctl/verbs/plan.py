@@ -1,8 +1,11 @@
-"""The change plan, computed before anything is written (kapp's add / update / replace / keep).
+"""The change plan, computed before anything is written (kapp's add / update / replace /
+keep / delete).
 
 Pure: rendered manifests and the live objects read from the cluster in, changes out. Whether
 an object changed is decided by a fingerprint of the rendered object kept in an annotation at
-creation, never by comparing with fields the server defaulted.
+creation, never by comparing with fields the server defaulted. An object that carries no
+fingerprint (created by `gpuctl render | kubectl apply -f -`) is unchanged when its live copy,
+cut down to the fields gpuctl renders, equals the rendered object.
 """
 
 from __future__ import annotations
@@ -15,12 +18,24 @@ from enum import Enum
 from typing import Any
 
 from gpuctl import constants as c
+from gpuctl.cluster.resources import ref
 from gpuctl.render.engine import Manifest
+from gpuctl.spec import quantity
 
 # Kinds whose pod template cannot change in place (the Job's is immutable): always replaced.
 REPLACE_ONLY = frozenset({"Job", "Pod"})
 # Kinds that are containers for others: created when missing, never replaced or deleted.
 KEEP_WHEN_PRESENT = frozenset({"Namespace"})
+# The kinds a job's objects may have: what prune and `delete job NAME` look for, in the order
+# they are deleted (the autoscaler before its target, workloads before their Services).
+JOB_OBJECT_KINDS = (
+    "HorizontalPodAutoscaler",
+    "Job",
+    "Deployment",
+    "StatefulSet",
+    "Service",
+    "ConfigMap",
+)
 
 
 class Action(Enum):
@@ -28,6 +43,7 @@ class Action(Enum):
     UPDATE = "update"  # in place (PUT with the live resourceVersion)
     REPLACE = "replace"  # delete (foreground, waited for), then create
     UNCHANGED = "unchanged"
+    PRUNE = "prune"  # a job's object that the new render no longer produces
 
     @property
     def done(self) -> str:
@@ -37,20 +53,33 @@ class Action(Enum):
             "update": "configured",
             "replace": "replaced",
             "unchanged": "unchanged",
+            "prune": "pruned",
         }[self.value]
 
 
 @dataclass
 class Change:
     action: Action
-    manifest: Manifest
-    desired: dict[str, Any]  # what is sent: the rendered object + fingerprint (+ kept fields)
+    kind: str
+    name: str
+    namespace: str | None
+    desired: dict[str, Any] | None  # what is sent: rendered object + fingerprint (+ kept fields)
     live: dict[str, Any] | None = None  # as read before any write: the copy to restore
     notes: list[str] = field(default_factory=list)
 
+    @classmethod
+    def of(
+        cls,
+        action: Action,
+        manifest: Manifest,
+        desired: dict[str, Any],
+        live: dict[str, Any] | None = None,
+    ) -> Change:
+        return cls(action, manifest.kind, manifest.name, manifest.namespace or None, desired, live)
+
     @property
     def ref(self) -> str:
-        return self.manifest.ref
+        return ref(self.kind, self.name)
 
     def line(self, suffix: str = "") -> str:
         return f"{self.ref} {self.action.done}{suffix}"
@@ -87,34 +116,92 @@ def is_managed(live: dict[str, Any]) -> bool:
     return labels.get(c.Labels.MANAGED_BY) == c.MANAGED_BY_VALUE
 
 
+def project(live: Any, desired: Any) -> Any:
+    """`live` cut down to the fields gpuctl renders (what the server added is not a change);
+    quantities the server rewrote (`0.5` → `500m`) count as equal."""
+    if isinstance(desired, dict) and isinstance(live, dict):
+        return {key: project(live[key], value) for key, value in desired.items() if key in live}
+    if isinstance(desired, list) and isinstance(live, list):
+        return [project(a, b) for a, b in zip(live, desired, strict=False)] + live[len(desired) :]
+    if live != desired and quantity.same(live, desired):
+        return desired
+    return live
+
+
+def unchanged(manifest: Manifest, live: dict[str, Any]) -> bool:
+    """Does the live object hold what `manifest` renders? By fingerprint when it has one."""
+    annotations = (live.get("metadata") or {}).get("annotations") or {}
+    have = annotations.get(c.RENDER_HASH_ANNOTATION)
+    if have is not None:
+        return bool(have == fingerprint(manifest.obj))
+    return bool(project(live, manifest.obj) == manifest.obj)
+
+
 def make_plan(
-    manifests: list[Manifest], live: dict[tuple[str, str, str, str], dict[str, Any] | None]
+    manifests: list[Manifest],
+    live: dict[tuple[str, str, str, str], dict[str, Any] | None],
+    *,
+    force: bool = False,
+    prunable: list[dict[str, Any]] | None = None,
 ) -> list[Change]:
-    """One change per manifest, in the manifests' (install) order."""
+    """One change per manifest, in the manifests' (install) order, then one prune per object
+    in `prunable` (the live objects of the same jobs) that no manifest renders any more.
+
+    With `force`, every existing object but a Namespace is replaced, changed or not."""
     changes = []
     foreign = []
     for manifest in manifests:
         current = live.get(manifest.identity)
         desired = desired_object(manifest)
-        if current is None:
-            changes.append(Change(Action.CREATE, manifest, desired))
-            continue
-        if manifest.kind in KEEP_WHEN_PRESENT:
-            changes.append(Change(Action.UNCHANGED, manifest, desired, current))
-            continue
-        if not is_managed(current):
-            foreign.append(manifest.ref)
-            continue
-        annotations = (current.get("metadata") or {}).get("annotations") or {}
-        if annotations.get(c.RENDER_HASH_ANNOTATION) == fingerprint(manifest.obj):
-            changes.append(Change(Action.UNCHANGED, manifest, desired, current))
-            continue
-        action = Action.REPLACE if manifest.kind in REPLACE_ONLY else Action.UPDATE
-        keep_server_fields(desired, current)
-        changes.append(Change(action, manifest, desired, current))
+        if current is not None and manifest.kind not in KEEP_WHEN_PRESENT:
+            if not is_managed(current):
+                foreign.append(manifest.ref)
+                continue
+            keep_foreign_metadata(desired, current)
+        changes.append(_change_for(manifest, desired, current, force))
     if foreign:
         raise NotManaged(foreign)
+    rendered = {(m.kind, m.name, m.namespace or None) for m in manifests}
+    for obj in sorted(prunable or [], key=_deletion_order):
+        meta = obj["metadata"]
+        target = (obj["kind"], meta["name"], meta.get("namespace"))
+        if target not in rendered and is_managed(obj):
+            changes.append(Change(Action.PRUNE, *target, None, obj))
     return changes
+
+
+def _change_for(
+    manifest: Manifest, desired: dict[str, Any], current: dict[str, Any] | None, force: bool
+) -> Change:
+    if current is None:
+        return Change.of(Action.CREATE, manifest, desired)
+    if manifest.kind in KEEP_WHEN_PRESENT:
+        return Change.of(Action.UNCHANGED, manifest, desired, current)
+    if force:
+        keep_server_fields(desired, current)
+        change = Change.of(Action.REPLACE, manifest, desired, current)
+        change.notes.append("--force")
+        return change
+    if unchanged(manifest, current):
+        return Change.of(Action.UNCHANGED, manifest, desired, current)
+    action = Action.REPLACE if manifest.kind in REPLACE_ONLY else Action.UPDATE
+    keep_server_fields(desired, current)
+    return Change.of(action, manifest, desired, current)
+
+
+def _deletion_order(obj: dict[str, Any]) -> tuple[int, str]:
+    kind = obj["kind"]
+    rank = JOB_OBJECT_KINDS.index(kind) if kind in JOB_OBJECT_KINDS else len(JOB_OBJECT_KINDS)
+    return rank, obj["metadata"]["name"]
+
+
+def keep_foreign_metadata(desired: dict[str, Any], live: dict[str, Any]) -> None:
+    """Annotations that others wrote on the live object (kubectl's last-applied, a
+    controller's revision, a user's note) survive an update: gpuctl only sets its own."""
+    live_annotations = (live.get("metadata") or {}).get("annotations") or {}
+    annotations = desired["metadata"].setdefault("annotations", {})
+    for key, value in live_annotations.items():
+        annotations.setdefault(key, value)
 
 
 def keep_server_fields(desired: dict[str, Any], live: dict[str, Any]) -> None:

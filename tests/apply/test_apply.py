@@ -9,8 +9,9 @@ import pytest
 
 from gpuctl.constants import RENDER_HASH_ANNOTATION
 from gpuctl.errors import GpuctlError
-from gpuctl.verbs import actions
-from gpuctl.verbs.actions import Apply, ApplyFailed, DryRun
+from gpuctl.verbs.apply import Apply
+from gpuctl.verbs.common import ApplyFailed, DryRun
+from gpuctl.verbs.wait import Wait
 
 from .conftest import EXAMPLES, Env
 
@@ -20,7 +21,7 @@ QUOTA = (EXAMPLES / "quota.yaml").read_text()
 
 
 def test_first_apply_creates_everything_with_a_fingerprint(env: Env) -> None:
-    lines = Apply(env.cluster).run(env.render(INFERENCE))
+    lines = Apply(env.cluster).run(env.render(INFERENCE)).lines()
     assert lines == [
         "service/svc-llama3-8b-inference created",
         "deployment.apps/llama3-8b-inference created",
@@ -32,7 +33,7 @@ def test_first_apply_creates_everything_with_a_fingerprint(env: Env) -> None:
 def test_unchanged_apply_only_reads(env: Env) -> None:
     Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE))
     env.sandbox.requests.clear()
-    lines = Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE))
+    lines = Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE)).lines()
     assert all(line.endswith(" unchanged") for line in lines) and len(lines) == 3
     assert env.sandbox.requests.only_reads(), env.sandbox.requests.writes()
 
@@ -40,7 +41,7 @@ def test_unchanged_apply_only_reads(env: Env) -> None:
 def test_a_changed_job_is_replaced_and_its_pods_are_gone_first(env: Env) -> None:
     Apply(env.cluster).run(env.render(TRAINING.replace("A100-100G", "A100-80G")))
     old = env.objects("Job")["qwen2-7b-llamafactory-sft"]
-    lines = Apply(env.cluster).run(env.render(TRAINING.replace("gpu: 4", "gpu: 2")))
+    lines = Apply(env.cluster).run(env.render(TRAINING.replace("gpu: 4", "gpu: 2"))).lines()
     assert lines == ["job.batch/qwen2-7b-llamafactory-sft replaced"]
     new = env.objects("Job")["qwen2-7b-llamafactory-sft"]
     assert new["metadata"]["uid"] != old["metadata"]["uid"]
@@ -59,7 +60,7 @@ def test_a_changed_deployment_is_updated_in_place_and_keeps_its_node_port(env: E
     before = env.objects("Deployment")["llama3-8b-inference"]
     port = env.objects("Service")["svc-llama3-8b-inference"]["spec"]["ports"][0]["nodePort"]
     changed = INFERENCE.replace("replicas: 2", "replicas: 3").replace("port: 8000", "port: 8080")
-    lines = Apply(env.cluster).run(env.render(changed))
+    lines = Apply(env.cluster).run(env.render(changed)).lines()
     assert lines == [
         "service/svc-llama3-8b-inference configured",
         "deployment.apps/llama3-8b-inference configured",
@@ -75,7 +76,7 @@ def test_a_changed_deployment_is_updated_in_place_and_keeps_its_node_port(env: E
 def test_namespaces_are_never_deleted_or_replaced(env: Env) -> None:
     Apply(env.cluster).run(env.render(QUOTA))
     uid = env.cluster.get("Namespace", "elon-musk")["metadata"]["uid"]
-    lines = Apply(env.cluster).run(env.render(QUOTA.replace("gpu: 4", "gpu: 2")))
+    lines = Apply(env.cluster).run(env.render(QUOTA.replace("gpu: 4", "gpu: 2"))).lines()
     assert "namespace/elon-musk unchanged" in lines
     assert "resourcequota/team-resource-quota configured" in lines
     assert env.cluster.get("Namespace", "elon-musk")["metadata"]["uid"] == uid
@@ -96,8 +97,10 @@ def test_objects_not_made_by_gpuctl_are_not_taken_over(env: Env) -> None:
 def test_dry_runs_write_nothing(env: Env, mode: DryRun) -> None:
     Apply(env.cluster).run(env.render(TRAINING))
     env.sandbox.requests.clear()
-    lines = Apply(env.cluster, dry_run=mode).run(
-        env.render(TRAINING.replace("gpu: 4", "gpu: 2") + "---\n" + INFERENCE)
+    lines = (
+        Apply(env.cluster, dry_run=mode)
+        .run(env.render(TRAINING.replace("gpu: 4", "gpu: 2") + "---\n" + INFERENCE))
+        .lines()
     )
     assert lines[-1] == f"job.batch/qwen2-7b-llamafactory-sft replaced{mode.suffix}"
     assert "service/svc-llama3-8b-inference created" + mode.suffix in lines
@@ -127,7 +130,7 @@ def test_wait_running_succeeds_and_fails_fast_on_a_bad_image(env: Env) -> None:
         .replace("gpu-share: 2Gi", "")
     )
     Apply(env.cluster).run(good)
-    actions.wait_running(env.cluster, good, timeout=20)
+    Wait(env.cluster, timeout=20, settle=0).run(good)
     bad = env.render(
         (EXAMPLES / "compute.yaml")
         .read_text()
@@ -137,7 +140,7 @@ def test_wait_running_succeeds_and_fails_fast_on_a_bad_image(env: Env) -> None:
     Apply(env.cluster).run(bad)
     started = time.monotonic()
     with pytest.raises(GpuctlError, match=r"ErrImagePull|ImagePullBackOff"):
-        actions.wait_running(env.cluster, bad, timeout=20)
+        Wait(env.cluster, timeout=20, settle=0).run(bad)
     assert time.monotonic() - started < 10
 
 
@@ -147,7 +150,7 @@ def test_wait_running_quotes_the_scheduler_when_nothing_fits(env: Env) -> None:
     )
     Apply(env.cluster).run(too_big)
     with pytest.raises(GpuctlError, match="unschedulable: 0/4 nodes are available"):
-        actions.wait_running(env.cluster, too_big, timeout=20, unschedulable_grace=0.5)
+        Wait(env.cluster, timeout=20, settle=0, unschedulable_grace=0.5).run(too_big)
 
 
 def test_wait_running_names_the_quota_that_refuses_a_deployments_pods(env: Env) -> None:
@@ -164,4 +167,4 @@ def test_wait_running_names_the_quota_that_refuses_a_deployments_pods(env: Env) 
     with pytest.raises(
         GpuctlError, match=r"cannot create its pods: .*exceeded quota: team-resource-quota"
     ):
-        actions.wait_running(env.cluster, manifests, timeout=20)
+        Wait(env.cluster, timeout=20, settle=0).run(manifests)

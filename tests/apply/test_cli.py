@@ -28,7 +28,7 @@ def test_create_leaves_nothing_of_a_document_half_created(env: Env) -> None:
     env.cluster.create(deployment.obj)  # the Service would be created, then this collides
     done = env.gpuctl("create", "-f", "-", stdin=COMPUTE)
     assert done.returncode == 1
-    assert "nothing from <stdin> was created" in done.stderr
+    assert "nothing was created" in done.stderr
     assert "svc-test-nginx" not in env.objects("Service")
 
 

@@ -11,7 +11,8 @@ import pytest
 from gpuctl.cluster.client import Cluster
 from gpuctl.constants import RENDER_HASH_ANNOTATION
 from gpuctl.render.engine import Manifest
-from gpuctl.verbs.actions import Apply, ApplyFailed
+from gpuctl.verbs.apply import Apply
+from gpuctl.verbs.common import ApplyFailed
 from gpuctl.verbs.plan import fingerprint
 
 from .conftest import EXAMPLES, Env
@@ -51,7 +52,8 @@ STEPS = {
     "update-deployment": ("PUT", "deployments", 1),
     "create-deployment": ("POST", "deployments", 1),
     "delete-job": ("DELETE", "jobs", 0),
-    "wait-for-deletion": ("GET", "jobs", 1),
+    # single-object reads of the Job: the plan's, the plan's again under the lock, then the wait
+    "wait-for-deletion": ("GET", "jobs", 2),
     "create-job": ("POST", "jobs", 1),
 }
 FAULTS = ["403", "409", "422", "500", "timeout", "drop"]
@@ -75,14 +77,15 @@ def _expected(manifests: list[Manifest], every: list[Manifest]) -> dict[Any, str
 
 def _inject(env: Env, step: str, fault: str) -> Any:
     method, resource, after = STEPS[step]
+    verb = "get" if method == "GET" else None  # object reads, not lists or watches
     faults = env.sandbox.faults
     rule: Any
     if fault == "timeout":
-        rule = faults.timeout(method, resource, seconds=4)
+        rule = faults.timeout(method, resource, seconds=4, verb=verb)
     elif fault == "drop":
-        rule = faults.drop(method, resource)
+        rule = faults.drop(method, resource, verb=verb)
     else:
-        rule = faults.fail(method, resource, status=int(fault))
+        rule = faults.fail(method, resource, status=int(fault), verb=verb)
     rule.after = after
     return rule
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import yaml
 
@@ -149,3 +150,20 @@ def test_render_does_not_import_the_kubernetes_client() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=False
     )
     assert done.stderr == "[]"
+
+
+def test_one_file_that_is_not_yaml_hides_no_other_files_problems(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(
+        (EXAMPLES / "training.yaml").read_text().replace("gpu: 4", 'gpu: "4"')
+    )
+    (tmp_path / "b.yaml").write_text("kind: [\n")
+    (tmp_path / "c.yaml").write_text("kind: compute\nversion: v0.2\n")
+    validated = run_gpuctl("validate", "-f", str(tmp_path))
+    problems = validated.stderr.splitlines()
+    assert [line.split(":")[0] for line in problems].count(str(tmp_path / "a.yaml")) == 1
+    assert any(line.startswith(f"{tmp_path / 'b.yaml'}:2:1: invalid YAML") for line in problems)
+    assert f"{tmp_path / 'c.yaml'}:2:10: version: unsupported version 'v0.2'" in validated.stderr
+    for verb in ("render", "create", "apply"):
+        done = run_gpuctl("--kubeconfig", str(tmp_path / "none"), verb, "-f", str(tmp_path))
+        assert (done.returncode, done.stdout) == (1, ""), verb
+        assert done.stderr.splitlines() == problems, verb

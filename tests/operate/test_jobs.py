@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from datetime import timedelta
 from typing import Any
@@ -16,8 +17,9 @@ import pytest
 import yaml
 
 from gpuctl.cli import table
+from gpuctl.cluster import client
 from gpuctl.inventory import jobs, status
-from gpuctl.verbs.actions import Apply
+from gpuctl.verbs.apply import Apply
 from tests.conftest import GPUCTL, Env
 
 SPEC = """kind: {kind}
@@ -134,7 +136,9 @@ def test_get_jobs_pods_rows_name_the_job(every_status: Env) -> None:
     env = every_status
     env.sandbox.requests.clear()
     done = env.gpuctl("get", "jobs", "--pods")
-    assert [r.verb for r in env.sandbox.requests.api_calls()] == ["list"]
+    calls = env.sandbox.requests.api_calls()
+    assert [r.verb for r in calls] == ["list"]
+    assert "includeObject=Metadata" in calls[0].query  # the server's Table, as kubectl asks
     lines = done.stdout.splitlines()
     assert lines[0].split()[:4] == ["JOB", "ID", "NAME", "NAMESPACE"]
     rows = {line.split()[0]: line for line in lines[1:]}
@@ -142,6 +146,35 @@ def test_get_jobs_pods_rows_name_the_job(every_status: Env) -> None:
     assert " image-pull " in pull and "Image pull failed" in pull
     partial = [row for pod, row in rows.items() if pod.startswith("partial-")]
     assert len(partial) == 3 and sum("Pending" in row for row in partial) == 1
+
+    def names_match() -> bool:
+        names = env.gpuctl("get", "jobs", "--pods", "-o", "name").stdout.splitlines()
+        pods = jobs.list_pods(env.cluster, "default")
+        return names == [f"pod/{pod['metadata']['name']}" for pod in pods]
+
+    _wait(names_match)  # pods may come and go between the two lists
+
+
+def test_pod_rows_from_the_printed_table_match_the_whole_pods(
+    every_status: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Table's rows carry metadata only, yet read as rows made from the whole pods; and a
+    server that answers without Tables gives the same rows from the objects it sends."""
+    env = every_status
+    printed = env.cluster.list_table("Pod", "default", label_selector=jobs.selector())
+    assert printed and all(row.cells and "spec" not in row.object for row in printed)
+
+    def same_rows() -> bool:
+        at = table.now()
+        whole = jobs.pod_rows(jobs.list_pods(env.cluster, "default"), wide=False, at=at)
+        lines = jobs.list_pod_lines(env.cluster, "default")
+        return jobs.pod_line_rows(lines, wide=False, at=at) == whole
+
+    _wait(same_rows)  # pods may move on between the two lists
+    monkeypatch.setattr(client, "TABLE_ACCEPT", "application/json")
+    plain = env.cluster.list_table("Pod", "default", label_selector=jobs.selector())
+    assert plain and all(row.cells is None and "spec" in row.object for row in plain)
+    _wait(same_rows)
 
 
 def test_describe_job_says_why_and_where(every_status: Env) -> None:
@@ -180,17 +213,18 @@ def test_missing_job_is_one_line(env: Env) -> None:
 
 def test_pause_and_resume_a_deployment_and_a_job(env: Env) -> None:
     Apply(env.cluster).run(env.render(spec("compute", "web", extra="service:\n  replicas: 2")))
-    assert env.gpuctl("pause", "web").stdout == "deployment/web paused (scaled from 2 to 0)\n"
-    assert env.gpuctl("pause", "web").stdout == "deployment/web is already paused\n"
+    assert env.gpuctl("pause", "web").stdout == "deployment.apps/web paused (scaled from 2 to 0)\n"
+    assert env.gpuctl("pause", "web").stdout == "deployment.apps/web is already paused\n"
     _wait(lambda: "Paused" in env.gpuctl("get", "jobs").stdout)
-    assert env.gpuctl("resume", "web").stdout == "deployment/web resumed (scaled to 2)\n"
-    assert env.gpuctl("resume", "web").stdout == "deployment/web is not paused\n"
+    assert env.gpuctl("resume", "web").stdout == "deployment.apps/web resumed (scaled to 2)\n"
+    assert env.gpuctl("resume", "web").stdout == "deployment.apps/web is not paused\n"
     assert env.cluster.get("Deployment", "web", "default")["spec"]["replicas"] == 2
 
-    Apply(env.cluster).run(env.render(spec("training", "train", extra="  command: [sleep]")))
-    assert env.gpuctl("pause", "train").stdout == "job/train paused\n"
+    # a job that waits for a node stays unfinished (a finished one cannot be paused)
+    Apply(env.cluster).run(env.render(spec("training", "train", pool="no-such-pool")))
+    assert env.gpuctl("pause", "train").stdout == "job.batch/train paused\n"
     assert env.cluster.get("Job", "train", "default")["spec"]["suspend"] is True
-    assert env.gpuctl("resume", "train").stdout == "job/train resumed\n"
+    assert env.gpuctl("resume", "train").stdout == "job.batch/train resumed\n"
     assert env.cluster.get("Job", "train", "default")["spec"]["suspend"] is False
 
 
@@ -280,3 +314,20 @@ def test_columns_stay_aligned_with_wide_characters() -> None:
     # 4 characters that take 8 columns: the next cell starts 4 characters earlier
     assert second.index("2s") == first.index("1s") + 4
     assert table.width("训练任务") == 8 and table.width("\x1b[31mab\x1b[0m") == 2
+
+
+def test_the_cluster_client_loads_without_the_rest_of_the_kubernetes_package() -> None:
+    """The config loader and ApiClient only: not the dynamic client (nor kubernetes_validate
+    and jsonschema through it), watch or stream; which still load when asked for."""
+    code = (
+        "import sys\n"
+        "import gpuctl.cluster.client\n"
+        "unused = ('kubernetes.dynamic', 'kubernetes.watch', 'kubernetes.stream',\n"
+        "    'kubernetes_validate', 'jsonschema')\n"
+        "print(sorted(m for m in unused if m in sys.modules))\n"
+        "import kubernetes\n"
+        "print(kubernetes.__version__ > '', kubernetes.watch.Watch.__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\nTrue Watch\n"

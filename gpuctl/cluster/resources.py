@@ -1,0 +1,99 @@
+"""The resources gpuctl reads and writes: a fixed table instead of API discovery, and
+kubectl's way of naming an object (`job.batch/x`). No Kubernetes client needed."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from gpuctl.errors import GpuctlError
+
+
+@dataclass(frozen=True)
+class Resource:
+    group: str
+    version: str
+    plural: str
+    namespaced: bool
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def path(self, namespace: str | None = None, name: str | None = None) -> str:
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        if self.namespaced and namespace:
+            base += f"/namespaces/{quote(namespace, safe='')}"
+        base += f"/{self.plural}"
+        if name is not None:
+            base += f"/{quote(name, safe='')}"
+        return base
+
+
+RESOURCES: dict[str, Resource] = {
+    "Namespace": Resource("", "v1", "namespaces", False),
+    "Node": Resource("", "v1", "nodes", False),
+    "Pod": Resource("", "v1", "pods", True),
+    "Service": Resource("", "v1", "services", True),
+    "ConfigMap": Resource("", "v1", "configmaps", True),
+    "Secret": Resource("", "v1", "secrets", True),
+    "ResourceQuota": Resource("", "v1", "resourcequotas", True),
+    "Event": Resource("", "v1", "events", True),
+    "Job": Resource("batch", "v1", "jobs", True),
+    "Deployment": Resource("apps", "v1", "deployments", True),
+    "ReplicaSet": Resource("apps", "v1", "replicasets", True),
+    "StatefulSet": Resource("apps", "v1", "statefulsets", True),
+    "HorizontalPodAutoscaler": Resource("autoscaling", "v2", "horizontalpodautoscalers", True),
+    "PriorityClass": Resource("scheduling.k8s.io", "v1", "priorityclasses", False),
+    "Lease": Resource("coordination.k8s.io", "v1", "leases", True),
+}
+
+
+def resource(kind: str) -> Resource:
+    try:
+        return RESOURCES[kind]
+    except KeyError:
+        raise GpuctlError(f"gpuctl does not handle objects of kind {kind}") from None
+
+
+def ref(kind: str, name: str) -> str:
+    """kubectl's name for an object: `job.batch/x`, `service/svc-x`."""
+    group = RESOURCES[kind].group if kind in RESOURCES else ""
+    return f"{kind.lower()}{'.' + group if group else ''}/{name}"
+
+
+def clean(obj: dict[str, Any]) -> dict[str, Any]:
+    """A live object as something to create again: the fields the server set are dropped."""
+    result: dict[str, Any] = json.loads(json.dumps(obj))
+    metadata = result.get("metadata", {})
+    for key in (
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+        "managedFields",
+        "selfLink",
+        "ownerReferences",
+    ):
+        metadata.pop(key, None)
+    metadata["finalizers"] = [f for f in metadata.get("finalizers", []) if "/" in f]
+    if not metadata["finalizers"]:
+        metadata.pop("finalizers")
+    result.pop("status", None)
+    spec = result.get("spec") or {}
+    if result.get("kind") == "Job":
+        # The Job controller's selector and labels name the old object's uid; a new Job gets
+        # its own (creating one with the old selector is refused).
+        spec.pop("selector", None)
+        labels = (spec.get("template") or {}).get("metadata", {}).get("labels", {})
+        for key in list(labels):
+            if key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
+                labels.pop(key)
+    if result.get("kind") == "Service":
+        for key in ("clusterIP", "clusterIPs"):
+            spec.pop(key, None)
+    return result

@@ -1,0 +1,198 @@
+"""What the verbs share: dry-run modes, the result of a verb, reading live objects, waiting
+for a deletion, and the errors a verb raises."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from gpuctl import constants as c
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.client import KubeError, ref
+from gpuctl.errors import GpuctlError
+from gpuctl.render.engine import Manifest
+from gpuctl.verbs.plan import JOB_OBJECT_KINDS
+
+WORKERS = 8  # concurrent requests to the API server (kubectl's client-side QPS is 5-50)
+DEFAULT_TIMEOUT = 300.0
+Progress = Callable[[str], None]
+Target = tuple[str, str, str | None]  # kind, name, namespace (None: cluster-scoped)
+
+
+def no_progress(_: str) -> None:
+    pass
+
+
+class ApplyFailed(GpuctlError):
+    """A write failed; the message says which, and how the cluster was left."""
+
+
+class WaitTimeout(GpuctlError):
+    pass
+
+
+class DryRun(Enum):
+    NONE = "none"
+    CLIENT = "client"
+    SERVER = "server"
+
+    @property
+    def suffix(self) -> str:
+        return {"none": "", "client": " (dry run)", "server": " (server dry run)"}[self.value]
+
+
+@dataclass
+class ObjectResult:
+    """One object a verb acted on, and what became of it in kubectl's words: created,
+    configured, replaced, unchanged, pruned, deleted, labeled, unlabeled, paused, resumed."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    outcome: str
+    obj: dict[str, Any] | None = None  # as sent (writes) or as read (unchanged)
+    detail: str = ""  # e.g. "(scaled from 2 to 0)"
+
+    @property
+    def ref(self) -> str:
+        return ref(self.kind, self.name)
+
+    def line(self, suffix: str = "") -> str:
+        return f"{self.ref} {self.outcome}{suffix}" + (f" {self.detail}" if self.detail else "")
+
+
+@dataclass
+class VerbResult:
+    """What a verb did: the objects in order, the problems that did not stop it (each names
+    what exists afterwards), and warnings worth a look."""
+
+    objects: list[ObjectResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    dry_run: DryRun = DryRun.NONE
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def lines(self) -> list[str]:
+        return [item.line(self.dry_run.suffix) for item in self.objects]
+
+    def extend(self, other: VerbResult) -> None:
+        self.objects += other.objects
+        self.errors += other.errors
+        self.warnings += other.warnings
+
+
+def result_of(manifest: Manifest, outcome: str, obj: dict[str, Any] | None = None) -> ObjectResult:
+    return ObjectResult(manifest.kind, manifest.name, manifest.namespace or None, outcome, obj)
+
+
+def ours(obj: dict[str, Any] | None, desired: dict[str, Any]) -> bool:
+    """Is `obj` the object this run wrote (same fingerprint annotation)?"""
+    if obj is None:
+        return False
+    want = desired["metadata"]["annotations"][c.RENDER_HASH_ANNOTATION]
+    have = ((obj.get("metadata") or {}).get("annotations") or {}).get(c.RENDER_HASH_ANNOTATION)
+    return bool(have == want)
+
+
+def terminating(obj: dict[str, Any]) -> bool:
+    return bool((obj.get("metadata") or {}).get("deletionTimestamp"))
+
+
+def locate(manifest: Manifest) -> Target:
+    return manifest.kind, manifest.name, manifest.namespace or None
+
+
+def read_live(
+    cluster: ClusterAPI, manifests: list[Manifest]
+) -> dict[tuple[str, str, str, str], dict[str, Any] | None]:
+    """The live copy of every manifest's object (None when absent), with bounded concurrency."""
+    with ThreadPoolExecutor(WORKERS) as pool:
+        found = list(pool.map(lambda m: cluster.find(*locate(m)), manifests))
+    return {m.identity: live for m, live in zip(manifests, found, strict=True)}
+
+
+def wait_gone(
+    cluster: ClusterAPI,
+    kind: str,
+    name: str,
+    namespace: str | None,
+    deadline: float,
+    progress: Progress = no_progress,
+) -> None:
+    """Until the object is really gone (its pods with it, under foreground deletion).
+
+    Watches from the object's resourceVersion; a failed or ended watch falls back to reading
+    the object again, so a flaky connection costs a retry, not the apply.
+    """
+    what = ref(kind, name)
+    started = time.monotonic()
+    while True:
+        try:
+            live = cluster.find(kind, name, namespace)
+        except KubeError:
+            live = {}  # unknown: look again shortly
+        if live is None:
+            return
+        if time.monotonic() >= deadline:
+            raise WaitTimeout(
+                f"{what} is still being deleted after {time.monotonic() - started:.0f}s"
+            )
+        progress(f"waiting for {what} to be deleted ({time.monotonic() - started:.0f}s)")
+        if not live:
+            time.sleep(0.2)
+            continue
+        _watch_until_deleted(cluster, kind, live, deadline, progress, started)
+
+
+def _watch_until_deleted(
+    cluster: ClusterAPI,
+    kind: str,
+    live: dict[str, Any],
+    deadline: float,
+    progress: Progress,
+    started: float,
+) -> None:
+    """One watch of the object; returns when it was deleted or the watch ended."""
+    meta = live["metadata"]
+    remaining = max(1, min(30, int(deadline - time.monotonic())))
+    try:
+        for event, _obj in cluster.watch(
+            kind,
+            meta.get("namespace"),
+            resource_version=meta["resourceVersion"],
+            field_selector=f"metadata.name={meta['name']}",
+            timeout_seconds=remaining,
+        ):
+            if event == "DELETED":
+                return
+            what = ref(kind, meta["name"])
+            progress(f"waiting for {what} to be deleted ({time.monotonic() - started:.0f}s)")
+    except KubeError:
+        time.sleep(0.1)
+
+
+def job_identities(manifests: list[Manifest]) -> list[tuple[str, str]]:
+    """(namespace, job) of every job these manifests render (pools and quotas are not jobs)."""
+    found = set()
+    for manifest in manifests:
+        labels = manifest.obj["metadata"].get("labels") or {}
+        if c.Labels.JOB_TYPE in labels and c.Labels.INSTANCE in labels and manifest.namespace:
+            found.add((manifest.namespace, labels[c.Labels.INSTANCE]))
+    return sorted(found)
+
+
+def objects_of_job(cluster: ClusterAPI, namespace: str, job: str) -> list[dict[str, Any]]:
+    """Every live object gpuctl made for `job`, found by its identity label."""
+    selector = f"{c.Labels.MANAGED_BY}={c.MANAGED_BY_VALUE},{c.Labels.INSTANCE}={job}"
+    with ThreadPoolExecutor(WORKERS) as pool:
+        lists = pool.map(
+            lambda kind: cluster.list(kind, namespace, label_selector=selector), JOB_OBJECT_KINDS
+        )
+    return [obj for objects in lists for obj in objects]

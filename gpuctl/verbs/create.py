@@ -1,0 +1,153 @@
+"""`create`: create every object; one that exists already is an error naming it.
+
+All or nothing per command: when any object cannot be created, everything this run created
+is removed again, and the message says so (or names what could not be removed). Namespaces
+that exist already are fine (users' namespaces often do) and are left alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
+from gpuctl.render.engine import Manifest, NodeLabels
+from gpuctl.verbs.common import (
+    DEFAULT_TIMEOUT,
+    WORKERS,
+    ApplyFailed,
+    DryRun,
+    Progress,
+    VerbResult,
+    WaitTimeout,
+    locate,
+    no_progress,
+    result_of,
+    wait_gone,
+)
+from gpuctl.verbs.plan import desired_object
+from gpuctl.verbs.pool_labels import PoolLabels, node_results
+from gpuctl.verbs.preflight import check_placement
+from gpuctl.verbs.wait import Wait
+
+
+@dataclass
+class Create:
+    cluster: ClusterAPI
+    dry_run: DryRun = DryRun.NONE
+    timeout: float = DEFAULT_TIMEOUT
+    progress: Progress = no_progress
+    node_labels: Sequence[NodeLabels] = ()  # what pool files label on their nodes
+    overwrite: bool = False  # a pool may take nodes of another pool
+    wait: Wait | None = None  # after creating, wait until the workloads are up
+    on_written: Callable[[VerbResult], None] | None = None  # told before the wait starts
+    created: list[Manifest] = field(default_factory=list)
+
+    def run(self, manifests: list[Manifest]) -> VerbResult:
+        """Check the pool files' nodes (nothing is written when one is refused), create, label
+        the pools' nodes, then wait when asked to."""
+        labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
+        labels.check()
+        placement = check_placement(self.cluster, manifests, self.node_labels)
+        if placement.errors:
+            raise ApplyFailed("nothing was changed: " + "; ".join(placement.errors))
+        result = self._create_all(manifests)
+        lines, errors = labels.write(
+            [item.line() for item in result.objects],
+            self.dry_run.suffix,
+            dry_run=self.dry_run is not DryRun.NONE,
+        )
+        result.objects += node_results(lines, self.dry_run.suffix)
+        result.errors += errors
+        result.warnings += placement.warnings
+        if self.on_written is not None:
+            self.on_written(result)
+        if self.wait is not None and result.ok and self.dry_run is DryRun.NONE:
+            self.wait.run(manifests)
+        return result
+
+    def _create_all(self, manifests: list[Manifest]) -> VerbResult:
+        """Cluster-scoped objects and namespaces first, then each document's objects in
+        install order, documents concurrently."""
+        outcomes: dict[int, str] = {}
+        errors: list[str] = []
+        shared = [m for m in manifests if not m.namespace]
+        for manifest in shared:
+            outcome, error = self._create_one(manifest, shared=True)
+            outcomes[id(manifest)] = outcome
+            errors += [error] if error else []
+        new_namespaces = {
+            m.name for m in shared if m.kind == "Namespace" and outcomes[id(m)] == "created"
+        }
+        groups: dict[int, list[Manifest]] = {}
+        for manifest in manifests:
+            if manifest.namespace:
+                groups.setdefault(id(manifest.document), []).append(manifest)
+        with ThreadPoolExecutor(WORKERS) as pool:
+            for group_outcomes, error in pool.map(
+                lambda group: self._create_document(group, new_namespaces), groups.values()
+            ):
+                outcomes.update(group_outcomes)
+                errors += [error] if error else []
+        if errors:
+            return VerbResult(errors=[*errors, self._remove_created()], dry_run=self.dry_run)
+        objects = [result_of(m, outcomes[id(m)]) for m in manifests if outcomes.get(id(m))]
+        return VerbResult(objects, dry_run=self.dry_run)
+
+    def _create_one(self, manifest: Manifest, *, shared: bool = False) -> tuple[str, str]:
+        """(outcome, error): "created" / "unchanged" (a namespace that exists), or an error."""
+        if self.dry_run is DryRun.CLIENT:
+            return "created", ""
+        try:
+            self.cluster.create(desired_object(manifest), dry_run=self.dry_run is DryRun.SERVER)
+        except AlreadyExists:
+            if shared and manifest.kind == "Namespace":
+                return "unchanged", ""
+            return "", f"{manifest.ref}: already exists (gpuctl apply replaces it)"
+        except KubeError as exc:
+            return "", f"{manifest.ref}: {exc}"
+        if self.dry_run is DryRun.NONE:
+            self.created.append(manifest)
+        return "created", ""
+
+    def _create_document(
+        self, group: list[Manifest], new_namespaces: set[str]
+    ) -> tuple[dict[int, str], str]:
+        """One document's objects in order; stops at the first failure."""
+        outcomes: dict[int, str] = {}
+        for manifest in group:
+            if self.dry_run is DryRun.SERVER and manifest.namespace in new_namespaces:
+                outcomes[id(manifest)] = "created"  # its namespace does not exist to check in
+                continue
+            outcome, error = self._create_one(manifest)
+            if error:
+                return outcomes, error
+            outcomes[id(manifest)] = outcome
+        return outcomes, ""
+
+    def _remove_created(self) -> str:
+        """Delete what this run created, newest first; what exists afterwards, in words."""
+        if self.dry_run is not DryRun.NONE or not self.created:
+            return "nothing was created"
+        deadline = time.monotonic() + self.timeout
+        failed = []
+        for manifest in reversed(self.created):
+            kind, name, namespace = locate(manifest)
+            try:
+                self.cluster.delete(kind, name, namespace, propagation="Foreground")
+                wait_gone(self.cluster, kind, name, namespace, deadline, self.progress)
+            except NotFound:
+                continue
+            except (KubeError, WaitTimeout) as exc:
+                failed.append(f"{manifest.ref} ({exc})")
+        self.progress("")
+        removed = ", ".join(m.ref for m in self.created)
+        if failed:
+            return (
+                f"removed again what this run created, except {'; '.join(failed)}: "
+                "those still exist"
+            )
+        return f"nothing was created (removed again: {removed})"

@@ -1,0 +1,105 @@
+"""Checks of where the workloads could run, made before anything is written.
+
+A pool with no nodes, or a GPU type that no node carries, is a warning: nodes may still join
+(a cluster autoscaler, `gpuctl add node`), so the job is created and waits, Pending. A GPU type
+that differs from a node's label only in letter case is an error: label values are
+case-sensitive, so the job could never be placed, and the fix is in the spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuctl import constants as c
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.render.engine import Manifest, NodeLabels
+
+
+@dataclass
+class Placement:
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def _pod_spec(manifest: Manifest) -> dict[str, Any] | None:
+    if manifest.kind not in ("Job", "Deployment", "StatefulSet"):
+        return None
+    spec: dict[str, Any] = (manifest.obj.get("spec") or {}).get("template", {}).get("spec") or {}
+    return spec
+
+
+def _wanted_gpu_type(pod_spec: dict[str, Any]) -> str | None:
+    affinity = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
+    for term in affinity.get("nodeSelectorTerms") or []:
+        for expression in term.get("matchExpressions") or []:
+            if expression.get("key") in c.GPU_TYPE_NODE_LABELS and expression.get("values"):
+                return str(expression["values"][0])
+    return None
+
+
+def check_placement(
+    cluster: ClusterAPI, manifests: Sequence[Manifest], claims: Sequence[NodeLabels] = ()
+) -> Placement:
+    """Warnings and errors about the pools and GPU types the workloads ask for. Nodes that
+    pool files of the same run are about to label count as labelled."""
+    asks = [(m, spec) for m in manifests if (spec := _pod_spec(m)) is not None]
+    result = Placement()
+    if not asks:
+        return result
+    nodes: dict[str, dict[str, str]] = {
+        node["metadata"]["name"]: dict(node["metadata"].get("labels") or {})
+        for node in cluster.list("Node")
+    }
+    for claim in claims:
+        nodes.setdefault(claim.node, {}).update(claim.labels)
+    for manifest, pod_spec in asks:
+        pool = (pod_spec.get("nodeSelector") or {}).get(c.Labels.POOL)
+        candidates = {
+            name: labels
+            for name, labels in nodes.items()
+            if pool is None or labels.get(c.Labels.POOL) == pool
+        }
+        if pool is not None and not candidates:
+            result.warnings.append(
+                f"{manifest.ref}: pool {pool} has no nodes, so it will stay Pending until "
+                f"nodes join the pool (gpuctl add node NODE --pool {pool})"
+            )
+            continue
+        _check_gpu_type(manifest, _wanted_gpu_type(pod_spec), pool, candidates, result)
+    return result
+
+
+def _check_gpu_type(
+    manifest: Manifest,
+    wanted: str | None,
+    pool: str | None,
+    candidates: dict[str, dict[str, str]],
+    result: Placement,
+) -> None:
+    if wanted is None:
+        return
+    types = {
+        labels[key]
+        for labels in candidates.values()
+        for key in c.GPU_TYPE_NODE_LABELS
+        if key in labels
+    }
+    if wanted in types:
+        return
+    where = f"in pool {pool}" if pool else "in the cluster"
+    near = sorted(t for t in types if t.lower() == wanted.lower())
+    if near:
+        result.errors.append(
+            f"{manifest.ref}: no node {where} has GPU type {wanted!r}, but {near[0]!r} differs "
+            "only in letter case (labels are case-sensitive: write it as the nodes have it)"
+        )
+        return
+    have = ", ".join(sorted(types)) or "none"
+    result.warnings.append(
+        f"{manifest.ref}: no node {where} has GPU type {wanted!r} (types there: {have}), so "
+        "it will stay Pending until such a node joins"
+    )

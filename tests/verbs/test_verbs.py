@@ -1,0 +1,291 @@
+"""The verbs against the in-process FakeCluster: plan, prune, all-or-nothing create, delete
+by identity label, locks, force, diff/apply agreement, pause of a finished job, preflight.
+No HTTP: each test runs in milliseconds."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from gpuctl import constants as c
+from gpuctl.cluster.fake import FakeCluster
+from gpuctl.render import engine
+from gpuctl.render.engine import Manifest
+from gpuctl.spec.document import load_text
+from gpuctl.spec.kinds import Options
+from gpuctl.verbs.apply import Apply
+from gpuctl.verbs.common import ApplyFailed, DryRun
+from gpuctl.verbs.create import Create
+from gpuctl.verbs.delete import Delete, JobNotFound
+from gpuctl.verbs.diff import Diff
+from gpuctl.verbs.lease import LEASE_PREFIX, JobLocks, LockTimeout
+from gpuctl.verbs.pause import NotPausable, Pause
+from gpuctl.verbs.preflight import check_placement
+
+INFERENCE = """kind: inference
+version: v0.1
+job:
+  name: chat
+environment:
+  image: vllm/vllm-openai:v0.6.0
+service:
+  replicas: 1
+  port: 8000
+{autoscaling}resources:
+  gpu: 1
+  cpu: 8
+  memory: 32Gi
+"""
+AUTOSCALING = """  autoscaling:
+    min_replicas: 1
+    max_replicas: 4
+    gpu_utilization: 70
+"""
+TRAINING = """kind: training
+version: v0.1
+job:
+  name: ft
+environment:
+  image: busybox:1.36
+resources:
+  gpu: 8
+  cpu: 8
+  memory: 32Gi
+  node_count: {nodes}
+{extra}"""
+
+
+def render(text: str) -> list[Manifest]:
+    return engine.render_documents(load_text("spec.yaml", text), Options())
+
+
+def kinds(cluster: FakeCluster) -> set[tuple[str, str]]:
+    return {(kind, name) for kind, _, name in cluster.objects}
+
+
+def test_dropping_autoscaling_prunes_the_hpa() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(INFERENCE.format(autoscaling=AUTOSCALING)))
+    assert ("HorizontalPodAutoscaler", "chat") in kinds(cluster)
+    result = Apply(cluster).run(render(INFERENCE.format(autoscaling="")))
+    assert "horizontalpodautoscaler.autoscaling/chat pruned" in result.lines()
+    assert ("HorizontalPodAutoscaler", "chat") not in kinds(cluster)
+    assert ("Deployment", "chat") in kinds(cluster)
+
+
+def test_two_nodes_to_one_prunes_the_headless_service() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(TRAINING.format(nodes=2, extra="")))
+    assert ("Service", "ft") in kinds(cluster)
+    result = Apply(cluster).run(render(TRAINING.format(nodes=1, extra="")))
+    assert result.lines() == ["job.batch/ft replaced", "service/ft pruned"]
+    assert kinds(cluster) == {("Job", "ft")}
+
+
+def test_prune_leaves_other_jobs_and_unmanaged_objects_alone() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(TRAINING.format(nodes=2, extra="")))
+    other = render(TRAINING.format(nodes=1, extra="").replace("name: ft", "name: other"))
+    Apply(cluster).run(other)
+    cluster.add(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {
+                "name": "mine",
+                "namespace": "default",
+                "labels": {c.Labels.INSTANCE: "ft"},
+            },
+        }
+    )
+    Apply(cluster).run(render(TRAINING.format(nodes=1, extra="")))
+    assert kinds(cluster) == {("Job", "ft"), ("Job", "other"), ("ConfigMap", "mine")}
+
+
+def test_no_prune_keeps_what_the_render_dropped() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(TRAINING.format(nodes=2, extra="")))
+    Apply(cluster, prune=False).run(render(TRAINING.format(nodes=1, extra="")))
+    assert ("Service", "ft") in kinds(cluster)
+
+
+def test_a_failed_prune_is_rolled_back() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(INFERENCE.format(autoscaling=AUTOSCALING)))
+    before = {key: obj["metadata"]["annotations"] for key, obj in cluster.objects.items()}
+    original_delete = cluster.delete
+
+    def refuse_hpa(kind: str, name: str, namespace: str | None = None, **kw: Any) -> None:
+        if kind == "HorizontalPodAutoscaler":
+            from gpuctl.cluster.errors import Forbidden
+
+            raise Forbidden("not allowed", status=403)
+        original_delete(kind, name, namespace, **kw)
+
+    cluster.delete = refuse_hpa  # type: ignore[method-assign]
+    changed = INFERENCE.format(autoscaling="").replace("replicas: 1", "replicas: 2")
+    with pytest.raises(ApplyFailed, match="rolled back"):
+        Apply(cluster).run(render(changed))
+    after = {key: obj["metadata"]["annotations"] for key, obj in cluster.objects.items()}
+    assert after == before
+
+
+def test_delete_job_finds_its_objects_by_the_identity_label() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(INFERENCE.format(autoscaling=AUTOSCALING)))
+    result = Delete(cluster).job("chat", "default")
+    assert result.lines() == [
+        "horizontalpodautoscaler.autoscaling/chat deleted",
+        "deployment.apps/chat deleted",
+        "service/svc-chat deleted",
+    ]
+    assert cluster.objects == {}
+    with pytest.raises(JobNotFound, match="no job named 'chat'"):
+        Delete(cluster).job("chat", "default")
+
+
+def test_create_is_all_or_nothing_across_documents() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(TRAINING.format(nodes=1, extra="")))
+    both = render(INFERENCE.format(autoscaling="") + "---\n" + TRAINING.format(nodes=1, extra=""))
+    result = Create(cluster).run(both)
+    assert not result.ok and not result.objects
+    assert "job.batch/ft: already exists (gpuctl apply replaces it)" in result.errors
+    assert result.errors[-1].startswith("nothing was created (removed again: ")
+    assert kinds(cluster) == {("Job", "ft")}
+
+
+def test_force_replaces_what_is_unchanged() -> None:
+    cluster = FakeCluster()
+    manifests = render(INFERENCE.format(autoscaling=""))
+    Apply(cluster).run(manifests)
+    uids = {key: obj["metadata"]["uid"] for key, obj in cluster.objects.items()}
+    result = Apply(cluster, force=True).run(manifests)
+    assert result.lines() == ["service/svc-chat replaced", "deployment.apps/chat replaced"]
+    assert all(cluster.objects[key]["metadata"]["uid"] != uid for key, uid in uids.items())
+
+
+def test_unchanged_apply_only_reads_and_takes_no_lock() -> None:
+    cluster = FakeCluster()
+    manifests = render(INFERENCE.format(autoscaling=AUTOSCALING))
+    Apply(cluster).run(manifests)
+    cluster.calls.clear()
+    assert all(line.endswith("unchanged") for line in Apply(cluster).run(manifests).lines())
+    assert cluster.writes() == []
+
+
+def test_apply_takes_and_releases_the_jobs_lease() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(TRAINING.format(nodes=1, extra="")))
+    assert ("create", "Lease", LEASE_PREFIX + "ft") in cluster.calls
+    assert ("delete", "Lease", LEASE_PREFIX + "ft") in cluster.calls
+    assert not any(kind == "Lease" for kind, _, _ in cluster.objects)
+
+
+def _lease(holder: str, renewed: datetime) -> dict[str, Any]:
+    stamp = renewed.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": LEASE_PREFIX + "ft", "namespace": "default"},
+        "spec": {"holderIdentity": holder, "leaseDurationSeconds": 60, "renewTime": stamp},
+    }
+
+
+def test_a_held_lease_makes_apply_wait_then_fail_naming_the_holder() -> None:
+    cluster = FakeCluster()
+    cluster.add(_lease("alice@laptop/1", datetime.now(UTC)))
+    started = time.monotonic()
+    with pytest.raises(LockTimeout, match=r"another gpuctl run \(alice@laptop/1\).*nothing was"):
+        Apply(cluster, timeout=1.0).run(render(TRAINING.format(nodes=1, extra="")))
+    assert time.monotonic() - started >= 1.0
+    assert not any(kind == "Job" for kind, _, _ in cluster.objects)
+
+
+def test_an_expired_lease_is_taken_over() -> None:
+    cluster = FakeCluster()
+    cluster.add(_lease("gone@ci/1", datetime.now(UTC) - timedelta(minutes=10)))
+    locks = JobLocks(cluster, [("default", "ft")], time.monotonic() + 1)
+    with locks.held_for_run():
+        lease = cluster.get("Lease", LEASE_PREFIX + "ft", "default")
+        assert lease["spec"]["holderIdentity"] == locks.holder
+
+
+def test_diff_and_apply_agree_on_kubectl_applied_render() -> None:
+    """`gpuctl render | kubectl apply` leaves no fingerprint: same content is no change."""
+    cluster = FakeCluster()
+    manifests = render(INFERENCE.format(autoscaling=""))
+    cluster.add(*[m.obj for m in manifests])
+    assert not Diff(cluster).run(manifests).differs
+    assert all(line.endswith("unchanged") for line in Apply(cluster).run(manifests).lines())
+
+
+def test_diff_and_apply_agree_on_a_paused_deployment() -> None:
+    cluster = FakeCluster()
+    manifests = render(INFERENCE.format(autoscaling=""))
+    Apply(cluster).run(manifests)
+    Pause(cluster).run(cluster.get("Deployment", "chat", "default"))
+    assert not Diff(cluster).run(manifests).differs
+    assert Apply(cluster).run(manifests).lines()[-1] == "deployment.apps/chat unchanged"
+    changed = render(INFERENCE.format(autoscaling="").replace("cpu: 8", "cpu: 4"))
+    result = Diff(cluster).run(changed)
+    assert result.differs and "-            cpu: '8'\n+            cpu: '4'" in result.text
+
+
+def test_apply_keeps_annotations_it_did_not_write() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(INFERENCE.format(autoscaling="")))
+    cluster.patch(
+        "Deployment", "chat", "default", {"metadata": {"annotations": {"team/note": "keep me"}}}
+    )
+    Apply(cluster).run(render(INFERENCE.format(autoscaling="").replace("cpu: 8", "cpu: 4")))
+    annotations = cluster.get("Deployment", "chat", "default")["metadata"]["annotations"]
+    assert annotations["team/note"] == "keep me"
+
+
+def test_diff_of_a_pruned_object_shows_it_going() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(TRAINING.format(nodes=2, extra="")))
+    result = Diff(cluster).run(render(TRAINING.format(nodes=1, extra="")))
+    assert "--- live/default/service/ft" in result.text
+    assert "+++ rendered/default/service/ft" in result.text
+
+
+def test_dry_runs_of_apply_write_nothing_not_even_a_lease() -> None:
+    cluster = FakeCluster()
+    Apply(cluster, dry_run=DryRun.SERVER).run(render(TRAINING.format(nodes=1, extra="")))
+    assert cluster.writes() == []
+
+
+@pytest.mark.parametrize("state", ["succeeded", "failed"])
+def test_a_finished_job_cannot_be_paused(state: str) -> None:
+    job = render(TRAINING.format(nodes=1, extra=""))[0].obj | {"status": {state: 1}}
+    with pytest.raises(NotPausable, match=f"has {state}"):
+        Pause(FakeCluster()).run(job)
+
+
+def _node(name: str, labels: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
+
+
+def test_preflight_warns_of_an_empty_pool_and_fails_on_a_case_only_gpu_type() -> None:
+    cluster = FakeCluster()
+    cluster.add(_node("n1", {c.Labels.GPU_TYPE_USER: "a100-80g"}))
+    pooled = render(TRAINING.format(nodes=1, extra="  pool: train\n"))
+    placement = check_placement(cluster, pooled)
+    assert placement.warnings == [
+        "job.batch/ft: pool train has no nodes, so it will stay Pending until nodes join the "
+        "pool (gpuctl add node NODE --pool train)"
+    ]
+    typed = render(TRAINING.format(nodes=1, extra="  gpu-type: A100-80G\n"))
+    placement = check_placement(cluster, typed)
+    assert placement.errors and "'a100-80g' differs only in letter case" in placement.errors[0]
+    with pytest.raises(ApplyFailed, match="nothing was changed"):
+        Apply(cluster).run(typed)
+    assert not any(kind == "Job" for kind, _, _ in cluster.objects)
+    unknown = render(TRAINING.format(nodes=1, extra="  gpu-type: H100\n"))
+    warnings = Apply(cluster).run(unknown).warnings
+    assert warnings and "no node in the cluster has GPU type 'H100'" in warnings[0]

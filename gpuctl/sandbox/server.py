@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 import traceback
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -777,6 +778,9 @@ class Handler(BaseHTTPRequestHandler):
             if tail not in (None, "") and int(tail) > 0
             else ([] if tail == "0" else lines)
         )
+        since = _log_since(query)
+        if since is not None:  # as the kubelet: the tail first, then what is older goes
+            shown = [(ts, text) for ts, text in shown if ts >= since]
         if query.get("follow") not in ("true", "1"):
             data = render(shown)
             limit = query.get("limitBytes")
@@ -973,3 +977,14 @@ class Sandbox:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(self.kubeconfig(), sort_keys=False))
         return path
+
+
+def _log_since(query: dict[str, str]) -> float | None:
+    """The oldest timestamp a log request wants (sinceSeconds or sinceTime), or None for all."""
+    seconds = query.get("sinceSeconds")
+    if seconds:
+        return time.time() - int(seconds)
+    stamp = query.get("sinceTime")
+    if stamp:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    return None

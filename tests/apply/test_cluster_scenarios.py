@@ -112,3 +112,44 @@ def test_get_jobs_lists_the_jobs_with_their_kind_and_gpus(cluster: Cluster) -> N
     assert rows["list-a"][1] == "training"
     names = gpuctl(cluster, "get", "jobs", "-o", "name").stdout.split()
     assert sorted(names) == ["job/list-a", "job/list-b"]
+
+
+def test_logs_since_leaves_out_older_lines(cluster: Cluster) -> None:
+    """Lines older than --since are left out (the sandbox once ignored it). The pod has written
+    all its lines seconds before: on the sandbox it has finished, and kwok's log is written at
+    start-up."""
+    cluster.kubectl("run", "since", "--image=busybox:1.36", "--restart=Never", "--", "true")
+    wait(lambda: cluster.kubectl("logs", "since", check=False).stdout.strip(), what="log lines")
+    time.sleep(2.5)
+    assert cluster.kubectl("logs", "since", "--since=1s").stdout == ""
+    assert cluster.kubectl("logs", "since", "--since=1h").stdout.strip()
+    assert cluster.kubectl("logs", "since").stdout.strip()
+
+
+def test_a_quota_refusal_leaves_the_job_without_pods_and_the_cluster_working(
+    cluster: Cluster,
+) -> None:
+    quota = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "gpus"},
+        "spec": {"hard": {"requests.nvidia.com/gpu": "1"}},
+    }
+    cluster.kubectl("create", "-f", "-", input=json.dumps(quota))
+    done = gpuctl(cluster, "create", "-f", "-", stdin=training("over-quota", 2))
+    assert done.returncode == 0, done.stderr
+
+    def refused() -> list[dict[str, Any]]:
+        out = cluster.kubectl(
+            "get", "events", "--field-selector", "reason=FailedCreate", "-o", "json"
+        ).stdout
+        return json.loads(out)["items"]  # type: ignore[no-any-return]
+
+    event = wait(refused, what="a FailedCreate event")[0]
+    assert event["involvedObject"]["kind"] == "Job"
+    assert "exceeded quota: gpus" in event["message"]
+    assert pods(cluster, "over-quota") == []
+    # everything else still works: a job within the quota runs
+    done = gpuctl(cluster, "create", "-f", "-", stdin=training("within-quota", 1))
+    assert done.returncode == 0, done.stderr
+    wait(lambda: pods(cluster, "within-quota"), what="the job within the quota to get a pod")

@@ -368,11 +368,23 @@ def _prepare(directory: Path) -> State:
 
 
 def up(directory: Path = DEFAULT_DIR, nodes: list[NodeSpec] | None = None) -> State:
-    """Build if needed, start everything in `directory`, and return once the nodes are Ready."""
+    """Build if needed, start everything in `directory`, and return once the nodes are Ready.
+    A second try on fresh ports follows a first that failed (a port taken in between)."""
     previous = load(directory)
     if previous is not None and any(_alive(pid) for pid in previous.pids.values()):
         raise ControlPlaneError(f"already running in {directory} (stop it with `down` first)")
     build()
+    try:
+        return _start(directory, nodes)
+    except ControlPlaneError as first:
+        failed = directory.with_name(directory.name + "-failed")
+        shutil.rmtree(failed, ignore_errors=True)
+        directory.rename(failed)  # its logs stay for a look
+        print(f"the control plane did not start, trying again: {first}", file=sys.stderr)
+        return _start(directory, nodes)
+
+
+def _start(directory: Path, nodes: list[NodeSpec] | None) -> State:
     state = _prepare(directory)
     commands = _commands(state)
     try:

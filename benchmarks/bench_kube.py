@@ -172,7 +172,9 @@ def bench_list(state: controlplane.State, env: dict[str, str], folder: str) -> f
     print(f"{_running(state)} pods Running after {time.perf_counter() - started:.0f} s")
     ours_command = [str(GPUCTL), "get", "jobs", "--pods", "-A"]
     theirs_command = [*_kubectl(folder), "get", "pods", "-A", "-l", SELECTOR]
-    _run(ours_command, env), _run(theirs_command, env)  # warm: kubectl's discovery cache
+    _run(theirs_command, env)  # warm: kubectl's discovery cache
+    listed = subprocess.run(ours_command, capture_output=True, text=True, env=env).stdout
+    print(f"gpuctl lists {len(listed.splitlines()) - 1} pods (the Jobs' finished ones too)")
     ours, theirs = [], []
     for _ in range(RUNS + 2):
         ours.append(_run(ours_command, env))

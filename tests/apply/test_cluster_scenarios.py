@@ -7,6 +7,7 @@ Both have the sandbox's default nodes: gpu-a100-0 and gpu-a100-1 (8 × A100-80G 
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from datetime import datetime
 from typing import Any
@@ -15,7 +16,7 @@ import pytest
 
 from gpuctl.sandbox.testing import Cluster, SandboxCluster
 
-from .test_scenarios import gpuctl
+from .test_scenarios import GPUCTL, gpuctl
 
 
 def training(name: str, gpus: int, gpu_type: str | None = None) -> str:
@@ -90,7 +91,13 @@ def test_a_job_asking_for_more_gpus_than_any_node_has_stays_pending(cluster: Clu
 
 
 def test_get_nodes_shows_the_gpu_nodes(cluster: Cluster) -> None:
-    done = gpuctl(cluster, "get", "nodes")
+    done = subprocess.run(  # nodes belong to no namespace: no -n
+        [str(GPUCTL), "get", "nodes", "--kubeconfig", str(cluster.kubeconfig)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     header, *lines = done.stdout.splitlines()
     assert header.split()[:4] == ["NAME", "STATUS", "GPU", "GPU-TYPE"]

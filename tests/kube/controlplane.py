@@ -349,6 +349,10 @@ def _spawn(state: State, name: str, argv: list[str]) -> None:
     process = subprocess.Popen(
         argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
     )
+    # until the child has exec'd, /proc shows Python's command line, which _alive rejects
+    deadline = time.monotonic() + 10
+    while not _alive(process.pid) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
     state.pids[name] = process.pid
     state.save()
 

@@ -47,13 +47,17 @@ def test_drain_evicts_the_pods_of_a_node(local: Cluster) -> None:
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": node, "labels": {"kubernetes.io/hostname": node}},
+        # tainted: the other tests' pods (running meanwhile) stay off it
+        "spec": {"taints": [{"key": "gpuctl.test/drain", "effect": "NoSchedule"}]},
         "status": {"capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
     }
     local.kubectl("create", "-f", "-", input=json.dumps(manifest), namespaced=False)
     try:
         local.kubectl("wait", "--for=condition=Ready", f"node/{node}", "--timeout=60s")
         local.kubectl("create", "deployment", "pinned", "--image=nginx:1.27")
-        patch = {"spec": {"template": {"spec": {"nodeSelector": {"kubernetes.io/hostname": node}}}}}
+        toleration = {"key": "gpuctl.test/drain", "operator": "Exists"}
+        pod = {"nodeSelector": {"kubernetes.io/hostname": node}, "tolerations": [toleration]}
+        patch = {"spec": {"template": {"spec": pod}}}
         local.kubectl("patch", "deployment", "pinned", "-p", json.dumps(patch))
         local.kubectl("rollout", "status", "deployment/pinned", "--timeout=60s", timeout=90)
         drained = local.kubectl("drain", node, "--timeout=60s", timeout=90, namespaced=False)

@@ -18,7 +18,8 @@ from click.shell_completion import CompletionItem
 if TYPE_CHECKING:
     from gpuctl.cluster.client import Cluster
 
-READ_TIMEOUT = 2.0  # seconds: a completion that waits longer is worse than none
+CONNECT_TIMEOUT = 1.0  # seconds: a completion that waits longer is worse than none
+READ_TIMEOUT = 2.0
 
 
 def _option(ctx: click.Context, name: str) -> str | None:
@@ -33,9 +34,12 @@ def _option(ctx: click.Context, name: str) -> str | None:
 
 
 def _connect(ctx: click.Context) -> Cluster:
-    from gpuctl.cluster.client import Cluster
+    from gpuctl.cluster import client
 
-    return Cluster.connect(
+    # A completion is its own short process: one attempt, short timeouts, no retries.
+    client.ATTEMPTS = 1
+    client.CONNECT_TIMEOUT = CONNECT_TIMEOUT
+    return client.Cluster.connect(
         _option(ctx, "kubeconfig"), _option(ctx, "context"), read_timeout=READ_TIMEOUT
     )
 
@@ -94,12 +98,14 @@ def _namespace_names(ctx: click.Context) -> list[str]:
 
 
 def _context_names(ctx: click.Context) -> list[str]:
+    import importlib
     import os
 
-    import kubernetes.config
+    importlib.import_module("gpuctl.cluster.client")  # first: the light import of `kubernetes`
+    kube_config = importlib.import_module("kubernetes.config.kube_config")
 
     path = _option(ctx, "kubeconfig") or os.environ.get("KUBECONFIG") or "~/.kube/config"
-    contexts, _active = kubernetes.config.list_kube_config_contexts(path)  # type: ignore[no-untyped-call]
+    contexts, _active = kube_config.list_kube_config_contexts(path)
     return [str(context["name"]) for context in contexts]
 
 

@@ -135,6 +135,7 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
         "label": ("gpuctl.cli.nodes:label", "Set or remove g8s.host/ labels on nodes."),
         "add": ("gpuctl.cli.pools:add", "Add nodes to a resource pool."),
         "remove": ("gpuctl.cli.pools:remove", "Remove nodes from a resource pool."),
+        "serve": ("gpuctl.server.cli:serve", "Serve the REST API (/api/v1, Swagger UI)."),
     },
 )
 @click.version_option(__version__, "--version", prog_name="gpuctl", message="%(prog)s %(version)s")
@@ -577,7 +578,7 @@ def delete(
     from gpuctl.errors import UsageError
     from gpuctl.verbs.delete import Delete
 
-    if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] != "job")):
+    if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] not in ("job", "jobs"))):
         raise UsageError("give either -f FILE… or `job NAME`")
     if files:
         session = Session(files, kubeconfig, context, namespace)

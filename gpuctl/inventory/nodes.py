@@ -41,6 +41,14 @@ class LabelRefused(GpuctlError):
     """A label key or value gpuctl will not write; nothing was written."""
 
 
+class LabelConflict(LabelRefused):
+    """The node has the key with another value, and overwriting was not asked for."""
+
+
+class LabelNotFound(LabelRefused):
+    """The node has no label with that key (to remove or to read)."""
+
+
 # --------------------------------------------------------------------------- reading
 
 
@@ -371,11 +379,11 @@ def change_label(cluster: ClusterAPI, name: str, change: LabelChange, overwrite:
         current = labels_of(node).get(change.key)
         if change.value is None:
             if current is None:
-                raise LabelRefused(f"node/{name} has no label {change.key}")
+                raise LabelNotFound(f"node/{name} has no label {change.key}")
         elif current == change.value:
             return f"node/{name} not labeled (already {change.key}={current})"
         elif current is not None and not overwrite:
-            raise LabelRefused(
+            raise LabelConflict(
                 f"node/{name}: {change.key} already has the value {current!r} (conflict, 409); "
                 "add --overwrite to replace it"
             )

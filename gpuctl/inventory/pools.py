@@ -153,6 +153,16 @@ class Inventory:
                 counts[kind] = counts.get(kind, 0) + gpus
         return counts
 
+    def jobs_in(self, pool: Pool) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """(namespace, job) -> its active pods on the pool's nodes."""
+        jobs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        members = set(pool.members)
+        for pod in self.pods:
+            if node_name_of(pod) in members:
+                job = status.job_name_of(labels_of(pod)) or name_of(pod)
+                jobs.setdefault((pod["metadata"].get("namespace", ""), job), []).append(pod)
+        return jobs
+
     def summary(self, pool: Pool) -> dict[str, Any]:
         """`-o yaml|json`: one pool, in the shape of the users' REST API documents."""
         total, used = self.gpus(pool)
@@ -240,12 +250,7 @@ def describe_pool(inventory: Inventory, name: str, at: datetime | None = None) -
         if node_rows
         else [f"  {NONE}"]
     )
-    jobs: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    members = set(pool.members)
-    for pod in inventory.pods:
-        if node_name_of(pod) in members:
-            job = status.job_name_of(labels_of(pod)) or name_of(pod)
-            jobs.setdefault((pod["metadata"].get("namespace", ""), job), []).append(pod)
+    jobs = inventory.jobs_in(pool)
     job_rows = [
         [
             namespace,

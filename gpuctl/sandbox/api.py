@@ -76,8 +76,9 @@ class PodRuntime:
     started_at: float | None = None
     finished_at: float | None = None
     terminate_at: float | None = None
-    restarts: int = 0
-    next_restart_at: float | None = None
+    container_started_at: float | None = None  # the current run of restarted containers
+    container_finished_at: float | None = None  # when crashing containers last exited
+    next_restart_at: float | None = None  # set while waiting out a crash loop's back-off
     failed_scheduling: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -608,30 +609,8 @@ class Api:
             ):
                 raise conflict(res, name)
             old_meta = old["metadata"]
-            for key in (
-                "uid",
-                "creationTimestamp",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-                "generation",
-                "generateName",
-            ):
-                if key in old_meta:
-                    meta[key] = old_meta[key]
-                else:
-                    meta.pop(key, None)
-            if subresource == "status":
-                status = new.get("status")
-                new = copy.deepcopy(old)
-                new["status"] = status
-                meta = new["metadata"]
-            elif "status" in res.subresources or res.kind == "Namespace":
-                if "status" in old:
-                    new["status"] = copy.deepcopy(old["status"])
-                else:
-                    new.pop("status", None)
-            if res.kind == "Namespace" and subresource != "finalize":
-                new["spec"] = copy.deepcopy(old.get("spec", {}))
+            new = _carry_over(res, old, new, subresource)
+            meta = new["metadata"]
             self._prepare(res, new, old_meta["uid"], creating=False)
             causes = validation.immutable_causes(res, old, new)
             if not internal and subresource != "status":
@@ -684,56 +663,18 @@ class Api:
                 if not field_manager:
                     raise bad_request("PATCH requests with apply patch type require a fieldManager")
                 if self.find(res, namespace, name) is None and not subresource:
-                    body = copy.deepcopy(patch)
-                    body.setdefault("metadata", {})["name"] = name
-                    created = self.create(
+                    return self._apply_create(
                         res,
                         namespace,
-                        body,
-                        dry_run=dry_run,
-                        field_validation=field_validation,
-                        warnings=warnings,
+                        name,
+                        patch,
+                        dry_run,
+                        field_validation,
+                        warnings,
+                        field_manager,
                     )
-                    if not dry_run:
-                        self.applied[(created["metadata"]["uid"], field_manager)] = copy.deepcopy(
-                            patch
-                        )
-                    return created
             old = self.get(res, namespace, name)
-            base = copy.deepcopy(old)
-            if patch_type == "merge":
-                if not isinstance(patch, dict):
-                    raise bad_request(
-                        "json: cannot unmarshal into Go value of type map[string]interface {}"
-                    )
-                new = json_merge_patch(base, patch)
-            elif patch_type in ("strategic", "apply"):
-                if res.crd_schema is not None and patch_type == "strategic":
-                    raise ApiError(
-                        415,
-                        "UnsupportedMediaType",
-                        "the body of the request was in an unknown format - accepted media types "
-                        "include: application/json-patch+json, application/merge-patch+json, "
-                        "application/apply-patch+yaml",
-                    )
-                if not isinstance(patch, dict):
-                    raise bad_request(
-                        "json: cannot unmarshal into Go value of type map[string]interface {}"
-                    )
-                new = strategic_merge_patch(base, patch)
-                if patch_type == "apply":
-                    # server-side apply, approximated: the manager's fields it no longer applies
-                    # are removed (no managedFields, no conflicts between managers)
-                    key = (old["metadata"]["uid"], field_manager)
-                    previous = self.applied.get(key)
-                    if previous is not None:
-                        prune_unapplied(new, previous, patch)
-                    if not dry_run:
-                        self.applied[key] = copy.deepcopy(patch)
-            elif patch_type == "json":
-                new = json_patch(base, patch)
-            else:
-                raise ApiError(415, "UnsupportedMediaType", f"unsupported patch type {patch_type}")
+            new = self._patched(res, old, patch_type, patch, dry_run, field_manager)
             if not isinstance(new, dict):
                 raise bad_request("patched object is not an object")
             new.setdefault("metadata", {})
@@ -749,6 +690,78 @@ class Api:
                 field_validation=field_validation,
                 warnings=warnings,
             )
+
+    def _patched(
+        self,
+        res: Resource,
+        old: Obj,
+        patch_type: str,
+        patch: Any,
+        dry_run: bool,
+        field_manager: str,
+    ) -> Any:
+        """The stored object with the patch applied (not yet validated or written)."""
+        base = copy.deepcopy(old)
+        if patch_type == "merge":
+            if not isinstance(patch, dict):
+                raise bad_request(
+                    "json: cannot unmarshal into Go value of type map[string]interface {}"
+                )
+            new = json_merge_patch(base, patch)
+        elif patch_type in ("strategic", "apply"):
+            if res.crd_schema is not None and patch_type == "strategic":
+                raise ApiError(
+                    415,
+                    "UnsupportedMediaType",
+                    "the body of the request was in an unknown format - accepted media types "
+                    "include: application/json-patch+json, application/merge-patch+json, "
+                    "application/apply-patch+yaml",
+                )
+            if not isinstance(patch, dict):
+                raise bad_request(
+                    "json: cannot unmarshal into Go value of type map[string]interface {}"
+                )
+            new = strategic_merge_patch(base, patch)
+            if patch_type == "apply":
+                # server-side apply, approximated: the manager's fields it no longer applies
+                # are removed (no managedFields, no conflicts between managers)
+                key = (old["metadata"]["uid"], field_manager)
+                previous = self.applied.get(key)
+                if previous is not None:
+                    prune_unapplied(new, previous, patch)
+                if not dry_run:
+                    self.applied[key] = copy.deepcopy(patch)
+        elif patch_type == "json":
+            new = json_patch(base, patch)
+        else:
+            raise ApiError(415, "UnsupportedMediaType", f"unsupported patch type {patch_type}")
+        return new
+
+    def _apply_create(
+        self,
+        res: Resource,
+        namespace: str,
+        name: str,
+        patch: Any,
+        dry_run: bool,
+        field_validation: str,
+        warnings: list[str] | None,
+        field_manager: str,
+    ) -> Obj:
+        """Server-side apply of an object that does not exist yet creates it."""
+        body = copy.deepcopy(patch)
+        body.setdefault("metadata", {})["name"] = name
+        created = self.create(
+            res,
+            namespace,
+            body,
+            dry_run=dry_run,
+            field_validation=field_validation,
+            warnings=warnings,
+        )
+        if not dry_run:
+            self.applied[(created["metadata"]["uid"], field_manager)] = copy.deepcopy(patch)
+        return created
 
     # -- delete -------------------------------------------------------------------------------
 
@@ -767,45 +780,8 @@ class Api:
         with self.store.lock:
             obj = self.get(res, namespace, name)
             meta = obj["metadata"]
-            pre = preconditions or {}
-            if pre.get("uid") and pre["uid"] != meta["uid"]:
-                raise ApiError(
-                    409,
-                    "Conflict",
-                    f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
-                    f"failed: UID in precondition: {pre['uid']}, UID in object meta: {meta['uid']}",
-                    {"name": name, "group": res.group, "kind": res.plural},
-                )
-            if pre.get("resourceVersion") and pre["resourceVersion"] != meta["resourceVersion"]:
-                raise ApiError(
-                    409,
-                    "Conflict",
-                    f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
-                    f"failed: ResourceVersion in precondition: {pre['resourceVersion']}, "
-                    f"ResourceVersion in object meta: {meta['resourceVersion']}",
-                    {"name": name, "group": res.group, "kind": res.plural},
-                )
-            if propagation is None:
-                propagation = "Orphan" if res.key == ("batch", "jobs") else "Background"
-                if res.key == ("batch", "jobs") and warnings is not None:
-                    warnings.append(
-                        "child pods are preserved by default when jobs are deleted; set "
-                        "propagationPolicy=Background to remove them or set "
-                        "propagationPolicy=Orphan to suppress this warning"
-                    )
-            if propagation not in ("Orphan", "Background", "Foreground"):
-                raise invalid(
-                    res,
-                    name,
-                    [
-                        Cause(
-                            "propagationPolicy",
-                            "Unsupported value",
-                            'supported values: "Foreground", "Background", "Orphan", "nil"',
-                            propagation,
-                        )
-                    ],
-                )
+            _check_preconditions(res, name, meta, preconditions or {})
+            propagation = _propagation(res, name, propagation, warnings)
             if dry_run:
                 return obj
             new = copy.deepcopy(obj)
@@ -828,27 +804,9 @@ class Api:
                 new["status"] = {"phase": "Terminating"}
                 return self._write(res, obj, new)
             if res.kind == "Pod":
-                spec_grace = int((obj.get("spec") or {}).get("terminationGracePeriodSeconds", 30))
-                grace_s = spec_grace if grace is None else grace
-                phase = (obj.get("status") or {}).get("phase")
-                runtime = self.runtime.setdefault(meta["uid"], PodRuntime())
-                running = bool((obj.get("spec") or {}).get("nodeName")) and phase not in (
-                    "Succeeded",
-                    "Failed",
-                )
-                if running and grace_s > 0:
-                    deadline = now + min(grace_s, self.config.pod_termination_seconds)
-                    if runtime.terminate_at is None or deadline < runtime.terminate_at:
-                        runtime.terminate_at = deadline
-                    if meta.get("deletionTimestamp") and finalizers == list(
-                        meta.get("finalizers") or []
-                    ):
-                        return obj
-                    nmeta["deletionTimestamp"] = now_rfc3339(now + grace_s)
-                    nmeta["deletionGracePeriodSeconds"] = grace_s
-                    if finalizers:
-                        nmeta["finalizers"] = finalizers
-                    return self._write(res, obj, new)
+                graceful = self._delete_running_pod(res, obj, new, finalizers, grace, now)
+                if graceful is not None:
+                    return graceful
             if finalizers:
                 if meta.get("deletionTimestamp") and finalizers == list(
                     meta.get("finalizers") or []
@@ -859,6 +817,39 @@ class Api:
                 nmeta.setdefault("deletionGracePeriodSeconds", 0)
                 return self._write(res, obj, new)
             return self._remove(res, new)
+
+    def _delete_running_pod(
+        self,
+        res: Resource,
+        old: Obj,
+        new: Obj,
+        finalizers: list[str],
+        grace: int | None,
+        now: float,
+    ) -> Obj | None:
+        """A pod on a node with a grace period is marked for deletion and removed later by the
+        kubelet; None when the pod can go at once."""
+        meta, nmeta = old["metadata"], new["metadata"]
+        spec_grace = int((old.get("spec") or {}).get("terminationGracePeriodSeconds", 30))
+        grace_s = spec_grace if grace is None else grace
+        phase = (old.get("status") or {}).get("phase")
+        runtime = self.runtime.setdefault(meta["uid"], PodRuntime())
+        running = bool((old.get("spec") or {}).get("nodeName")) and phase not in (
+            "Succeeded",
+            "Failed",
+        )
+        if running and grace_s > 0:
+            deadline = now + min(grace_s, self.config.pod_termination_seconds)
+            if runtime.terminate_at is None or deadline < runtime.terminate_at:
+                runtime.terminate_at = deadline
+            if meta.get("deletionTimestamp") and finalizers == list(meta.get("finalizers") or []):
+                return old
+            nmeta["deletionTimestamp"] = now_rfc3339(now + grace_s)
+            nmeta["deletionGracePeriodSeconds"] = grace_s
+            if finalizers:
+                nmeta["finalizers"] = finalizers
+            return self._write(res, old, new)
+        return None
 
     def _write(self, res: Resource, old: Obj, new: Obj) -> Obj:
         new["metadata"]["resourceVersion"] = str(self.store.next_rv())
@@ -1068,3 +1059,84 @@ def _prune(obj: Obj, unknown: list[str]) -> None:
                 break
         if isinstance(cur, dict):
             cur.pop(parts[-1], None)
+
+
+def _carry_over(res: Resource, old: Obj, new: Obj, subresource: str) -> Obj:
+    """What a write keeps from the stored object: the server-set metadata; the status unless it
+    writes the status subresource (which keeps everything else); a Namespace's spec unless it
+    writes the finalize subresource."""
+    meta, old_meta = new["metadata"], old["metadata"]
+    for key in (
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+        "generateName",
+    ):
+        if key in old_meta:
+            meta[key] = old_meta[key]
+        else:
+            meta.pop(key, None)
+    if subresource == "status":
+        status = new.get("status")
+        new = copy.deepcopy(old)
+        new["status"] = status
+    elif "status" in res.subresources or res.kind == "Namespace":
+        if "status" in old:
+            new["status"] = copy.deepcopy(old["status"])
+        else:
+            new.pop("status", None)
+    if res.kind == "Namespace" and subresource != "finalize":
+        new["spec"] = copy.deepcopy(old.get("spec", {}))
+    return new
+
+
+def _check_preconditions(res: Resource, name: str, meta: Obj, pre: dict[str, Any]) -> None:
+    """A delete's preconditions (uid, resourceVersion) must match the stored object."""
+    if pre.get("uid") and pre["uid"] != meta["uid"]:
+        raise ApiError(
+            409,
+            "Conflict",
+            f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
+            f"failed: UID in precondition: {pre['uid']}, UID in object meta: {meta['uid']}",
+            {"name": name, "group": res.group, "kind": res.plural},
+        )
+    if pre.get("resourceVersion") and pre["resourceVersion"] != meta["resourceVersion"]:
+        raise ApiError(
+            409,
+            "Conflict",
+            f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
+            f"failed: ResourceVersion in precondition: {pre['resourceVersion']}, "
+            f"ResourceVersion in object meta: {meta['resourceVersion']}",
+            {"name": name, "group": res.group, "kind": res.plural},
+        )
+
+
+def _propagation(
+    res: Resource, name: str, propagation: str | None, warnings: list[str] | None
+) -> str:
+    """The propagation policy asked for, or the kind's default (Orphan for Jobs, with the
+    server's warning; Background otherwise)."""
+    if propagation is None:
+        propagation = "Orphan" if res.key == ("batch", "jobs") else "Background"
+        if res.key == ("batch", "jobs") and warnings is not None:
+            warnings.append(
+                "child pods are preserved by default when jobs are deleted; set "
+                "propagationPolicy=Background to remove them or set "
+                "propagationPolicy=Orphan to suppress this warning"
+            )
+    if propagation not in ("Orphan", "Background", "Foreground"):
+        raise invalid(
+            res,
+            name,
+            [
+                Cause(
+                    "propagationPolicy",
+                    "Unsupported value",
+                    'supported values: "Foreground", "Background", "Orphan", "nil"',
+                    propagation,
+                )
+            ],
+        )
+    return propagation

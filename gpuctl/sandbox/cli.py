@@ -11,11 +11,16 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import click
 import yaml
 
 from gpuctl.sandbox.config import SandboxConfig
+
+# The node labels that name a GPU model: a pool's (runwhere.ai/) first, else the one people set
+# with `gpuctl label node` (g8s.host/). gpuctl reads them in this order too.
+GPU_TYPE_LABELS = ("runwhere.ai/gpu-type", "g8s.host/gpu-type")
 
 
 def state_dir() -> Path:
@@ -150,22 +155,42 @@ def down() -> None:
     click.echo(f"sandbox stopped (pid {pid})")
 
 
+def _get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.loads(response.read())
+
+
 @sandbox.command()
 def status() -> None:
-    """Show whether the sandbox runs, where, and its nodes."""
+    """Show whether the sandbox runs, where, and its nodes.
+
+    Exits 1 with "degraded" when a simulated controller raised an error: such a cluster may
+    have stopped scheduling or starting pods.
+    """
     state = _state()
     if not state or not _alive(int(str(state["pid"]))) or not _healthy(str(state["url"])):
         raise click.ClickException("no sandbox is running (start one with `gpuctl sandbox up`)")
     url = str(state["url"])
-    with urllib.request.urlopen(f"{url}/api/v1/nodes", timeout=5) as response:
-        nodes = json.loads(response.read())["items"]
-    click.echo(f"running at {url} (pid {state['pid']})")
+    nodes = _get_json(f"{url}/api/v1/nodes")["items"]
+    errors = _get_json(f"{url}/sandbox/errors")["controllerErrors"]
+    click.echo(f"{'degraded' if errors else 'running'} at {url} (pid {state['pid']})")
     click.echo(f"kubeconfig: {state['kubeconfig']}")
     for node in nodes:
         cap = node["status"]["capacity"]
         gpus = cap.get("nvidia.com/gpu", "0")
-        gpu_type = node["metadata"].get("labels", {}).get("runwhere.ai/gpu-type", "-")
+        labels = node["metadata"].get("labels") or {}
+        gpu_type = next((labels[k] for k in GPU_TYPE_LABELS if labels.get(k)), "-")
         click.echo(
             f"  {node['metadata']['name']:<14} gpus={gpus:<3} type={gpu_type:<10} "
             f"cpu={cap.get('cpu')} memory={cap.get('memory')}"
         )
+    if errors:
+        click.echo(f"degraded: the simulated controllers raised {len(errors)} error(s):")
+        for error in errors:
+            repeats = f" ({error['count']} times, last {error['lastTime']})"
+            click.echo(
+                f"  {error['controller']}: {error['error']} at {error['firstTime']}"
+                + (repeats if error["count"] > 1 else "")
+            )
+        click.echo(f"tracebacks: {state_dir() / 'sandbox.log'}")
+        sys.exit(1)

@@ -48,7 +48,10 @@ class SandboxConfig:
     job_run_seconds: float = 5.0  # Running → Succeeded for pods whose restartPolicy is not Always
     pod_termination_seconds: float = 0.5  # graceful deletion, capped by the pod's own grace period
     log_interval_seconds: float = 0.5  # one deterministic log line per interval while running
-    crash_backoff_seconds: float = 1.0  # between restarts of a crashing container
+    crash_after_seconds: float = 2.0  # how long a crashing container runs before it exits
+    # The kubelet's back-offs keep their real durations (crash loops: 10 s doubling to 5 min,
+    # reset after 10 min of running; image pulls: 10 s) multiplied by this; tests shrink it.
+    backoff_time_scale: float = 1.0
     tick_seconds: float = 0.02  # controller loop period
     bookmark_seconds: float = 1.0  # how often a watch with allowWatchBookmarks gets one
     watch_history: int = 10000  # events kept for watches from an old resourceVersion
@@ -65,7 +68,8 @@ class SandboxConfig:
             "job_run_seconds": 0.1,
             "pod_termination_seconds": 0.05,
             "log_interval_seconds": 0.02,
-            "crash_backoff_seconds": 0.05,
+            "crash_after_seconds": 0.02,
+            "backoff_time_scale": 0.005,  # 10 s → 50 ms, 5 min → 1.5 s
             "tick_seconds": 0.01,
             "bookmark_seconds": 0.2,
         }

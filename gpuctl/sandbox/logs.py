@@ -1,11 +1,17 @@
-"""Deterministic pod logs: one line per interval while a container runs."""
+"""Deterministic pod logs: one line per interval while a container runs, and the log request's
+options (sinceSeconds, sinceTime, tailLines, limitBytes, timestamps) as the kubelet applies
+them."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from gpuctl.sandbox.api import PodRuntime
+from gpuctl.sandbox.errors import ApiError, bad_request
+
+LogLine = tuple[float, str]  # (timestamp, text)
 
 
 def log_lines(
@@ -14,7 +20,7 @@ def log_lines(
     runtime: PodRuntime | None,
     interval: float,
     now: float | None = None,
-) -> list[tuple[float, str]]:
+) -> list[LogLine]:
     """(timestamp, text) for every line the container has written so far."""
     if runtime is None or runtime.started_at is None:
         return []
@@ -39,4 +45,82 @@ def log_lines(
 
 
 def rfc3339_nano(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
+    """Go's time.RFC3339Nano, as the kubelet stamps log lines: trailing zeros trimmed."""
+    moment = datetime.fromtimestamp(ts, UTC)
+    fraction = f"{moment.microsecond:06d}000".rstrip("0")
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + (f".{fraction}" if fraction else "") + "Z"
+
+
+@dataclass
+class LogOptions:
+    """A pod log request's query, checked as the API server checks PodLogOptions."""
+
+    since: float | None = None  # only lines stamped at or after this time
+    tail: int | None = None  # only the last this many lines (after `since`)
+    limit_bytes: int | None = None
+    timestamps: bool = False
+    follow: bool = False
+
+    @classmethod
+    def of(cls, query: dict[str, str], pod_name: str, now: float | None = None) -> LogOptions:
+        def number(key: str) -> int | None:
+            text = query.get(key)
+            if text in (None, ""):
+                return None
+            try:
+                return int(text)
+            except ValueError:
+                raise bad_request(f'strconv.ParseInt: parsing "{text}": invalid syntax') from None
+
+        options = cls(
+            tail=number("tailLines"),
+            limit_bytes=number("limitBytes"),
+            timestamps=query.get("timestamps") in ("true", "1"),
+            follow=query.get("follow") in ("true", "1"),
+        )
+        since_seconds, since_time = number("sinceSeconds"), query.get("sinceTime") or None
+
+        def refuse(field: str, message: str) -> ApiError:
+            return ApiError(
+                422, "Invalid", f'PodLogOptions "{pod_name}" is invalid: {field}: {message}'
+            )
+
+        if options.limit_bytes is not None and options.limit_bytes < 1:
+            raise refuse(
+                "limitBytes", f"Invalid value: {options.limit_bytes}: must be greater than 0"
+            )
+        if since_seconds is not None and since_time is not None:
+            raise refuse(
+                "", "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified"
+            )
+        if since_seconds is not None:
+            if since_seconds < 1:
+                raise refuse(
+                    "sinceSeconds", f"Invalid value: {since_seconds}: must be greater than 0"
+                )
+            options.since = (time.time() if now is None else now) - since_seconds
+        elif since_time is not None:
+            options.since = _parse_rfc3339(since_time)
+        return options
+
+    def select(self, lines: list[LogLine]) -> list[LogLine]:
+        """The lines since `since`, then the last `tail` of them."""
+        shown = [line for line in lines if self.since is None or line[0] >= self.since]
+        if self.tail is None or self.tail < 0:
+            return shown
+        return shown[-self.tail :] if self.tail > 0 else []
+
+    def render(self, lines: list[LogLine]) -> bytes:
+        return b"".join(
+            ((rfc3339_nano(ts) + " ") if self.timestamps else "").encode() + text.encode() + b"\n"
+            for ts, text in lines
+        )
+
+
+def _parse_rfc3339(text: str) -> float:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise bad_request(
+            f'parsing time "{text}" as "2006-01-02T15:04:05Z07:00": cannot parse "{text}"'
+        ) from None

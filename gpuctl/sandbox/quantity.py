@@ -27,7 +27,8 @@ _RE = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)([a-zA-Z]*)$")
 
 
 def parse(value: object) -> Fraction:
-    if isinstance(value, int | float):
+    """A quantity as an exact number; sums already computed (Fractions) pass through."""
+    if isinstance(value, Fraction | int | float):
         return Fraction(value)
     m = _RE.match(str(value).strip())
     if not m or m.group(2) not in _SUFFIX:

@@ -11,7 +11,7 @@ import socket
 import threading
 import time
 import traceback
-from datetime import datetime
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -23,10 +23,10 @@ import yaml
 from gpuctl.sandbox import discovery, tables
 from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
-from gpuctl.sandbox.controllers import Controllers
+from gpuctl.sandbox.controllers import ControllerError, Controllers
 from gpuctl.sandbox.errors import ApiError, bad_request, conflict, method_not_allowed
 from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
-from gpuctl.sandbox.logs import log_lines, rfc3339_nano
+from gpuctl.sandbox.logs import LogOptions, log_lines
 from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
 from gpuctl.sandbox.resources import Registry, Resource
 from gpuctl.sandbox.selectors import (
@@ -44,6 +44,75 @@ _PATCH_TYPES = {
     "application/apply-patch+yaml": "apply",
     "application/apply-patch+cbor": "apply-cbor",
 }
+
+
+@dataclass
+class _WriteOptions:
+    """The query parameters every write takes: dryRun and fieldValidation, checked."""
+
+    dry_run: bool
+    field_validation: str
+    warnings: list[str] = field(default_factory=list)  # collected while serving the request
+
+    @classmethod
+    def of(cls, query: dict[str, str]) -> _WriteOptions:
+        dry_run = query.get("dryRun") == "All"
+        if "dryRun" in query and not dry_run:
+            raise bad_request(
+                f'dryRun: Unsupported value: "{query["dryRun"]}": supported values: "All"'
+            )
+        fv = query.get("fieldValidation") or "Warn"
+        if fv not in ("Ignore", "Warn", "Strict"):
+            raise bad_request(
+                f'fieldValidation: Unsupported value: "{fv}": supported values: '
+                '"Ignore", "Warn", "Strict"'
+            )
+        return cls(dry_run, fv)
+
+
+@dataclass
+class _WatchSelection:
+    """What one watch shows: its resource, namespace and selectors, and how it writes a line."""
+
+    res: Resource
+    namespace: str | None
+    labels: Any
+    fields: Any
+    table_include: str | None  # None: objects as they are; else Tables with this includeObject
+
+    def matches(self, obj: dict[str, Any]) -> bool:
+        meta = obj["metadata"]
+        namespaced = self.namespace is not None and self.res.namespaced
+        if namespaced and meta.get("namespace") != self.namespace:
+            return False
+        return matches_labels(self.labels, meta.get("labels")) and all(
+            f.matches(obj) for f in self.fields
+        )
+
+    def line(self, kind: str, obj: dict[str, Any]) -> bytes:
+        if self.table_include is not None and kind not in ("BOOKMARK", "ERROR"):
+            rv = int(obj["metadata"]["resourceVersion"])
+            obj = tables.table(self.res, [obj], rv, self.table_include)
+        return json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
+
+    def lines_for(self, kind: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> list[bytes]:
+        now_in = self.matches(obj)
+        if kind == "MODIFIED" and prev is not None and (self.labels or self.fields):
+            # leaving or entering the selection reads as deleted or added, as the real watch
+            # cache reports it
+            was_in = self.matches(prev)
+            if was_in != now_in:
+                return [self.line("ADDED" if now_in else "DELETED", obj)]
+        return [self.line(kind, obj)] if now_in else []
+
+    def bookmark(self, cursor: int, initial_events_end: bool = False) -> bytes:
+        meta: dict[str, Any] = {"resourceVersion": str(cursor)}
+        if initial_events_end:
+            meta["annotations"] = {"k8s.io/initial-events-end": "true"}
+        return self.line(
+            "BOOKMARK",
+            {"kind": self.res.kind, "apiVersion": self.res.api_version, "metadata": meta},
+        )
 
 
 class _Drop(Exception):
@@ -354,8 +423,15 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200, doc)
 
     def _admin(self, method: str, path: str, body: bytes) -> None:
-        """/sandbox/faults (GET, POST, DELETE) and /sandbox/requests (GET, DELETE)."""
+        """/sandbox/faults (GET, POST, DELETE), /sandbox/requests (GET, DELETE) and
+        /sandbox/errors (GET: what the simulated controllers raised)."""
         sandbox = self.server.sandbox
+        if path == "/sandbox/errors":
+            if method != "GET":
+                raise method_not_allowed()
+            errors = [e.as_dict() for e in sandbox.controller_errors()]
+            self._send(200, {"controllerErrors": errors})
+            return
         if path == "/sandbox/faults":
             if method == "POST":
                 try:
@@ -396,185 +472,209 @@ class Handler(BaseHTTPRequestHandler):
             ) from None
 
     def _api(self, method: str, route: Route, query: dict[str, str], body: bytes) -> None:
-        sandbox = self.server.sandbox
-        api = sandbox.api
         res = route.res
         assert res is not None
-        ns = route.namespace
-        if res.namespaced and route.name and not ns and method != "GET":
+        if res.namespaced and route.name and not route.namespace and method != "GET":
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
-        dry_run = query.get("dryRun") == "All"
-        if "dryRun" in query and not dry_run:
-            raise bad_request(
-                f'dryRun: Unsupported value: "{query["dryRun"]}": supported values: "All"'
-            )
-        fv = query.get("fieldValidation") or "Warn"
-        if fv not in ("Ignore", "Warn", "Strict"):
-            raise bad_request(
-                f'fieldValidation: Unsupported value: "{fv}": supported values: '
-                '"Ignore", "Warn", "Strict"'
-            )
-        warnings: list[str] = []
+        options = _WriteOptions.of(query)
         if res.kind == "SelfSubjectAccessReview":
             if method != "POST" or route.name:
                 raise method_not_allowed()
-            # kubectl sends this one as protobuf; the answer is the same whatever was asked
-            ctype = self.headers.get("Content-Type") or ""
-            review = {} if "protobuf" in ctype else self._decode_body(body, res)
-            review = review if isinstance(review, dict) else {}
-            review.setdefault("apiVersion", "authorization.k8s.io/v1")
-            review.setdefault("kind", "SelfSubjectAccessReview")
-            review.setdefault("metadata", {})
-            review["status"] = {"allowed": True, "reason": "the sandbox has no authorization"}
-            self._send(201, review)
-            return
-        if method == "GET" and not route.name:
+            self._access_review(res, body)
+        elif method == "GET" and not route.name:
             if route.watch_path or query.get("watch") in ("1", "true", "True"):
-                self._watch(res, ns or None, query)
+                self._watch(res, route.namespace or None, query)
             else:
-                self._list(res, ns or None, query)
-            return
-        if method == "GET":
-            if route.sub == "log":
-                self._log(res, ns, route.name, query)
-                return
-            obj = api.get(res, ns, route.name)
-            if route.sub == "scale":
-                self._send(200, _scale(res, obj))
-                return
-            self._send_object(200, res, obj, [])
-            return
-        if method == "POST" and not route.name:
-            obj = api.create(
+                self._list(res, route.namespace or None, query)
+        elif method == "GET":
+            self._get(res, route, query)
+        elif method == "POST" and not route.name:
+            obj = self.server.sandbox.api.create(
                 res,
-                ns,
+                route.namespace,
                 self._decode_body(body, res),
-                dry_run=dry_run,
-                field_validation=fv,
-                warnings=warnings,
+                dry_run=options.dry_run,
+                field_validation=options.field_validation,
+                warnings=options.warnings,
             )
-            self._send_object(201, res, obj, warnings)
-            return
-        if method == "PUT" and route.name:
-            data = self._decode_body(body, res)
-            if route.sub == "scale":
-                obj = self._set_scale(res, ns, route.name, data, dry_run)
-                self._send(200, obj)
-                return
-            obj = api.update(
-                res,
-                ns,
-                route.name,
-                data,
-                subresource=route.sub,
-                dry_run=dry_run,
-                field_validation=fv,
-                warnings=warnings,
-            )
-            self._send_object(200, res, obj, warnings)
-            return
-        if method == "PATCH" and route.name:
-            ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
-            patch_type = _PATCH_TYPES.get(ctype)
-            if patch_type is None or patch_type == "apply-cbor":
-                raise ApiError(
-                    415,
-                    "UnsupportedMediaType",
-                    "the body of the request was in an unknown format - accepted media types "
-                    "include: application/json-patch+json, application/merge-patch+json, "
-                    "application/apply-patch+yaml, application/strategic-merge-patch+json",
-                )
-            data = self._decode_body(body, res)
-            if route.sub == "scale":
-                current = _scale(res, api.get(res, ns, route.name))
+            self._send_object(201, res, obj, options.warnings)
+        elif method == "PUT" and route.name:
+            self._put(res, route, body, options)
+        elif method == "PATCH" and route.name:
+            self._patch(res, route, query, body, options)
+        elif method == "DELETE":
+            self._delete(res, route, query, body, options)
+        else:
+            raise method_not_allowed()
 
-                patched = (
-                    json_patch(current, data)
-                    if patch_type == "json"
-                    else json_merge_patch(current, data)
-                    if patch_type == "merge"
-                    else strategic_merge_patch(current, data)
-                )
-                self._send(200, self._set_scale(res, ns, route.name, patched, dry_run))
-                return
-            obj = api.patch(
-                res,
-                ns,
-                route.name,
-                patch_type,
-                data,
-                subresource=route.sub,
-                dry_run=dry_run,
-                field_validation=fv,
-                warnings=warnings,
-                field_manager=query.get("fieldManager", ""),
-            )
-            self._send_object(200, res, obj, warnings)
+    def _access_review(self, res: Resource, body: bytes) -> None:
+        """Every SelfSubjectAccessReview is allowed: the sandbox has no authorization."""
+        # kubectl sends this one as protobuf; the answer is the same whatever was asked
+        ctype = self.headers.get("Content-Type") or ""
+        review = {} if "protobuf" in ctype else self._decode_body(body, res)
+        review = review if isinstance(review, dict) else {}
+        review.setdefault("apiVersion", "authorization.k8s.io/v1")
+        review.setdefault("kind", "SelfSubjectAccessReview")
+        review.setdefault("metadata", {})
+        review["status"] = {"allowed": True, "reason": "the sandbox has no authorization"}
+        self._send(201, review)
+
+    def _get(self, res: Resource, route: Route, query: dict[str, str]) -> None:
+        if route.sub == "log":
+            self._log(res, route.namespace, route.name, query)
             return
-        if method == "DELETE":
-            options = self._decode_body(body, res) if body else {}
-            if not isinstance(options, dict):
-                options = {}
-            propagation = query.get("propagationPolicy") or options.get("propagationPolicy")
-            if propagation is None:
-                orphan = query.get("orphanDependents", options.get("orphanDependents"))
-                if orphan is not None:
-                    propagation = "Orphan" if str(orphan).lower() == "true" else "Background"
-            grace_text = query.get("gracePeriodSeconds", options.get("gracePeriodSeconds"))
-            grace = int(grace_text) if grace_text not in (None, "") else None
-            dry_run = dry_run or options.get("dryRun") == ["All"]
-            if route.name:
-                obj = api.delete(
-                    res,
-                    ns,
-                    route.name,
-                    propagation=propagation,
-                    grace=grace,
-                    dry_run=dry_run,
-                    preconditions=options.get("preconditions"),
-                    warnings=warnings,
-                )
-                # 202 only for a deletion still under way that asked orphanDependents=false,
-                # as the real handler does; otherwise 200 with the object
-                still_there = api.find(res, ns, route.name) is not None and not dry_run
-                orphan = query.get("orphanDependents", options.get("orphanDependents"))
-                accepted = still_there and str(orphan).lower() == "false"
-                self._send_object(202 if accepted else 200, res, obj, warnings)
-                return
-            listed = api.list_objects(
-                res,
-                ns or None,
-                parse_label_selector(query.get("labelSelector", "")),
-                parse_field_selector(query.get("fieldSelector", ""), res.kind),
+        obj = self.server.sandbox.api.get(res, route.namespace, route.name)
+        if route.sub == "scale":
+            self._send(200, _scale(res, obj))
+            return
+        self._send_object(200, res, obj, [])
+
+    def _put(self, res: Resource, route: Route, body: bytes, options: _WriteOptions) -> None:
+        data = self._decode_body(body, res)
+        if route.sub == "scale":
+            obj = self._set_scale(res, route.namespace, route.name, data, options.dry_run)
+            self._send(200, obj)
+            return
+        obj = self.server.sandbox.api.update(
+            res,
+            route.namespace,
+            route.name,
+            data,
+            subresource=route.sub,
+            dry_run=options.dry_run,
+            field_validation=options.field_validation,
+            warnings=options.warnings,
+        )
+        self._send_object(200, res, obj, options.warnings)
+
+    def _patch(
+        self,
+        res: Resource,
+        route: Route,
+        query: dict[str, str],
+        body: bytes,
+        options: _WriteOptions,
+    ) -> None:
+        api = self.server.sandbox.api
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        patch_type = _PATCH_TYPES.get(ctype)
+        if patch_type is None or patch_type == "apply-cbor":
+            raise ApiError(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types "
+                "include: application/json-patch+json, application/merge-patch+json, "
+                "application/apply-patch+yaml, application/strategic-merge-patch+json",
             )
-            deleted = []
-            for item in listed.items:
-                try:
-                    deleted.append(
-                        api.delete(
-                            res,
-                            item["metadata"].get("namespace", ""),
-                            item["metadata"]["name"],
-                            propagation=propagation,
-                            grace=grace,
-                            dry_run=dry_run,
-                        )
+        data = self._decode_body(body, res)
+        ns, name = route.namespace, route.name
+        if route.sub == "scale":
+            current = _scale(res, api.get(res, ns, name))
+            patched = (
+                json_patch(current, data)
+                if patch_type == "json"
+                else json_merge_patch(current, data)
+                if patch_type == "merge"
+                else strategic_merge_patch(current, data)
+            )
+            self._send(200, self._set_scale(res, ns, name, patched, options.dry_run))
+            return
+        obj = api.patch(
+            res,
+            ns,
+            name,
+            patch_type,
+            data,
+            subresource=route.sub,
+            dry_run=options.dry_run,
+            field_validation=options.field_validation,
+            warnings=options.warnings,
+            field_manager=query.get("fieldManager", ""),
+        )
+        self._send_object(200, res, obj, options.warnings)
+
+    def _delete(
+        self,
+        res: Resource,
+        route: Route,
+        query: dict[str, str],
+        body: bytes,
+        options: _WriteOptions,
+    ) -> None:
+        api = self.server.sandbox.api
+        ns = route.namespace
+        delete_options = self._decode_body(body, res) if body else {}
+        if not isinstance(delete_options, dict):
+            delete_options = {}
+        orphan = query.get("orphanDependents", delete_options.get("orphanDependents"))
+        propagation = query.get("propagationPolicy") or delete_options.get("propagationPolicy")
+        if propagation is None and orphan is not None:
+            propagation = "Orphan" if str(orphan).lower() == "true" else "Background"
+        grace_text = query.get("gracePeriodSeconds", delete_options.get("gracePeriodSeconds"))
+        grace = int(grace_text) if grace_text not in (None, "") else None
+        dry_run = options.dry_run or delete_options.get("dryRun") == ["All"]
+        if not route.name:
+            self._delete_collection(res, ns, query, propagation, grace, dry_run, options.warnings)
+            return
+        obj = api.delete(
+            res,
+            ns,
+            route.name,
+            propagation=propagation,
+            grace=grace,
+            dry_run=dry_run,
+            preconditions=delete_options.get("preconditions"),
+            warnings=options.warnings,
+        )
+        # 202 only for a deletion still under way that asked orphanDependents=false,
+        # as the real handler does; otherwise 200 with the object
+        still_there = api.find(res, ns, route.name) is not None and not dry_run
+        accepted = still_there and str(orphan).lower() == "false"
+        self._send_object(202 if accepted else 200, res, obj, options.warnings)
+
+    def _delete_collection(
+        self,
+        res: Resource,
+        ns: str,
+        query: dict[str, str],
+        propagation: str | None,
+        grace: int | None,
+        dry_run: bool,
+        warnings: list[str],
+    ) -> None:
+        api = self.server.sandbox.api
+        listed = api.list_objects(
+            res,
+            ns or None,
+            parse_label_selector(query.get("labelSelector", "")),
+            parse_field_selector(query.get("fieldSelector", ""), res.kind),
+        )
+        deleted = []
+        for item in listed.items:
+            try:
+                deleted.append(
+                    api.delete(
+                        res,
+                        item["metadata"].get("namespace", ""),
+                        item["metadata"]["name"],
+                        propagation=propagation,
+                        grace=grace,
+                        dry_run=dry_run,
                     )
-                except ApiError as err:
-                    if err.code != 404:
-                        raise
-            self._send(
-                200,
-                {
-                    "kind": f"{res.kind}List",
-                    "apiVersion": res.api_version,
-                    "metadata": {"resourceVersion": str(sandbox.store.rv)},
-                    "items": deleted,
-                },
-                self._warn_headers(warnings),
-            )
-            return
-        raise method_not_allowed()
+                )
+            except ApiError as err:
+                if err.code != 404:
+                    raise
+        self._send(
+            200,
+            {
+                "kind": f"{res.kind}List",
+                "apiVersion": res.api_version,
+                "metadata": {"resourceVersion": str(self.server.sandbox.store.rv)},
+                "items": deleted,
+            },
+            self._warn_headers(warnings),
+        )
 
     def _send_object(self, code: int, res: Resource, obj: Any, warnings: list[str]) -> None:
         if self._wants_table():
@@ -628,131 +728,84 @@ class Handler(BaseHTTPRequestHandler):
 
     def _watch(self, res: Resource, ns: str | None, query: dict[str, str]) -> None:
         sandbox = self.server.sandbox
-        store = sandbox.store
-        labels = parse_label_selector(query.get("labelSelector", ""))
-        fields = parse_field_selector(query.get("fieldSelector", ""), res.kind)
+        selection = _WatchSelection(
+            res,
+            ns,
+            parse_label_selector(query.get("labelSelector", "")),
+            parse_field_selector(query.get("fieldSelector", ""), res.kind),
+            self._include() if self._wants_table() else None,
+        )
         rv_text = query.get("resourceVersion", "")
-        timeout = float(query.get("timeoutSeconds") or 1800)
+        deadline = time.monotonic() + float(query.get("timeoutSeconds") or 1800)
         bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
         send_initial = query.get("sendInitialEvents") == "true"
-        deadline = time.monotonic() + timeout
-        table = self._wants_table()
-
-        def matches(obj: dict[str, Any]) -> bool:
-            meta = obj["metadata"]
-            if ns is not None and res.namespaced and meta.get("namespace") != ns:
-                return False
-            return matches_labels(labels, meta.get("labels")) and all(
-                f.matches(obj) for f in fields
-            )
-
-        def line(kind: str, obj: dict[str, Any]) -> bytes:
-            if table and kind != "BOOKMARK" and kind != "ERROR":
-                obj = tables.table(
-                    res, [obj], int(obj["metadata"]["resourceVersion"]), self._include()
-                )
-            return json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
-
-        with store.lock:
+        with sandbox.store.lock:
             initial: list[dict[str, Any]] = []
             if rv_text in ("", "0") or send_initial:
                 initial = [
-                    o for o in store.objects(res.key, ns if res.namespaced else None) if matches(o)
+                    o
+                    for o in sandbox.store.objects(res.key, ns if res.namespaced else None)
+                    if selection.matches(o)
                 ]
-                cursor = store.rv
+                cursor = sandbox.store.rv
             else:
                 try:
                     cursor = int(rv_text)
                 except ValueError:
                     raise bad_request(f"invalid resource version: {rv_text}") from None
-            expired = store.expired(cursor)
-            oldest = store.oldest_rv
+            expired = sandbox.store.expired(cursor)
+            oldest = sandbox.store.oldest_rv
         self._start_stream("application/json")
         try:
             if expired:
                 status = ApiError(
                     410, "Expired", f"too old resource version: {cursor} ({oldest - 1})"
                 ).status()
-                self._chunk(line("ERROR", status))
+                self._chunk(selection.line("ERROR", status))
                 self._end_stream()
                 return
             for obj in sorted(initial, key=lambda o: int(o["metadata"]["resourceVersion"])):
-                self._chunk(line("ADDED", obj))
+                self._chunk(selection.line("ADDED", obj))
             if send_initial and bookmarks:
-                self._chunk(
-                    line(
-                        "BOOKMARK",
-                        {
-                            "kind": res.kind,
-                            "apiVersion": res.api_version,
-                            "metadata": {
-                                "resourceVersion": str(cursor),
-                                "annotations": {"k8s.io/initial-events-end": "true"},
-                            },
-                        },
-                    )
-                )
-            last_bookmark = time.monotonic()
-            while not sandbox.stopping.is_set():
-                now = time.monotonic()
-                if now >= deadline or self._client_gone():
-                    break
-                with store.lock:
-                    events = store.events_after(cursor)
-                    if not events:
-                        store.changed.wait(min(deadline - now, 0.25))
-                        events = store.events_after(cursor)
-                out = []
-                for ev in events:
-                    cursor = ev.rv
-                    if ev.key != res.key:
-                        continue
-                    now_in = matches(ev.obj)
-                    if ev.type == "MODIFIED" and ev.prev is not None and (labels or fields):
-                        # leaving or entering the selection reads as deleted or added, as the
-                        # real watch cache reports it
-                        was_in = matches(ev.prev)
-                        if was_in != now_in:
-                            out.append(line("ADDED" if now_in else "DELETED", ev.obj))
-                            continue
-                    if now_in:
-                        out.append(line(ev.type, ev.obj))
-                if out:
-                    self._chunk(b"".join(out))
-                if (
-                    bookmarks
-                    and time.monotonic() - last_bookmark >= sandbox.config.bookmark_seconds
-                ):
-                    last_bookmark = time.monotonic()
-                    self._chunk(
-                        line(
-                            "BOOKMARK",
-                            {
-                                "kind": res.kind,
-                                "apiVersion": res.api_version,
-                                "metadata": {"resourceVersion": str(cursor)},
-                            },
-                        )
-                    )
+                self._chunk(selection.bookmark(cursor, initial_events_end=True))
+            self._watch_events(selection, cursor, deadline, bookmarks)
             self._end_stream()
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
+
+    def _watch_events(
+        self, selection: _WatchSelection, cursor: int, deadline: float, bookmarks: bool
+    ) -> None:
+        """Stream the selected changes after `cursor` until the deadline or the client leaves."""
+        sandbox = self.server.sandbox
+        store = sandbox.store
+        last_bookmark = time.monotonic()
+        while not sandbox.stopping.is_set():
+            now = time.monotonic()
+            if now >= deadline or self._client_gone():
+                break
+            with store.lock:
+                events = store.events_after(cursor)
+                if not events:
+                    store.changed.wait(min(deadline - now, 0.25))
+                    events = store.events_after(cursor)
+            out = []
+            for ev in events:
+                cursor = ev.rv
+                if ev.key == selection.res.key:
+                    out.extend(selection.lines_for(ev.type, ev.obj, ev.prev))
+            if out:
+                self._chunk(b"".join(out))
+            if bookmarks and time.monotonic() - last_bookmark >= sandbox.config.bookmark_seconds:
+                last_bookmark = time.monotonic()
+                self._chunk(selection.bookmark(cursor))
 
     def _log(self, res: Resource, ns: str, name: str, query: dict[str, str]) -> None:
         sandbox = self.server.sandbox
         api = sandbox.api
         pod = api.get(res, ns, name)
-        containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
-        container = query.get("container") or ""
-        if not container:
-            if len(containers) > 1:
-                raise bad_request(
-                    f"a container name must be specified for pod {name}, choose one of: "
-                    f"[{' '.join(containers)}]"
-                )
-            container = containers[0] if containers else ""
-        if container not in containers:
-            raise bad_request(f"container {container} is not valid for pod {name}")
+        container = _log_container(pod, name, query.get("container") or "")
+        options = LogOptions.of(query, name)
         runtime = api.runtime.get(pod["metadata"]["uid"])
         if runtime is None or runtime.started_at is None:
             waiting = "ContainerCreating"
@@ -762,50 +815,46 @@ class Handler(BaseHTTPRequestHandler):
             raise bad_request(
                 f'container "{container}" in pod "{name}" is waiting to start: {waiting}'
             )
-        stamps = query.get("timestamps") in ("true", "1")
-        interval = sandbox.config.log_interval_seconds
-
-        def render(entries: list[tuple[float, str]]) -> bytes:
-            return b"".join(
-                ((rfc3339_nano(ts) + " ") if stamps else "").encode() + text.encode() + b"\n"
-                for ts, text in entries
-            )
-
-        lines = log_lines(name, container, runtime, interval)
-        tail = query.get("tailLines")
-        shown = (
-            lines[-int(tail) :]
-            if tail not in (None, "") and int(tail) > 0
-            else ([] if tail == "0" else lines)
-        )
-        since = _log_since(query)
-        if since is not None:  # as the kubelet: the tail first, then what is older goes
-            shown = [(ts, text) for ts, text in shown if ts >= since]
-        if query.get("follow") not in ("true", "1"):
-            data = render(shown)
-            limit = query.get("limitBytes")
-            if limit:
-                data = data[: int(limit)]
+        lines = log_lines(name, container, runtime, sandbox.config.log_interval_seconds)
+        shown = options.select(lines)
+        if not options.follow:
+            data = options.render(shown)
+            if options.limit_bytes is not None:
+                data = data[: options.limit_bytes]
             self._send(200, data, content_type="text/plain")
             return
         self._start_stream("text/plain")
         try:
-            self._chunk(render(shown)) if shown else None
-            sent = len(lines)
-            while not sandbox.stopping.is_set():
-                time.sleep(min(interval, 0.05))
-                if self._client_gone():
-                    break
-                current = api.runtime.get(pod["metadata"]["uid"])
-                lines = log_lines(name, container, current, interval)
-                if len(lines) > sent:
-                    self._chunk(render(lines[sent:]))
-                    sent = len(lines)
-                if current is None or current.finished_at is not None:
-                    break
+            self._chunk(options.render(shown)) if shown else None
+            self._follow_log(pod, container, options, len(lines))
             self._end_stream()
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
+
+    def _follow_log(
+        self, pod: dict[str, Any], container: str, options: LogOptions, sent: int
+    ) -> None:
+        """Stream the lines after the first `sent` until the container stops or the client goes."""
+        sandbox = self.server.sandbox
+        interval = sandbox.config.log_interval_seconds
+        name = pod["metadata"]["name"]
+        while not sandbox.stopping.is_set():
+            time.sleep(min(interval, 0.05))
+            if self._client_gone():
+                break
+            current = sandbox.api.runtime.get(pod["metadata"]["uid"])
+            lines = log_lines(name, container, current, interval)
+            if len(lines) > sent:
+                new = [
+                    line
+                    for line in lines[sent:]
+                    if options.since is None or line[0] >= options.since
+                ]
+                if new:
+                    self._chunk(options.render(new))
+                sent = len(lines)
+            if current is None or current.finished_at is not None:
+                break
 
     def _set_scale(
         self, res: Resource, ns: str, name: str, scale: Any, dry_run: bool
@@ -827,6 +876,21 @@ class Handler(BaseHTTPRequestHandler):
             obj["spec"]["replicas"] = replicas
             updated = api.update(res, ns, name, obj, dry_run=dry_run, internal=True)
         return _scale(res, updated)
+
+
+def _log_container(pod: dict[str, Any], name: str, container: str) -> str:
+    """The container a log request means: the one asked for, or the pod's only one."""
+    containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
+    if not container:
+        if len(containers) > 1:
+            raise bad_request(
+                f"a container name must be specified for pod {name}, choose one of: "
+                f"[{' '.join(containers)}]"
+            )
+        container = containers[0] if containers else ""
+    if container not in containers:
+        raise bad_request(f"container {container} is not valid for pod {name}")
+    return container
 
 
 def _verb(method: str, route: Route, query: dict[str, str]) -> str:
@@ -923,6 +987,10 @@ class Sandbox:
         for thread in self._threads:
             thread.join(timeout=2)
 
+    def controller_errors(self) -> list[ControllerError]:
+        """What the simulated controllers raised so far; empty while the cluster is healthy."""
+        return self.controllers.errors()
+
     def settle(self, timeout: float = 5.0) -> bool:
         """Wait until the controllers have nothing left to do: no change since their last pass
         and no timed transition pending (pods starting, jobs finishing, grace periods). False if
@@ -977,14 +1045,3 @@ class Sandbox:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(self.kubeconfig(), sort_keys=False))
         return path
-
-
-def _log_since(query: dict[str, str]) -> float | None:
-    """The oldest timestamp a log request wants (sinceSeconds or sinceTime), or None for all."""
-    seconds = query.get("sinceSeconds")
-    if seconds:
-        return time.time() - int(seconds)
-    stamp = query.get("sinceTime")
-    if stamp:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    return None

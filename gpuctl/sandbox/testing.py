@@ -111,7 +111,10 @@ class SandboxCluster(Cluster):
 def running_sandbox(
     workdir: Path, config: SandboxConfig | None = None, namespace: str = "default"
 ) -> Iterator[SandboxCluster]:
-    """Start a sandbox on a free port (fast timings unless `config` says otherwise)."""
+    """Start a sandbox on a free port (fast timings unless `config` says otherwise).
+
+    Leaving the block fails with AssertionError if a simulated controller raised meanwhile: a
+    controller bug must fail the test that ran into it, not just slow the cluster down."""
     sandbox = Sandbox(config or SandboxConfig.fast()).start()
     try:
         kubeconfig = sandbox.write_kubeconfig(workdir / "kubeconfig")
@@ -121,6 +124,12 @@ def running_sandbox(
         yield SandboxCluster(sandbox, kubeconfig, namespace, workdir)
     finally:
         sandbox.stop()
+    errors = sandbox.controller_errors()
+    if errors:
+        raise AssertionError(
+            "the sandbox's controllers raised:\n"
+            + "\n".join(f"{e.describe()}\n{e.traceback}" for e in errors)
+        )
 
 
 @contextmanager

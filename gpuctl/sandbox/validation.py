@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -388,89 +389,111 @@ def _template_causes(
 
 def type_causes(res: Resource, obj: dict[str, Any]) -> list[Cause]:
     """Rules the schemas cannot express, per kind."""
-    kind = res.kind
+    check = _TYPE_RULES.get(res.kind)
+    return check(obj) if check is not None else []
+
+
+def _pod_causes(obj: dict[str, Any]) -> list[Cause]:
     spec = obj.get("spec") or {}
-    if kind == "Pod":
-        causes = _pod_spec_causes(spec, "spec")
-        if spec.get("restartPolicy") not in (None, "Always", "OnFailure", "Never"):
+    causes = _pod_spec_causes(spec, "spec")
+    if spec.get("restartPolicy") not in (None, "Always", "OnFailure", "Never"):
+        causes.append(
+            Cause(
+                "spec.restartPolicy",
+                "Unsupported value",
+                'supported values: "Always", "OnFailure", "Never"',
+                spec.get("restartPolicy"),
+            )
+        )
+    return causes
+
+
+def _job_causes(obj: dict[str, Any]) -> list[Cause]:
+    spec = obj.get("spec") or {}
+    causes = _template_causes(obj, ("OnFailure", "Never"), check_selector=True)
+    if spec.get("completionMode") == "Indexed" and spec.get("completions") is None:
+        causes.append(
+            Cause("spec.completions", "Required value", "when completion mode is Indexed")
+        )
+    for f in ("parallelism", "completions", "backoffLimit"):
+        if isinstance(spec.get(f), int) and spec[f] < 0:
+            causes.append(
+                Cause(f"spec.{f}", "Invalid value", "must be greater than or equal to 0", spec[f])
+            )
+    return causes
+
+
+def _workload_causes(obj: dict[str, Any]) -> list[Cause]:
+    """Deployments, ReplicaSets and StatefulSets."""
+    spec = obj.get("spec") or {}
+    causes = _template_causes(obj, ("Always",), check_selector=True)
+    if isinstance(spec.get("replicas"), int) and spec["replicas"] < 0:
+        causes.append(
+            Cause(
+                "spec.replicas",
+                "Invalid value",
+                "must be greater than or equal to 0",
+                spec["replicas"],
+            )
+        )
+    return causes
+
+
+def _service_causes(obj: dict[str, Any]) -> list[Cause]:
+    spec = obj.get("spec") or {}
+    causes = []
+    for i, port in enumerate(spec.get("ports") or []):
+        node_port = port.get("nodePort")
+        if node_port and not 30000 <= node_port <= 32767:
             causes.append(
                 Cause(
-                    "spec.restartPolicy",
-                    "Unsupported value",
-                    'supported values: "Always", "OnFailure", "Never"',
-                    spec.get("restartPolicy"),
-                )
-            )
-        return causes
-    if kind == "Job":
-        causes = _template_causes(obj, ("OnFailure", "Never"), check_selector=True)
-        if spec.get("completionMode") == "Indexed" and spec.get("completions") is None:
-            causes.append(
-                Cause("spec.completions", "Required value", "when completion mode is Indexed")
-            )
-        for f in ("parallelism", "completions", "backoffLimit"):
-            if isinstance(spec.get(f), int) and spec[f] < 0:
-                causes.append(
-                    Cause(
-                        f"spec.{f}", "Invalid value", "must be greater than or equal to 0", spec[f]
-                    )
-                )
-        return causes
-    if kind in ("Deployment", "ReplicaSet", "StatefulSet"):
-        causes = _template_causes(obj, ("Always",), check_selector=True)
-        if isinstance(spec.get("replicas"), int) and spec["replicas"] < 0:
-            causes.append(
-                Cause(
-                    "spec.replicas",
+                    f"spec.ports[{i}].nodePort",
                     "Invalid value",
-                    "must be greater than or equal to 0",
-                    spec["replicas"],
+                    "provided port is not in the valid range. The range of valid ports is "
+                    "30000-32767",
+                    node_port,
                 )
             )
-        return causes
-    if kind == "Service":
-        causes = []
-        for i, port in enumerate(spec.get("ports") or []):
-            node_port = port.get("nodePort")
-            if node_port and not 30000 <= node_port <= 32767:
-                causes.append(
-                    Cause(
-                        f"spec.ports[{i}].nodePort",
-                        "Invalid value",
-                        "provided port is not in the valid range. The range of valid ports is "
-                        "30000-32767",
-                        node_port,
-                    )
-                )
-            if node_port and spec.get("type", "ClusterIP") == "ClusterIP":
-                causes.append(
-                    Cause(
-                        f"spec.ports[{i}].nodePort",
-                        "Forbidden",
-                        "may not be used when `type` is 'ClusterIP'",
-                    )
-                )
-        if spec.get("type", "ClusterIP") != "ClusterIP" and spec.get("clusterIP") == "None":
+        if node_port and spec.get("type", "ClusterIP") == "ClusterIP":
             causes.append(
                 Cause(
-                    "spec.clusterIPs[0]",
-                    "Invalid value",
-                    "may not be set to 'None' for LoadBalancer services",
-                    ["None"],
+                    f"spec.ports[{i}].nodePort",
+                    "Forbidden",
+                    "may not be used when `type` is 'ClusterIP'",
                 )
-                if spec.get("type") == "LoadBalancer"
-                else Cause("spec.type", "Invalid value", "", spec.get("type"))
             )
-        return causes
-    if kind == "ResourceQuota":
-        causes = []
-        for rname, value in ((spec.get("hard")) or {}).items():
-            if not quantity.is_quantity(value):
-                causes.append(
-                    Cause(f"spec.hard[{rname}]", "Invalid value", "must be a valid quantity", value)
-                )
-        return causes
-    return []
+    if spec.get("type", "ClusterIP") != "ClusterIP" and spec.get("clusterIP") == "None":
+        causes.append(
+            Cause(
+                "spec.clusterIPs[0]",
+                "Invalid value",
+                "may not be set to 'None' for LoadBalancer services",
+                ["None"],
+            )
+            if spec.get("type") == "LoadBalancer"
+            else Cause("spec.type", "Invalid value", "", spec.get("type"))
+        )
+    return causes
+
+
+def _quota_causes(obj: dict[str, Any]) -> list[Cause]:
+    hard = (obj.get("spec") or {}).get("hard") or {}
+    return [
+        Cause(f"spec.hard[{rname}]", "Invalid value", "must be a valid quantity", value)
+        for rname, value in hard.items()
+        if not quantity.is_quantity(value)
+    ]
+
+
+_TYPE_RULES: dict[str, Callable[[dict[str, Any]], list[Cause]]] = {
+    "Pod": _pod_causes,
+    "Job": _job_causes,
+    "Deployment": _workload_causes,
+    "ReplicaSet": _workload_causes,
+    "StatefulSet": _workload_causes,
+    "Service": _service_causes,
+    "ResourceQuota": _quota_causes,
+}
 
 
 def _selector_text(selector: dict[str, Any] | None) -> str:

@@ -44,3 +44,12 @@ def test_wheel_install_renders_from_another_directory(tmp_path: Path) -> None:
     assert rendered == _run(sys.executable, "-m", "gpuctl", "render", "-f", EXAMPLES, cwd=REPO)
     schema = _run(venv / "bin" / "gpuctl", "schema", "quota", cwd=elsewhere)
     assert '"users"' in schema
+    served = _run(venv / "bin" / "gpuctl", "serve", "--help", cwd=elsewhere)
+    assert "/api/v1/docs" in served
+    docs = (
+        "from fastapi.testclient import TestClient\n"
+        "from gpuctl.server.app import create_app\n"
+        "client = TestClient(create_app(None, None))\n"
+        "print(client.get('/api/v1/docs/assets/swagger-ui-bundle.js').status_code)\n"
+    )
+    assert _run(python, "-W", "ignore", "-c", docs, cwd=elsewhere).strip() == "200"

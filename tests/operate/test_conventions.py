@@ -104,6 +104,14 @@ def test_singular_plural_and_short_names(
     assert len(head) == 2 and head == without_ages(canonical.stdout).splitlines()[:2]
 
 
+def test_delete_takes_job_or_jobs(env: Env) -> None:
+    assert env.gpuctl("create", "-f", TRAINING).returncode == 0
+    done = env.gpuctl("delete", "jobs", "qwen2-7b-llamafactory-sft")
+    assert done.returncode == 0, done.stderr
+    assert "job.batch/qwen2-7b-llamafactory-sft deleted" in done.stdout
+    assert env.objects("Job") == {}
+
+
 @pytest.mark.parametrize(
     ("words", "typo", "nearest"),
     [

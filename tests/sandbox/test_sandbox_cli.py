@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import time
@@ -13,7 +15,7 @@ from click.testing import CliRunner
 
 from gpuctl.sandbox import Sandbox, SandboxConfig
 from gpuctl.sandbox.cli import sandbox
-from gpuctl.sandbox.testing import SandboxCluster
+from gpuctl.sandbox.testing import SandboxCluster, wait_for
 
 
 def test_start_and_stop_are_quick() -> None:
@@ -92,3 +94,54 @@ def test_make_sandbox_takes_a_config(make_sandbox: Callable[..., SandboxCluster]
     assert one.url != two.url and one.namespace == "team"
     names = one.kubectl("get", "nodes", "-o", "name", namespaced=False).stdout.split()
     assert names == ["node/solo"]
+
+
+def test_status_says_degraded_when_a_controller_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUCTL_SANDBOX_DIR", str(tmp_path))
+    with Sandbox(SandboxConfig.fast()) as running:
+        # `status` finds the sandbox through the state file `up` writes; this process serves it
+        (tmp_path / "state.json").write_text(
+            json.dumps({"pid": os.getpid(), "url": running.url, "kubeconfig": "kc"})
+        )
+        healthy = CliRunner().invoke(sandbox, ["status"])
+        assert healthy.exit_code == 0, healthy.output
+        assert healthy.output.startswith(f"running at {running.url}")
+
+        def broken(now: float) -> None:
+            raise ValueError("bad quantity")
+
+        running.controllers.passes["job-controller"] = broken
+        configmaps = running.registry.get("", "configmaps")  # any change wakes the controllers
+        running.api.create(configmaps, "default", {"metadata": {"name": "poke"}})
+        wait_for(running.controller_errors, what="the controller error")
+        degraded = CliRunner().invoke(sandbox, ["status"])
+    assert degraded.exit_code == 1
+    assert degraded.output.startswith(f"degraded at {running.url}")
+    assert "degraded: the simulated controllers raised 1 error(s):" in degraded.output
+    assert "  job-controller: ValueError: bad quantity at " in degraded.output
+
+
+def test_status_shows_the_gpu_type_from_either_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuctl.sandbox.config import NodeSpec
+
+    monkeypatch.setenv("GPUCTL_SANDBOX_DIR", str(tmp_path))
+    gpus = {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "8"}
+    nodes = [
+        NodeSpec("pool-node", {"runwhere.ai/gpu-type": "A100-80G"}, dict(gpus)),
+        NodeSpec("user-node", {"g8s.host/gpu-type": "H100-80G"}, dict(gpus)),
+        NodeSpec("cpu-node", {}, {"cpu": "8", "memory": "64Gi"}),
+    ]
+    with Sandbox(SandboxConfig.fast(nodes=nodes)) as running:
+        (tmp_path / "state.json").write_text(
+            json.dumps({"pid": os.getpid(), "url": running.url, "kubeconfig": "kc"})
+        )
+        result = CliRunner().invoke(sandbox, ["status"])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines() if line.startswith("  ")}
+    assert "type=A100-80G " in rows["pool-node"]
+    assert "type=H100-80G " in rows["user-node"]
+    assert "type=- " in rows["cpu-node"]

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
+import re
+import time
+import urllib.error
 import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 from kubernetes import client
 from kubernetes.client import ApiException
 
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
+from gpuctl.sandbox import SandboxConfig
+from gpuctl.sandbox.controllers.backoff import BackOff, go_duration
+from gpuctl.sandbox.testing import SandboxCluster, running_sandbox, wait_for
 from tests.sandbox import clients
 
 
@@ -636,3 +645,420 @@ def test_settle_waits_for_the_controllers(sandbox: SandboxCluster) -> None:
         "default", {"metadata": {"name": "loop"}, "spec": _pod_spec("x/crash:1")}
     )
     assert not sandbox.settle(timeout=0.5)  # a crash loop never settles
+
+
+def _cpu_job(name: str, cpu: str) -> dict[str, Any]:
+    job = _job(name, image="python:3.12")
+    job["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": cpu},
+        "limits": {"cpu": cpu},
+    }
+    return job
+
+
+def test_fractional_cpu_quota_refusal_keeps_the_cluster_running(
+    make_sandbox: Any,
+) -> None:
+    # long-running job pods so that the first job's 7.5 CPU stay counted against the quota
+    cluster = make_sandbox(SandboxConfig.fast(job_run_seconds=30))
+    core, batch = clients.core(cluster), clients.batch(cluster)
+    core.create_namespaced_resource_quota(
+        "default", {"metadata": {"name": "cpu"}, "spec": {"hard": {"limits.cpu": "10"}}}
+    )
+    batch.create_namespaced_job("default", _cpu_job("first", "7.5"))
+    wait_for(
+        lambda: [p.status.phase for p in core.list_namespaced_pod("default").items] == ["Running"],
+        what="the first job's pod to run",
+    )
+    batch.create_namespaced_job("default", _cpu_job("second", "4"))
+    event = wait_for(lambda: _events(cluster, "FailedCreate"), what="FailedCreate")[0]
+    assert event.message.startswith('Error creating: pods "second-')
+    assert event.message.endswith(
+        '" is forbidden: exceeded quota: cpu, requested: limits.cpu=4, '
+        "used: limits.cpu=7500m, limited: limits.cpu=10"
+    )
+    quota = wait_for(
+        lambda: core.read_namespaced_resource_quota("cpu", "default").status, what="quota status"
+    )
+    assert quota.used == {"limits.cpu": "7500m"}
+    # the refusal froze nothing: a pod elsewhere is still scheduled and started
+    core.create_namespace({"metadata": {"name": "other"}})
+    core.create_namespaced_pod("other", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+    wait_for(lambda: core.read_namespaced_pod("p", "other").status.phase == "Running")
+    assert cluster.sandbox.controller_errors() == []
+
+
+def test_quota_refusal_names_every_exceeded_resource(sandbox: SandboxCluster) -> None:
+    core = clients.core(sandbox)
+    core.create_namespaced_resource_quota(
+        "default",
+        {"metadata": {"name": "q"}, "spec": {"hard": {"requests.cpu": "10", "limits.cpu": "10"}}},
+    )
+    spec = _pod_spec()
+    spec["containers"][0]["resources"] = {"requests": {"cpu": "7.5"}, "limits": {"cpu": "7.5"}}
+    core.create_namespaced_pod("default", {"metadata": {"name": "a"}, "spec": spec})
+    spec["containers"][0]["resources"] = {"requests": {"cpu": "4"}, "limits": {"cpu": "4"}}
+    with pytest.raises(ApiException) as err:
+        core.create_namespaced_pod("default", {"metadata": {"name": "b"}, "spec": spec})
+    assert json.loads(err.value.body or "{}")["message"] == (
+        'pods "b" is forbidden: exceeded quota: q, requested: limits.cpu=4,requests.cpu=4, '
+        "used: limits.cpu=7500m,requests.cpu=7500m, limited: limits.cpu=10,requests.cpu=10"
+    )
+
+
+def _break(cluster: SandboxCluster, controller: str) -> None:
+    """Make one simulated controller raise on every pass, as a bug in it would."""
+
+    def broken(now: float) -> None:
+        raise RuntimeError(f"{controller} is broken")
+
+    assert controller in cluster.sandbox.controllers.passes
+    cluster.sandbox.controllers.passes[controller] = broken
+
+
+def test_a_raising_controller_is_recorded_and_the_others_keep_running(tmp_path: Path) -> None:
+    # the fixture's teardown fails the test
+    with pytest.raises(AssertionError) as failure, running_sandbox(tmp_path) as cluster:
+        _break(cluster, "resourcequota-controller")
+        core = clients.core(cluster)
+        core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+        wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
+        [error] = cluster.sandbox.controller_errors()
+        assert (error.controller, error.error) == (
+            "resourcequota-controller",
+            "RuntimeError: resourcequota-controller is broken",
+        )
+        assert error.count >= 1 and "RuntimeError" in error.traceback
+        with urllib.request.urlopen(f"{cluster.url}/sandbox/errors", timeout=5) as r:
+            [reported] = json.loads(r.read())["controllerErrors"]
+        assert reported["controller"] == "resourcequota-controller"
+        assert reported["error"] == "RuntimeError: resourcequota-controller is broken"
+    assert "resourcequota-controller raised RuntimeError: resourcequota-controller is broken" in (
+        str(failure.value)
+    )
+
+
+def test_a_healthy_sandbox_passes_its_teardown(tmp_path: Path) -> None:
+    with running_sandbox(tmp_path) as cluster:
+        clients.batch(cluster).create_namespaced_job("default", _job("fine"))
+        assert cluster.settle()
+        assert cluster.sandbox.controller_errors() == []
+
+
+def _pod_history(cluster: SandboxCluster, name: str) -> list[dict[str, Any]]:
+    """Every version of pod `name` the store recorded, oldest first."""
+    store = cluster.sandbox.store
+    with store.lock:
+        events = store.events_after(0)
+    return [e.obj for e in events if e.key == ("", "pods") and e.obj["metadata"]["name"] == name]
+
+
+def test_crash_loop_back_off_doubles_like_the_kubelet(sandbox: SandboxCluster) -> None:
+    core = clients.core(sandbox)
+    core.create_namespaced_pod(
+        "default", {"metadata": {"name": "c"}, "spec": _pod_spec("example/crash:2")}
+    )
+
+    def restarts() -> int:
+        statuses = core.read_namespaced_pod("c", "default").status.container_statuses or []
+        return int(statuses[0].restart_count) if statuses else 0
+
+    wait_for(lambda: restarts() >= 4, what="four restarts")
+    uid = core.read_namespaced_pod("c", "default").metadata.uid
+    statuses = [
+        p["status"]["containerStatuses"][0]
+        for p in _pod_history(sandbox, "c")
+        if p.get("status", {}).get("containerStatuses")
+    ]
+    # the first exit restarts at once; each later one waits 10 s, 20 s, 40 s, … first
+    waiting = [
+        (s["restartCount"], s["state"]["waiting"]["message"])
+        for s in statuses
+        if s["state"].get("waiting", {}).get("reason") == "CrashLoopBackOff"
+    ]
+    pod = f"c_default({uid})"
+    assert waiting[:3] == [
+        (1, f"back-off 10s restarting failed container=main pod={pod}"),
+        (2, f"back-off 20s restarting failed container=main pod={pod}"),
+        (3, f"back-off 40s restarting failed container=main pod={pod}"),
+    ]
+    # restartCount goes up by one per restart, each time the container runs again
+    running = [s["restartCount"] for s in statuses if "running" in s["state"]]
+    assert sorted(set(running))[:5] == [0, 1, 2, 3, 4]
+    assert all(b - a in (0, 1) for a, b in itertools.pairwise(running))
+    restarted = next(s for s in statuses if s["restartCount"] == 1)
+    assert restarted["lastState"]["terminated"]["exitCode"] == 1
+    assert restarted["lastState"]["terminated"]["reason"] == "Error"
+    messages = {e.message for e in _events(sandbox, "BackOff")}
+    assert f"Back-off restarting failed container main in pod {pod}" in messages
+
+
+def test_back_off_durations_and_reset() -> None:
+    back_off = BackOff()  # real seconds
+    seen = []
+    now = 0.0
+    back_off.next("c", now, now)  # the first restart: at once
+    for _ in range(7):
+        seen.append(go_duration(back_off.seconds("c")))
+        now += 30  # exits again after 30 s: still within the back-off window since then?
+        assert back_off.in_back_off_since("c", now, now)
+        now += back_off.wait("c")
+        assert not back_off.in_back_off_since("c", now - back_off.wait("c"), now)
+        back_off.next("c", now - back_off.wait("c"), now)
+    assert seen == ["10s", "20s", "40s", "1m20s", "2m40s", "5m0s", "5m0s"]
+    # ten minutes of running fine since the last restart: the back-off starts over
+    exited = now + 601
+    assert not back_off.in_back_off_since("c", exited, exited)
+    back_off.next("c", exited, exited)
+    assert go_duration(back_off.seconds("c")) == "10s"
+
+
+def test_sandbox_up_uses_the_kubelets_real_back_off() -> None:
+    assert SandboxConfig().backoff_time_scale == 1.0
+    assert 0 < SandboxConfig.fast().backoff_time_scale < 0.01
+
+
+def test_deleting_a_running_pod_of_a_job_without_retries_fails_the_job(
+    make_sandbox: Any,
+) -> None:
+    cluster = make_sandbox(SandboxConfig.fast(job_run_seconds=30))
+    core, batch = clients.core(cluster), clients.batch(cluster)
+    batch.create_namespaced_job("default", _job("once", backoffLimit=0))
+    pod = wait_for(
+        lambda: [
+            p for p in core.list_namespaced_pod("default").items if p.status.phase == "Running"
+        ],
+        what="the job's pod to run",
+    )[0]
+    core.delete_namespaced_pod(pod.metadata.name, "default")
+    job = wait_for(
+        lambda: (j := batch.read_namespaced_job("once", "default")).status.failed and j,
+        what="the job to count the deleted pod",
+    )
+    failed = next(c for c in job.status.conditions if c.type == "Failed")
+    assert (failed.status, failed.reason) == ("True", "BackoffLimitExceeded")
+    assert failed.message == "Job has reached the specified backoff limit"
+    assert job.status.failed == 1 and not job.status.active
+    wait_for(lambda: not core.list_namespaced_pod("default").items, what="the pod to go")
+    assert cluster.settle()
+    job = batch.read_namespaced_job("once", "default")
+    assert job.status.failed == 1  # still counted once the pod is gone
+
+
+def test_a_deleted_running_job_pod_counts_as_failed_and_is_replaced(make_sandbox: Any) -> None:
+    cluster = make_sandbox(SandboxConfig.fast(job_run_seconds=30))
+    core, batch = clients.core(cluster), clients.batch(cluster)
+    batch.create_namespaced_job("default", _job("retry", backoffLimit=2))
+    first = wait_for(
+        lambda: [
+            p for p in core.list_namespaced_pod("default").items if p.status.phase == "Running"
+        ],
+        what="the job's pod to run",
+    )[0]
+    core.delete_namespaced_pod(first.metadata.name, "default")
+    replacement = wait_for(
+        lambda: [
+            p
+            for p in core.list_namespaced_pod("default").items
+            if p.metadata.name != first.metadata.name and p.status.phase == "Running"
+        ],
+        what="a replacement pod",
+    )[0]
+    assert replacement.metadata.name != first.metadata.name
+    wait_for(lambda: len(core.list_namespaced_pod("default").items) == 1, what="the old pod to go")
+    job = batch.read_namespaced_job("retry", "default")
+    assert job.status.failed == 1 and job.status.active == 1
+    assert not any(c.type == "Failed" for c in job.status.conditions or [])
+
+
+_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d*[1-9])?Z$")
+
+
+def test_logs_since_seconds_since_time_and_limits(make_sandbox: Any) -> None:
+    cluster = make_sandbox(SandboxConfig.fast(log_interval_seconds=0.2))
+    core = clients.core(cluster)
+    core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+    wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
+    wait_for(lambda: len(core.read_namespaced_pod_log("p", "default").splitlines()) >= 16)
+    url = f"{cluster.url}/api/v1/namespaces/default/pods/p/log?timestamps=true"
+
+    def stamped(query: str = "") -> list[tuple[float, str]]:
+        with urllib.request.urlopen(f"{url}&{query}", timeout=5) as r:
+            text = r.read().decode()
+        out = []
+        for line in text.splitlines():
+            stamp, _, words = line.partition(" ")
+            assert _STAMP.match(stamp), stamp  # RFC3339Nano, trailing zeros trimmed
+            out.append((datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp(), words))
+        return out
+
+    everything = stamped()
+    assert everything[0][1] == "p/main: started"
+    asked = time.time()
+    recent = stamped("sinceSeconds=1")
+    assert 0 < len(recent) < len(everything)
+    assert all(ts >= asked - 1.01 for ts, _ in recent)
+    assert "p/main: started" not in [words for _, words in recent]
+    cutoff = math.floor(everything[0][0]) + 2
+    since_time = datetime.fromtimestamp(cutoff, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    since = stamped(f"sinceTime={since_time}")
+    assert since[0] == next(line for line in everything if line[0] >= cutoff)
+    assert all(ts >= cutoff for ts, _ in since)
+    # tailLines counts from the end of what `since` left
+    assert stamped("sinceSeconds=1&tailLines=2") == stamped("sinceSeconds=1")[-2:]
+    # the official client's since_seconds
+    text = core.read_namespaced_pod_log("p", "default", since_seconds=1)
+    assert text and "p/main: started" not in text
+    with urllib.request.urlopen(f"{url}&limitBytes=10", timeout=5) as r:
+        assert len(r.read()) == 10
+    with urllib.request.urlopen(f"{url}&follow=true&sinceSeconds=1", timeout=5) as r:
+        first = r.readline().decode()
+    assert "p/main: started" not in first and "p/main: step" in first
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (
+            "sinceSeconds=0",
+            'PodLogOptions "p" is invalid: sinceSeconds: Invalid value: 0: must be greater than 0',
+        ),
+        (
+            "sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z",
+            'PodLogOptions "p" is invalid: : Forbidden: at most one of `sinceTime` or '
+            "`sinceSeconds` may be specified",
+        ),
+        (
+            "limitBytes=0",
+            'PodLogOptions "p" is invalid: limitBytes: Invalid value: 0: must be greater than 0',
+        ),
+    ],
+)
+def test_bad_log_options_are_refused(sandbox: SandboxCluster, query: str, message: str) -> None:
+    core = clients.core(sandbox)
+    core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": _pod_spec()})
+    wait_for(lambda: core.read_namespaced_pod("p", "default").status.phase == "Running")
+    url = f"{sandbox.url}/api/v1/namespaces/default/pods/p/log?{query}"
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(url, timeout=5)
+    assert refused.value.code == 422
+    assert json.loads(refused.value.read())["message"] == message
+
+
+def test_pod_spec_defaults_match_the_api_server(sandbox: SandboxCluster) -> None:
+    probe = {"httpGet": {"port": 8080}}
+    container = {
+        "name": "main",
+        "image": "nginx",
+        "livenessProbe": dict(probe),
+        "readinessProbe": {"tcpSocket": {"port": 8080}},
+        "startupProbe": {"exec": {"command": ["true"]}, "periodSeconds": 5},
+        "lifecycle": {"preStop": {"httpGet": {"port": 8080, "path": "/stop"}}},
+    }
+    images = {
+        "a": "nginx:latest@sha256:" + "0" * 64,
+        "b": "nginx@sha256:" + "0" * 64,
+        "c": "registry.local:5000/nginx",
+        "d": "nginx:1.27",
+    }
+    spec = {
+        "containers": [container]
+        + [{"name": n, "image": image} for n, image in sorted(images.items())],
+        "volumes": [
+            {
+                "name": "info",
+                "downwardAPI": {
+                    "items": [{"path": "name", "fieldRef": {"fieldPath": "metadata.name"}}]
+                },
+            },
+            {
+                "name": "all",
+                "projected": {
+                    "sources": [
+                        {
+                            "downwardAPI": {
+                                "items": [
+                                    {"path": "ns", "fieldRef": {"fieldPath": "metadata.namespace"}}
+                                ]
+                            }
+                        }
+                    ]
+                },
+            },
+        ],
+    }
+    core = clients.core(sandbox)
+    created = core.api_client.sanitize_for_serialization(
+        core.create_namespaced_pod("default", {"metadata": {"name": "p"}, "spec": spec})
+    )
+    main, *others = created["spec"]["containers"]
+    thresholds = {"timeoutSeconds": 1, "successThreshold": 1, "failureThreshold": 3}
+    assert main["livenessProbe"] == {
+        "httpGet": {"port": 8080, "path": "/", "scheme": "HTTP"},
+        "periodSeconds": 10,
+        **thresholds,
+    }
+    assert main["readinessProbe"] == {
+        "tcpSocket": {"port": 8080},
+        "periodSeconds": 10,
+        **thresholds,
+    }
+    assert main["startupProbe"] == {"exec": {"command": ["true"]}, "periodSeconds": 5, **thresholds}
+    assert main["lifecycle"]["preStop"]["httpGet"] == {
+        "port": 8080,
+        "path": "/stop",
+        "scheme": "HTTP",
+    }
+    assert (main["terminationMessagePath"], main["terminationMessagePolicy"]) == (
+        "/dev/termination-log",
+        "File",
+    )
+    # the tag decides: "latest" (also when none is given, even with a digest) pulls Always
+    policies = {c["name"]: c["imagePullPolicy"] for c in [main, *others]}
+    assert policies == {
+        "main": "Always",
+        "a": "Always",
+        "b": "IfNotPresent",
+        "c": "Always",
+        "d": "IfNotPresent",
+    }
+    modes = {v["name"]: v for v in created["spec"]["volumes"]}
+    assert modes["info"]["downwardAPI"]["defaultMode"] == 420
+    assert modes["all"]["projected"]["defaultMode"] == 420
+    # every fieldRef names its API version
+    assert modes["info"]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"] == "v1"
+    projected = modes["all"]["projected"]["sources"][0]["downwardAPI"]["items"][0]
+    assert projected["fieldRef"]["apiVersion"] == "v1"
+
+
+def test_service_defaults_match_the_api_server(sandbox: SandboxCluster) -> None:
+    core = clients.core(sandbox)
+    sticky = core.create_namespaced_service(
+        "default",
+        {
+            "metadata": {"name": "sticky"},
+            "spec": {"sessionAffinity": "ClientIP", "ports": [{"port": 80}]},
+        },
+    )
+    assert sticky.spec.session_affinity_config.client_ip.timeout_seconds == 10800
+    balanced = core.create_namespaced_service(
+        "default",
+        {"metadata": {"name": "lb"}, "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}},
+    )
+    assert balanced.spec.allocate_load_balancer_node_ports is True
+    plain = core.create_namespaced_service(
+        "default", {"metadata": {"name": "plain"}, "spec": {"ports": [{"port": 80}]}}
+    )
+    assert plain.spec.session_affinity_config is None
+    assert plain.spec.allocate_load_balancer_node_ports is None
+
+
+def test_job_with_a_pod_failure_policy_replaces_failed_pods_only(sandbox: SandboxCluster) -> None:
+    job = _job("policy")
+    job["spec"]["podFailurePolicy"] = {
+        "rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}}]
+    }
+    created = clients.batch(sandbox).create_namespaced_job("default", job)
+    assert created.spec.pod_replacement_policy == "Failed"
+    plain = clients.batch(sandbox).create_namespaced_job("default", _job("plain"))
+    assert plain.spec.pod_replacement_policy == "TerminatingOrFailed"

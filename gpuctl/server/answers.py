@@ -1,0 +1,321 @@
+"""The answers' shapes, for the OpenAPI document and for checking every answer against it.
+Field names are the documents' camelCase; absent values are null, never invented."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Answer(BaseModel):
+    # a view that grows a field the shape does not name fails the tests, not silently
+    model_config = ConfigDict(extra="forbid")
+
+
+# ------------------------------------------------------------------------------- jobs
+
+
+class JobItem(Answer):
+    jobId: str
+    name: str
+    namespace: str
+    kind: str
+    pool: str
+    status: str
+    ready: str
+    gpu: int
+    gpuType: str | None
+    createdAt: str | None
+    startedAt: str | None
+
+
+class JobList(Answer):
+    total: int
+    items: list[JobItem]
+
+
+class JobResources(Answer):
+    gpu: int
+    gpuType: str | None
+    cpu: str | None
+    memory: str | None
+
+
+class JobMetricsNow(Answer):
+    gpuUtilization: float | None
+    memoryUsage: str | None
+    networkLatency: str | None
+    throughput: str | None
+
+
+class K8sResources(Answer):
+    kind: str
+    jobName: str
+    service: str | None
+    pods: list[str]
+
+
+class JobDetail(JobItem):
+    version: str | None
+    yamlContent: str | None
+    image: str
+    priority: str
+    description: str
+    resources: JobResources
+    metrics: JobMetricsNow
+    why: str
+    access: str
+    k8sResources: K8sResources
+
+
+class JobCreated(Answer):
+    jobId: str
+    name: str
+    namespace: str
+    kind: str
+    status: str
+    createdAt: str
+    message: str
+    warnings: list[str]
+
+
+class JobMade(Answer):
+    jobId: str
+    name: str
+
+
+class ItemFailure(Answer):
+    index: int
+    error: str
+    message: str
+    field: str | None = None
+    problems: list[str] | None = None
+
+
+class JobBatch(Answer):
+    success: list[JobMade]
+    failed: list[ItemFailure]
+
+
+class JobDeleted(Answer):
+    jobId: str
+    status: str
+    message: str
+
+
+class JobLogs(Answer):
+    logs: list[str]
+    lastTimestamp: str | None
+
+
+class Point(Answer):
+    timestamp: str
+    value: float
+
+
+class JobMetrics(Answer):
+    gpuUtilization: list[Point] | None = None
+    memoryUsage: list[Point] | None = None
+    throughput: list[Point] | None = None
+    source: str | None
+    message: str
+
+
+# ------------------------------------------------------------------------------ pools
+
+
+class PoolItem(Answer):
+    name: str
+    description: str
+    gpuTotal: int
+    gpuUsed: int
+    gpuFree: int
+    gpuType: list[str]
+    nodeCount: int
+    status: str
+
+
+class PoolList(Answer):
+    items: list[PoolItem]
+
+
+class PoolJob(Answer):
+    jobId: str
+    name: str
+    namespace: str
+    gpu: int
+    nodes: list[str]
+
+
+class PoolDetail(Answer):
+    name: str
+    description: str
+    nodes: list[str]
+    gpuTotal: int
+    gpuUsed: int
+    gpuFree: int
+    gpuType: dict[str, int]
+    status: str
+    jobs: list[PoolJob]
+
+
+class PoolChanged(Answer):
+    name: str
+    status: str
+    message: str
+
+
+# ------------------------------------------------------------------------------ nodes
+
+
+class NodeItem(Answer):
+    nodeName: str
+    status: str
+    gpuTotal: int
+    gpuUsed: int
+    gpuFree: int
+    boundPools: list[str]
+    cpu: str | None
+    memory: str | None
+    gpuType: str | None
+    createdAt: str | None
+
+
+class NodeList(Answer):
+    total: int
+    items: list[NodeItem]
+
+
+class NodeResources(Answer):
+    cpuTotal: str | None
+    cpuUsed: str
+    memoryTotal: str | None
+    memoryUsed: str
+    gpuTotal: int
+    gpuUsed: int
+    gpuFree: int
+
+
+class Label(Answer):
+    key: str
+    value: str
+
+
+class NodePod(Answer):
+    namespace: str
+    name: str
+    job: str
+    gpu: int
+
+
+class NodeDetail(Answer):
+    nodeName: str
+    status: str
+    resources: NodeResources
+    gpuType: str | None
+    labels: list[Label]
+    boundPools: list[str]
+    pods: list[NodePod]
+    createdAt: str | None
+    lastUpdatedAt: str | None
+
+
+class LabelOnNode(Answer):
+    nodeName: str
+    labelKey: str
+    labelValue: str
+
+
+class LabelValues(Answer):
+    total: int
+    items: list[LabelOnNode]
+
+
+class NodeLabels(Answer):
+    nodeName: str
+    gpuLabels: list[Label]
+    boundPools: list[str]
+
+
+class AllLabels(Answer):
+    total: int
+    items: list[NodeLabels]
+
+
+class LabelSet(Answer):
+    nodeName: str
+    label: Label
+    message: str
+
+
+class LabelRead(Answer):
+    nodeName: str
+    label: Label
+
+
+class LabelDeleted(Answer):
+    nodeName: str
+    labelKey: str
+    message: str
+
+
+class NodeFailure(Answer):
+    nodeName: str
+    error: str
+    message: str
+
+
+class LabelBatch(Answer):
+    success: list[str]
+    failed: list[NodeFailure]
+    message: str
+
+
+# ----------------------------------------------------------------------------- quotas
+
+
+class Usage(Answer):
+    used: str
+    hard: str
+    percent: int | None
+
+
+class ResourceUsage(Usage):
+    key: str
+
+
+class QuotaItem(Answer):
+    userName: str
+    name: str
+    description: str
+    createdAt: str | None
+    cpu: Usage | None
+    memory: Usage | None
+    gpu: Usage | None
+    resources: list[ResourceUsage]
+
+
+class QuotaList(Answer):
+    items: list[QuotaItem]
+
+
+class QuotasCreated(Answer):
+    names: list[str]
+    users: list[str]
+    status: str
+    message: str
+
+
+class QuotaDeleted(Answer):
+    userName: str
+    status: str
+    message: str
+
+
+# ------------------------------------------------------------------------------- auth
+
+
+class AuthDecision(Answer):
+    allowed: bool
+    message: str
+    user: str
+    role: str

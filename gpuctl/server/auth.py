@@ -1,0 +1,153 @@
+"""Who is calling, and what they may do.
+
+The token file (`gpuctl serve --tokens FILE`) is YAML:
+
+    tokens:
+      - {token: "s3cret-admin", user: ops, role: admin}
+      - {token: "sha256:<64 hex digits>", user: alice, role: user}
+
+A token is the secret itself or `sha256:` and the hex SHA-256 of it (so the file need not hold
+the secret). Callers send `Authorization: Bearer <secret>`. Every comparison is between SHA-256
+digests with `hmac.compare_digest`, over every entry (no early exit), and no token is logged.
+
+Without a token file there is no authentication: the server then only listens on a loopback
+address, and every caller is the admin `anonymous`.
+
+The rules (one function, `decide`, which the routes and `POST /auth/check` both call):
+- admin: everything, in every namespace;
+- user: jobs only in the namespace named after them (another user's job is 404 to them), reads
+  of pools, nodes and node labels, and their own quota; writes to pools, node labels and
+  quotas, and other users' quotas, are 403.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuctl.errors import GpuctlError
+from gpuctl.server.errors import ApiError
+
+ROLES = ("user", "admin")
+_HEX = re.compile(r"^[0-9a-f]{64}$")
+_USER = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")  # a namespace name (DNS-1123 label)
+
+
+@dataclass(frozen=True)
+class Principal:
+    user: str
+    role: str
+
+    @property
+    def admin(self) -> bool:
+        return self.role == "admin"
+
+
+ANONYMOUS = Principal("anonymous", "admin")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    digest: bytes
+    principal: Principal
+
+
+class Tokens:
+    """The token file, loaded once; `who(secret)` is the principal or None."""
+
+    def __init__(self, entries: list[_Entry]) -> None:
+        self._entries = entries
+
+    @classmethod
+    def load(cls, path: str) -> Tokens:
+        try:
+            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise GpuctlError(f"{path}: cannot read the token file: {exc}") from exc
+        items = data.get("tokens") if isinstance(data, dict) else None
+        if not isinstance(items, list) or not items:
+            raise GpuctlError(f"{path}: give `tokens:` as a list of {{token, user, role}}")
+        return cls([_entry(path, index, item) for index, item in enumerate(items)])
+
+    def who(self, secret: str) -> Principal | None:
+        given = hashlib.sha256(secret.encode("utf-8")).digest()
+        found = None
+        for entry in self._entries:  # every entry, whatever matches: constant time
+            if hmac.compare_digest(given, entry.digest):
+                found = entry.principal
+        return found
+
+
+def _entry(path: str, index: int, item: Any) -> _Entry:
+    where = f"{path}: tokens[{index}]"
+    if not isinstance(item, dict):
+        raise GpuctlError(f"{where}: give token, user and role")
+    token, user, role = item.get("token"), item.get("user"), item.get("role", "user")
+    if not isinstance(token, str) or not token:
+        raise GpuctlError(f"{where}.token: give the secret, or sha256:<hex of its SHA-256>")
+    if not isinstance(user, str) or not _USER.match(user):
+        raise GpuctlError(f"{where}.user: a user name is a namespace name (e.g. alice)")
+    if role not in ROLES:
+        raise GpuctlError(f"{where}.role: {role!r} is not one of {', '.join(ROLES)}")
+    if token.startswith("sha256:"):
+        hexdigest = token.removeprefix("sha256:").lower()
+        if not _HEX.match(hexdigest):
+            raise GpuctlError(f"{where}.token: sha256: takes 64 hex digits")
+        digest = bytes.fromhex(hexdigest)
+    else:
+        digest = hashlib.sha256(token.encode("utf-8")).digest()
+    return _Entry(digest, Principal(user, role))
+
+
+def authenticate(tokens: Tokens | None, authorization: str | None) -> Principal:
+    """The caller of a request from its Authorization header; 401 when unknown."""
+    if tokens is None:
+        return ANONYMOUS
+    scheme, _, secret = (authorization or "").partition(" ")
+    principal = tokens.who(secret.strip()) if scheme.lower() == "bearer" and secret else None
+    if principal is None:
+        raise ApiError(
+            401,
+            "Unauthorized",
+            "give a valid token: Authorization: Bearer <token>",
+            {"WWW-Authenticate": "Bearer"},
+        )
+    return principal
+
+
+# ----------------------------------------------------------------------------- policy
+
+RESOURCES = ("jobs", "pools", "nodes", "labels", "quotas")
+ACTIONS = ("get", "create", "delete")
+
+
+def decide(
+    principal: Principal, resource: str, action: str, owner: str | None = None
+) -> tuple[bool, str]:
+    """May `principal` do `action` on `resource` (owned by user `owner`, for jobs and quotas)?
+    (allowed, the reason in words)."""
+    if resource not in RESOURCES or action not in ACTIONS:
+        return False, f"unknown resource or action: {resource} {action}"
+    if principal.admin:
+        return True, f"{principal.user} is an admin"
+    if resource == "jobs":
+        if owner not in (None, principal.user):
+            return False, f"{principal.user} acts only in namespace {principal.user}"
+        return True, f"{principal.user} may {action} jobs in namespace {principal.user}"
+    if action == "get" and resource in ("pools", "nodes", "labels"):
+        return True, f"every user may read {resource}"
+    if resource == "quotas" and action == "get" and owner == principal.user:
+        return True, f"{principal.user} may read their own quota"
+    return False, f"{action} {resource}: admins only"
+
+
+def require(principal: Principal, resource: str, action: str, owner: str | None = None) -> None:
+    allowed, reason = decide(principal, resource, action, owner)
+    if not allowed:
+        raise ApiError(403, "Forbidden", reason)

@@ -1,0 +1,55 @@
+"""Request bodies, in the documents' camelCase (pydantic checks them; a bad one is a 400)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+MAX_YAML = 1024 * 1024  # one spec; the CLI's own file cap is larger, for whole folders
+MAX_BATCH = 100
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class JobCreate(Body):
+    yaml_content: str = Field(max_length=MAX_YAML, description="a job spec, as in a YAML file")
+
+
+class JobBatch(Body):
+    yaml_contents: list[str] = Field(max_length=MAX_BATCH)
+
+
+class QuotaCreate(Body):
+    yaml_content: str = Field(max_length=MAX_YAML, description="a quota spec (kind: quota)")
+
+
+class PoolCreate(Body):
+    name: str
+    description: str = ""
+    nodes: list[str] = Field(default_factory=list)
+    gpu_type: list[str] = Field(
+        default_factory=list,
+        description="with one type, every node is labelled with it; with several, none is",
+    )
+
+
+class LabelSet(Body):
+    key: str
+    value: str
+    overwrite: bool = False
+
+
+class LabelBatch(Body):
+    node_names: list[str] = Field(min_length=1, max_length=1000)
+    key: str
+    value: str
+    overwrite: bool = False
+
+
+class AuthCheck(Body):
+    resource: str = Field(description="jobs, pools, nodes, labels or quotas")
+    action: str = Field(description="get, create or delete")
+    pool: str | None = None
+    user: str | None = Field(None, description="the owner, for jobs and quotas")

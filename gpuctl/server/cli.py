@@ -1,0 +1,66 @@
+"""`gpuctl serve`: the REST API on uvicorn. FastAPI and uvicorn are imported only here, when
+the command runs, so that no other command pays for them."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+
+import click
+
+from gpuctl.errors import GpuctlError, UsageError
+
+
+def is_loopback(host: str) -> bool:
+    """True when every address `host` names is a loopback one (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        try:
+            infos = socket.getaddrinfo(host, None)
+        except OSError:
+            return False
+        return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--tokens",
+    "tokens_file",
+    type=click.Path(dir_okay=False),
+    help="YAML token file: tokens: [{token, user, role: user|admin}]. Without it there is no "
+    "authentication, every caller is an admin, and only a loopback --host is allowed.",
+)
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig.")
+@click.option("--context", help="The kubeconfig context to use.")
+def serve(
+    host: str, port: int, tokens_file: str | None, kubeconfig: str | None, context: str | None
+) -> None:
+    """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
+
+    \b
+    gpuctl serve --kubeconfig ~/.kube/config
+    gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml
+    """
+    import uvicorn
+
+    from gpuctl.cluster.client import Cluster
+    from gpuctl.server.app import create_app
+    from gpuctl.server.auth import Tokens
+
+    if tokens_file is None and not is_loopback(host):
+        raise UsageError(
+            f"--host {host} is not a loopback address: give --tokens FILE, or every caller on "
+            "the network would be an admin"
+        )
+    tokens = Tokens.load(tokens_file) if tokens_file else None
+    cluster = Cluster.connect(kubeconfig, context)
+    app = create_app(cluster, tokens)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+    except OSError as exc:
+        raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from exc

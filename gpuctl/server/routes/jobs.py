@@ -1,0 +1,145 @@
+"""Jobs: create (one, or a batch), list, read, delete, logs and metrics.
+
+A job's id is `<namespace>.<name>` (both DNS labels, so the first dot splits them): stable,
+unique in the cluster, URL-safe, and what POST returns is what GET and DELETE take.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from gpuctl.cluster.client import Cluster
+from gpuctl.inventory import jobs as inventory
+from gpuctl.inventory import status as rules
+from gpuctl.server import answers, bodies, specs
+from gpuctl.server.auth import Principal, require
+from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.errors import ApiError, body_of
+from gpuctl.server.params import LabelValue, Page, PageSize, page_of
+from gpuctl.server.views import job_detail, job_item, status_word
+
+router = APIRouter(tags=["jobs"])
+JOB_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def job_id(namespace: str, name: str) -> str:
+    return f"{namespace}.{name}"
+
+
+def locate(principal: Principal, jid: str) -> tuple[str, str]:
+    """(namespace, name) of a job id the caller may see; 404 otherwise (another user's job is
+    not found, to them)."""
+    namespace, _, name = jid.partition(".")
+    if not JOB_ID.match(jid) or (not principal.admin and namespace != principal.user):
+        raise ApiError(404, "JobNotFound", f"no job {jid!r}")
+    return namespace, name
+
+
+def _own_namespace(principal: Principal) -> str | None:
+    return None if principal.admin else principal.user
+
+
+@router.post(
+    "/jobs",
+    status_code=201,
+    response_model=answers.JobCreated,
+    summary="Create a job from its YAML spec",
+)
+def create_job(body: bodies.JobCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "jobs", "create")
+    return _create_one(cluster, principal, body.yaml_content, specs.SOURCE)
+
+
+def _create_one(cluster: Cluster, principal: Principal, text: str, source: str) -> dict[str, Any]:
+    checked = specs.check(text, source)
+    specs.only_kinds(checked, jobs=True, where="POST /jobs")
+    if len(checked) != 1:
+        raise ApiError(400, "OneJobOnly", "give one job a yamlContent (POST /jobs/batch: more)")
+    work = specs.workset(checked, cluster, _own_namespace(principal))
+    workload = next(m for m in work.manifests if m.kind in rules.WORKLOAD_KINDS)
+    result = specs.create(cluster, work)
+    return {
+        "jobId": job_id(workload.namespace, workload.name),
+        "name": workload.name,
+        "namespace": workload.namespace,
+        "kind": checked[0].kind.name,
+        "status": "pending",
+        "createdAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "message": "; ".join(result.lines()),
+        "warnings": result.warnings,
+    }
+
+
+@router.post(
+    "/jobs/batch",
+    status_code=201,
+    response_model=answers.JobBatch,
+    summary="Create several jobs, each on its own",
+)
+def create_jobs(body: bodies.JobBatch, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "jobs", "create")
+    success: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    for index, text in enumerate(body.yaml_contents):
+        try:
+            made = _create_one(cluster, principal, text, f"yamlContents[{index}]")
+        except Exception as exc:  # each item answers for itself, in the one error shape
+            failed.append({"index": index, **body_of(exc)})
+            continue
+        success.append({"jobId": made["jobId"], "name": made["name"]})
+    return {"success": success, "failed": failed}
+
+
+@router.get(
+    "/jobs", response_model=answers.JobList, summary="List jobs (yours; every user's for an admin)"
+)
+def list_jobs(
+    principal: Caller,
+    cluster: Kube,
+    kind: LabelValue = None,
+    pool: LabelValue = None,
+    status: Annotated[
+        str | None, Query(description="pending, running, partially-running, paused, ...")
+    ] = None,
+    page: Page = 1,
+    page_size: PageSize = 20,
+) -> dict[str, Any]:
+    require(principal, "jobs", "get")
+    found = inventory.list_jobs(cluster, _own_namespace(principal), pool, kind)
+    wanted = [obj for obj in found if status is None or status_word(obj) == status]
+    listed = page_of(wanted, page, page_size)  # only the page's rows are built
+    return {"total": listed["total"], "items": [job_item(obj) for obj in listed["items"]]}
+
+
+@router.get(
+    "/jobs/{jobId}",
+    response_model=answers.JobDetail,
+    summary="One job: status, resources, pods, why it waits",
+)
+def get_job(jobId: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    namespace, name = locate(principal, jobId)
+    require(principal, "jobs", "get", namespace)
+    return job_detail(inventory.gather(cluster, name, namespace))
+
+
+@router.delete(
+    "/jobs/{jobId}", response_model=answers.JobDeleted, summary="Delete a job and its pods"
+)
+def delete_job(
+    jobId: str,
+    principal: Caller,
+    cluster: Kube,
+    force: Annotated[bool, Query(description="no grace period: pods are killed at once")] = False,
+) -> dict[str, Any]:
+    from gpuctl.verbs.delete import Delete
+
+    namespace, name = locate(principal, jobId)
+    require(principal, "jobs", "delete", namespace)
+    result = Delete(cluster, force=force).job(name, namespace)
+    if not result.ok:
+        raise ApiError(502, "DeleteFailed", "; ".join(result.errors))
+    return {"jobId": jobId, "status": "terminating", "message": "; ".join(result.lines())}

@@ -1,0 +1,206 @@
+"""Nodes and their labels. Label writes follow the CLI's rule: only `g8s.host/` keys."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import yaml
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from gpuctl.inventory import nodes
+from gpuctl.inventory.nodes import LabelChange, LabelNotFound
+from gpuctl.inventory.pools import Inventory
+from gpuctl.server import answers, bodies
+from gpuctl.server.auth import require
+from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.errors import body_of
+from gpuctl.server.params import (
+    LABEL_VALUE,
+    LabelKey,
+    LabelValue,
+    NodeName,
+    Page,
+    PageSize,
+    page_of,
+)
+from gpuctl.server.views import NODE_STATUS, gpu_labels, node_detail, node_item
+
+router = APIRouter(tags=["nodes"])
+YAML = "application/yaml"
+
+
+def _as_requested(request: Request, body: dict[str, Any]) -> Any:
+    """JSON, or YAML when the Accept header asks for application/yaml (same structure)."""
+    if YAML in request.headers.get("accept", ""):
+        text = yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
+        return Response(text, media_type=YAML)
+    return body
+
+
+@router.get(
+    "/nodes",
+    response_model=answers.NodeList,
+    responses={200: {"content": {"application/yaml": {}}}},
+    summary="List nodes with their GPUs (Accept: application/yaml for YAML)",
+)
+def list_nodes(
+    request: Request,
+    principal: Caller,
+    cluster: Kube,
+    pool: LabelValue = None,
+    gpu_type: Annotated[
+        str | None, Query(alias="gpuType", max_length=63, pattern=LABEL_VALUE)
+    ] = None,
+    status: Annotated[str | None, Query(description=", ".join(NODE_STATUS))] = None,
+    page: Page = 1,
+    page_size: PageSize = 20,
+) -> Any:
+    require(principal, "nodes", "get")
+    inventory = Inventory.read(cluster)
+    chosen = nodes.list_nodes(cluster, pool, gpu_type) if pool or gpu_type else None
+    wanted = {nodes.name_of(n) for n in chosen} if chosen is not None else None
+    items = [
+        node_item(inventory, node)
+        for name, node in sorted(inventory.nodes.items())
+        if wanted is None or name in wanted
+    ]
+    items = [item for item in items if status is None or item["status"] == status]
+    return _as_requested(request, page_of(items, page, page_size))
+
+
+@router.get(
+    "/nodes/labels",
+    response_model=answers.LabelValues,
+    summary="One label key on every node that has it",
+)
+def label_values(
+    principal: Caller,
+    cluster: Kube,
+    key: Annotated[str, Query(description="e.g. g8s.host/gpu-type")],
+    page: Page = 1,
+    page_size: PageSize = 20,
+) -> dict[str, Any]:
+    require(principal, "labels", "get")
+    items = [
+        {"nodeName": nodes.name_of(node), "labelKey": key, "labelValue": nodes.labels_of(node)[key]}
+        for node in sorted(cluster.list("Node"), key=nodes.name_of)
+        if key in nodes.labels_of(node)
+    ]
+    return page_of(items, page, page_size)
+
+
+@router.get(
+    "/nodes/labels/all",
+    response_model=answers.AllLabels,
+    summary="Every node's GPU labels and pools",
+)
+def all_labels(
+    principal: Caller, cluster: Kube, page: Page = 1, page_size: PageSize = 20
+) -> dict[str, Any]:
+    from gpuctl.server.views import bound_pools
+
+    require(principal, "labels", "get")
+    inventory = Inventory.read(cluster)
+    items = [
+        {
+            "nodeName": name,
+            "gpuLabels": gpu_labels(node),
+            "boundPools": bound_pools(inventory, name),
+        }
+        for name, node in sorted(inventory.nodes.items())
+    ]
+    return page_of(items, page, page_size)
+
+
+@router.post(
+    "/nodes/labels/batch",
+    response_model=answers.LabelBatch,
+    summary="Set one label on several nodes, each on its own",
+)
+def label_batch(body: bodies.LabelBatch, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "labels", "create")
+    change = LabelChange(body.key, body.value)
+    change.check()  # a refused key or value fails the whole request: nothing was written
+    success: list[str] = []
+    failed: list[dict[str, Any]] = []
+    for name in dict.fromkeys(body.node_names):
+        try:
+            nodes.change_label(cluster, name, change, body.overwrite)
+        except Exception as exc:  # each node answers for itself, in the one error shape
+            failed.append({"nodeName": name, **body_of(exc)})
+            continue
+        success.append(name)
+    message = "labelled every node" if not failed else "some nodes failed: see `failed`"
+    return {"success": success, "failed": failed, "message": message}
+
+
+@router.get(
+    "/nodes/{nodeName}",
+    response_model=answers.NodeDetail,
+    responses={200: {"content": {"application/yaml": {}}}},
+    summary="One node: resources, labels, pools, pods",
+)
+def get_node(
+    nodeName: NodeName,
+    request: Request,
+    principal: Caller,
+    cluster: Kube,
+) -> Any:
+    require(principal, "nodes", "get")
+    node = nodes.get_node(cluster, nodeName)
+    inventory = Inventory.read(cluster)
+    inventory.nodes[nodeName] = node
+    return _as_requested(request, node_detail(inventory, node))
+
+
+@router.post(
+    "/nodes/{nodeName}/labels",
+    response_model=answers.LabelSet,
+    summary="Set a g8s.host/ label on a node",
+)
+def set_label(
+    nodeName: NodeName,
+    body: bodies.LabelSet,
+    principal: Caller,
+    cluster: Kube,
+) -> dict[str, Any]:
+    require(principal, "labels", "create")
+    change = LabelChange(body.key, body.value)
+    change.check()
+    message = nodes.change_label(cluster, nodeName, change, body.overwrite)
+    return {
+        "nodeName": nodeName,
+        "label": {"key": body.key, "value": body.value},
+        "message": message,
+    }
+
+
+@router.get(
+    "/nodes/{nodeName}/labels/{key:path}",
+    response_model=answers.LabelRead,
+    summary="One label of one node",
+)
+def get_label(
+    nodeName: NodeName, key: LabelKey, principal: Caller, cluster: Kube
+) -> dict[str, Any]:
+    require(principal, "labels", "get")
+    value = nodes.labels_of(nodes.get_node(cluster, nodeName)).get(key)
+    if value is None:
+        raise LabelNotFound(f"node/{nodeName} has no label {key}")
+    return {"nodeName": nodeName, "label": {"key": key, "value": value}}
+
+
+@router.delete(
+    "/nodes/{nodeName}/labels/{key:path}",
+    response_model=answers.LabelDeleted,
+    summary="Remove a g8s.host/ label",
+)
+def delete_label(
+    nodeName: NodeName, key: LabelKey, principal: Caller, cluster: Kube
+) -> dict[str, Any]:
+    require(principal, "labels", "delete")
+    change = LabelChange(key, None)
+    change.check()
+    message = nodes.change_label(cluster, nodeName, change, overwrite=False)
+    return {"nodeName": nodeName, "labelKey": key, "message": message}

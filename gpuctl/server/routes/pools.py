@@ -1,0 +1,91 @@
+"""Resource pools: list, read, create (from the documents' JSON body) and delete. A pool is
+created and deleted the way `gpuctl create|delete -f pool.yaml` does it: its record plus the
+`runwhere.ai/pool` label on its nodes (a node of another pool is refused, nothing written)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from fastapi import APIRouter
+
+from gpuctl import constants as c
+from gpuctl.inventory import pools
+from gpuctl.inventory.pools import Inventory, PoolNotFound
+from gpuctl.server import answers, bodies, specs
+from gpuctl.server.auth import require
+from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.errors import ApiError
+from gpuctl.server.params import PoolName
+from gpuctl.server.views import pool_detail, pool_item
+
+# A pool record or a quota has no pods: deleting it takes a moment; the answer waits for it.
+WAIT = 30.0
+
+router = APIRouter(tags=["pools"])
+
+
+@router.get(
+    "/pools", response_model=answers.PoolList, summary="List resource pools with their GPUs"
+)
+def list_pools(principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "pools", "get")
+    inventory = Inventory.read(cluster)
+    return {"items": [pool_item(inventory, pool) for pool in inventory.pools()]}
+
+
+@router.get(
+    "/pools/{poolName}",
+    response_model=answers.PoolDetail,
+    summary="One pool: nodes, GPU types, jobs on it",
+)
+def get_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "pools", "get")
+    inventory = Inventory.read(cluster)
+    return pool_detail(inventory, inventory.pool(poolName))
+
+
+def pool_spec(name: str, description: str, nodes: list[str], gpu_types: list[str]) -> str:
+    """The pool file the JSON body stands for (one GPU type labels every node with it)."""
+    each = {"gpu-type": gpu_types[0]} if len(gpu_types) == 1 else {}
+    spec = {
+        "kind": "pool",
+        "version": c.SPEC_VERSIONS[-1],
+        "metadata": {"name": name, "description": description},
+        "nodes": {node: dict(each) for node in nodes},
+    }
+    return yaml.safe_dump(spec, sort_keys=False, allow_unicode=True)
+
+
+@router.post(
+    "/pools",
+    status_code=201,
+    response_model=answers.PoolChanged,
+    summary="Create a pool and label its nodes (admin)",
+)
+def create_pool(body: bodies.PoolCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    require(principal, "pools", "create")
+    text = pool_spec(body.name, body.description, body.nodes, body.gpu_type)
+    checked = specs.check(text, "request body")
+    result = specs.create(cluster, specs.workset(checked, cluster, None))
+    return {"name": body.name, "status": "created", "message": "; ".join(result.lines())}
+
+
+@router.delete(
+    "/pools/{poolName}",
+    response_model=answers.PoolChanged,
+    summary="Delete a pool and unlabel its nodes (admin)",
+)
+def delete_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    from gpuctl.verbs.delete import Delete
+
+    require(principal, "pools", "delete")
+    labelled = cluster.list("Node", label_selector=f"{c.Labels.POOL}={poolName}")
+    if pools.read_record(cluster, poolName) is None and not labelled:
+        raise PoolNotFound(f"pool {poolName} not found")
+    work = specs.workset(specs.check(pool_spec(poolName, "", [], []), "pool name"), cluster, None)
+    result = Delete(cluster, wait=True, timeout=WAIT).files(work.manifests, work.node_labels)
+    errors = [e for e in result.errors if not e.endswith(" not found")]  # only labels named it
+    if errors:
+        raise ApiError(502, "DeleteFailed", "; ".join(errors))
+    return {"name": poolName, "status": "deleted", "message": "; ".join(result.lines())}

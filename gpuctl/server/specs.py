@@ -1,0 +1,75 @@
+"""`yamlContent` in, checked specs and a Workset out (as the CLI builds it from files), and the
+create verb run on it. The verb checks a pool's nodes and the jobs' placement before it
+writes, and removes what it created when any object fails."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpuctl.cluster.client import Cluster
+from gpuctl.errors import Problem, SpecError
+from gpuctl.render import engine
+from gpuctl.server.errors import ApiError
+from gpuctl.spec import document
+from gpuctl.spec.kinds import Options
+from gpuctl.verbs.common import VerbResult
+from gpuctl.verbs.create import Create
+from gpuctl.verbs.workset import Workset
+
+SOURCE = "yamlContent"
+
+
+def check(text: str, source: str = SOURCE) -> list[engine.Spec]:
+    """The specs of one `yamlContent`; SpecError (400) names every problem, as the CLI does."""
+    specs = engine.check_documents(document.load_text(source, text))
+    if not specs:
+        raise SpecError([Problem(source, None, None, "", "no spec in yamlContent")])
+    return specs
+
+
+def only_kinds(specs: Sequence[engine.Spec], jobs: bool, where: str) -> None:
+    """POST /jobs takes job kinds only, POST /quotas quota specs only (400 otherwise)."""
+    for spec in specs:
+        if spec.kind.is_job != jobs or (not jobs and spec.kind.name != "quota"):
+            raise ApiError(
+                400,
+                "WrongKind",
+                f"{spec.document.source}: kind {spec.kind.name} is not accepted by {where}",
+            )
+
+
+def workset(specs: Sequence[engine.Spec], cluster: Cluster, namespace: str | None) -> Workset:
+    options = Options(namespace=namespace, default_namespace=cluster.namespace)
+    return Workset.of_specs(specs, options)
+
+
+def create(cluster: Cluster, work: Workset) -> VerbResult:
+    """Create the objects (and label a pool's nodes). A failure raises 409 AlreadyExists when
+    an object exists, else 422 CreateFailed, with the verb's words (nothing is left behind)."""
+    _namespaces_exist(cluster, work.manifests)
+    result = Create(cluster, node_labels=work.node_labels).run(work.manifests)
+    if not result.ok:
+        exists = any(": already exists" in error for error in result.errors)
+        raise ApiError(
+            409 if exists else 422,
+            "AlreadyExists" if exists else "CreateFailed",
+            "; ".join(result.errors),
+        )
+    return result
+
+
+def _namespaces_exist(cluster: Cluster, manifests: Sequence[engine.Manifest]) -> None:
+    """404 NamespaceNotFound (as Kubernetes answers a create there) for a namespace that
+    neither exists nor is created by these manifests: a user's namespace comes with their
+    quota. One list request; being a read before any write, it also makes an unreachable
+    cluster a 503 rather than a failed create."""
+    existing = {str(ns["metadata"]["name"]) for ns in cluster.list("Namespace")}
+    made = {m.name for m in manifests if m.kind == "Namespace"}
+    missing = sorted({m.namespace for m in manifests if m.namespace} - made - existing)
+    if missing:
+        raise ApiError(
+            404,
+            "NamespaceNotFound",
+            f"namespace {missing[0]} does not exist (a user's namespace is created with "
+            "their quota: POST /quotas)",
+        )

@@ -1,0 +1,231 @@
+"""Inventory records as the API's camelCase bodies. Every status word comes from
+gpuctl.inventory (the CLI's rules), only written in the API's lower-case spelling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuctl import constants as c
+from gpuctl.inventory import jobs, nodes, quotas, status
+from gpuctl.inventory.pools import Inventory, Pool
+
+
+def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _template(obj: dict[str, Any]) -> dict[str, Any]:
+    return (obj.get("spec") or {}).get("template") or {}
+
+
+def _containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    return list((_template(obj).get("spec") or {}).get("containers") or [])
+
+
+def status_word(job: dict[str, Any]) -> str:
+    """The CLI's STATUS in lower case, spaces as hyphens: `partially-running`."""
+    return status.workload_status(job).lower().replace(" ", "-")
+
+
+# ------------------------------------------------------------------------------- jobs
+
+
+def job_item(job: dict[str, Any]) -> dict[str, Any]:
+    meta, labels = _meta(job), nodes.labels_of(job)
+    return {
+        "jobId": f"{meta.get('namespace', '')}.{meta.get('name', '')}",
+        "name": meta.get("name", ""),
+        "namespace": meta.get("namespace", ""),
+        "kind": labels.get(c.Labels.JOB_TYPE, job.get("kind", "").lower()),
+        "pool": labels.get(c.Labels.POOL, c.DEFAULT_POOL),
+        "status": status_word(job),
+        "ready": status.workload_ready(job),
+        "gpu": status.workload_gpus(job),
+        "gpuType": jobs._required_gpu_type(_template(job)),
+        "createdAt": meta.get("creationTimestamp"),
+        "startedAt": (job.get("status") or {}).get("startTime"),
+    }
+
+
+def job_detail(details: jobs.Details) -> dict[str, Any]:
+    """GET /jobs/{jobId}. The submitted spec is not kept in the cluster, so `yamlContent` and
+    `version` are null; `metrics` are null until a metrics source is configured."""
+    job, pods = details.job, details.pods
+    item = job_item(job)
+    containers = _containers(job)
+    first = containers[0] if containers else {}
+    resources = first.get("resources") or {}
+    amounts = {**(resources.get("requests") or {}), **(resources.get("limits") or {})}
+    running = item["status"] in ("running", "succeeded")
+    return {
+        **item,
+        "version": None,
+        "yamlContent": None,
+        "image": first.get("image", ""),
+        "priority": nodes.labels_of(job).get(c.Labels.PRIORITY, ""),
+        "description": (_meta(job).get("annotations") or {}).get(jobs.DESCRIPTION_ANNOTATION, ""),
+        "resources": {
+            "gpu": item["gpu"],
+            "gpuType": item["gpuType"],
+            "cpu": amounts.get("cpu"),
+            "memory": amounts.get("memory"),
+        },
+        "metrics": {
+            "gpuUtilization": None,
+            "memoryUsage": None,
+            "networkLatency": None,
+            "throughput": None,
+        },
+        "why": "" if running else jobs.why(job, pods, details.events),
+        "access": jobs.access_url(details.service, pods, details.nodes, containers),
+        "k8sResources": {
+            "kind": job.get("kind"),
+            "jobName": item["name"],
+            "service": nodes.name_of(details.service) if details.service else None,
+            "pods": [nodes.name_of(pod) for pod in pods],
+        },
+    }
+
+
+# ------------------------------------------------------------------------------ nodes
+
+NODE_STATUS = ("active", "maintaining", "faulty")
+
+
+def node_status_word(node: dict[str, Any]) -> str:
+    """The documents' words for kubectl's STATUS: Ready is active, cordoned
+    (SchedulingDisabled) is maintaining, NotReady is faulty."""
+    shown = nodes.node_status(node)
+    if shown.startswith("NotReady"):
+        return "faulty"
+    return "maintaining" if "SchedulingDisabled" in shown else "active"
+
+
+def bound_pools(inventory: Inventory, node: str) -> list[str]:
+    """The pool a node's label names, else the pools whose record lists it (as describe)."""
+    live = inventory.nodes.get(node)
+    if live is not None and nodes.pool_of(live):
+        return [nodes.pool_of(live)]
+    return sorted(pool.name for pool in inventory.pools() if node in pool.members)
+
+
+def node_item(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
+    name = nodes.name_of(node)
+    total, used = nodes.node_gpus(node), inventory.used.get(name, 0)
+    capacity = (node.get("status") or {}).get("capacity") or {}
+    return {
+        "nodeName": name,
+        "status": node_status_word(node),
+        "gpuTotal": total,
+        "gpuUsed": used,
+        "gpuFree": max(total - used, 0),
+        "boundPools": bound_pools(inventory, name),
+        "cpu": capacity.get("cpu"),
+        "memory": capacity.get("memory"),
+        "gpuType": nodes.gpu_type(node) or None,
+        "createdAt": _meta(node).get("creationTimestamp"),
+    }
+
+
+def node_detail(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
+    item = node_item(inventory, node)
+    on_node = nodes.pods_on(inventory.pods, item["nodeName"])
+    state = node.get("status") or {}
+    allocatable = state.get("allocatable") or {}
+    beats = [x.get("lastHeartbeatTime") for x in state.get("conditions") or []]
+    return {
+        "nodeName": item["nodeName"],
+        "status": item["status"],
+        "resources": {
+            "cpuTotal": allocatable.get("cpu"),
+            "cpuUsed": nodes._amount(nodes._requests(on_node, "cpu"), "cpu"),
+            "memoryTotal": allocatable.get("memory"),
+            "memoryUsed": nodes._amount(nodes._requests(on_node, "memory"), "memory"),
+            "gpuTotal": item["gpuTotal"],
+            "gpuUsed": item["gpuUsed"],
+            "gpuFree": item["gpuFree"],
+        },
+        "gpuType": item["gpuType"],
+        "labels": [
+            {"key": key, "value": value} for key, value in sorted(nodes.labels_of(node).items())
+        ],
+        "boundPools": item["boundPools"],
+        "pods": [
+            {
+                "namespace": _meta(pod).get("namespace", ""),
+                "name": nodes.name_of(pod),
+                "job": status.job_name_of(nodes.labels_of(pod)),
+                "gpu": status.pod_gpus(pod),
+            }
+            for pod in on_node
+        ],
+        "createdAt": item["createdAt"],
+        "lastUpdatedAt": max((b for b in beats if b), default=None),
+    }
+
+
+def gpu_labels(node: dict[str, Any]) -> list[dict[str, str]]:
+    """The GPU labels of a node: g8s.host/ ones and the GPU type, sorted by key."""
+    return [
+        {"key": key, "value": value}
+        for key, value in sorted(nodes.labels_of(node).items())
+        if key.startswith(c.USER_NODE_LABEL_PREFIX) or key in c.GPU_TYPE_NODE_LABELS
+    ]
+
+
+# ------------------------------------------------------------------------------ pools
+
+
+def pool_item(inventory: Inventory, pool: Pool) -> dict[str, Any]:
+    total, used = inventory.gpus(pool)
+    return {
+        "name": pool.name,
+        "description": pool.description,
+        "gpuTotal": total,
+        "gpuUsed": used,
+        "gpuFree": max(total - used, 0),
+        "gpuType": sorted(inventory.gpu_types(pool)),
+        "nodeCount": len(pool.members),
+        # a pool only node labels name (no record) reads `unrecorded`, as describe says
+        "status": "active" if pool.record is not None else "unrecorded",
+    }
+
+
+def pool_detail(inventory: Inventory, pool: Pool) -> dict[str, Any]:
+    summary = inventory.summary(pool)
+    return {
+        **{k: v for k, v in summary.items() if k != "record"},
+        "status": pool_item(inventory, pool)["status"],
+        "jobs": [
+            {
+                "jobId": f"{namespace}.{job}",
+                "name": job,
+                "namespace": namespace,
+                "gpu": sum(status.pod_gpus(pod) for pod in pods),
+                "nodes": sorted({nodes.node_name_of(pod) for pod in pods}),
+            }
+            for (namespace, job), pods in sorted(inventory.jobs_in(pool).items())
+        ],
+    }
+
+
+# ----------------------------------------------------------------------------- quotas
+
+
+def _usage(usage: quotas.Usage | None) -> dict[str, Any] | None:
+    if usage is None:
+        return None
+    return {"used": usage.used, "hard": usage.hard, "percent": usage.percent}
+
+
+def quota_item(quota: quotas.Quota) -> dict[str, Any]:
+    return {
+        "userName": quota.user,
+        "name": quota.name,
+        "description": quota.description,
+        "createdAt": quota.created,
+        "cpu": _usage(quota.usage(quotas.CPU_KEYS)),
+        "memory": _usage(quota.usage(quotas.MEMORY_KEYS)),
+        "gpu": _usage(quota.usage(quotas.GPU_KEYS)),
+        "resources": [{"key": u.resource, **(_usage(u) or {})} for u in quota.usages],
+    }

@@ -1,0 +1,178 @@
+"""The application shell: Swagger UI from local assets, the OpenAPI document, /metrics, the
+`serve` command from the installed script, and no other command importing the server."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from fastapi.testclient import TestClient
+
+from ..conftest import EXAMPLES, GPUCTL, REPO, Env
+from .conftest import Api
+
+
+def test_docs_page_uses_only_assets_the_server_itself_serves(api: Api) -> None:
+    page = api.client.get("/api/v1/docs")
+    assert page.status_code == 200
+    urls = re.findall(r"""(?:src|href)=["']([^"']+)["']|url:\s*["']([^"']+)["']""", page.text)
+    found = [a or b for a, b in urls]
+    assert "/api/v1/docs/assets/swagger-ui-bundle.js" in found
+    assert "/api/v1/openapi.json" in found
+    for url in found:
+        assert url.startswith("/"), f"{url} is not served by gpuctl"
+        assert api.client.get(url).status_code == 200, url
+    assert "cdn" not in page.text.lower()
+
+
+def test_openapi_document_lists_the_routes_and_bearer_auth(api: Api) -> None:
+    document = api.client.get("/api/v1/openapi.json").json()
+    paths = document["paths"]
+    for path in (
+        "/api/v1/jobs",
+        "/api/v1/jobs/{jobId}",
+        "/api/v1/pools/{poolName}",
+        "/api/v1/nodes/{nodeName}/labels/{key}",
+        "/api/v1/quotas/{userName}",
+        "/api/v1/auth/check",
+    ):
+        assert path in paths, path
+    assert document["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    refusal = paths["/api/v1/jobs/{jobId}"]["get"]["responses"]["404"]
+    assert refusal["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ErrorBody"
+    }
+    assert document["components"]["schemas"]["ErrorBody"]["required"] == ["error", "message"]
+
+
+def test_metrics_count_requests_by_route_template_and_code(api: Api) -> None:
+    api.call("admin", "GET", "/nodes")
+    api.call("admin", "GET", "/jobs/default.nothing-here")
+    api.call(None, "GET", "/nodes")
+    text = api.client.get("/metrics").text
+    assert 'gpuctl_api_requests_total{code="200",method="GET",route="/api/v1/nodes"} 1.0' in text
+    assert 'gpuctl_api_requests_total{code="401",method="GET",route="/api/v1/nodes"} 1.0' in text
+    assert (
+        'gpuctl_api_requests_total{code="404",method="GET",route="/api/v1/jobs/{jobId}"} 1.0'
+        in text
+    )
+    assert 'gpuctl_api_request_duration_seconds_count{method="GET",route="/api/v1/nodes"} 2.0' in (
+        text
+    )
+
+
+def test_other_commands_never_import_the_server() -> None:
+    code = (
+        "import sys\n"
+        "from gpuctl.cli.main import main\n"
+        f"for args in (['render', '-f', {str(EXAMPLES)!r}, '-o', 'json'],\n"
+        "             ['--help'], ['get', '--help']):\n"
+        "    try:\n"
+        "        main(args)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in\n"
+        "    ('fastapi', 'uvicorn', 'starlette', 'prometheus_client', 'fastapi_offline')\n"
+        "    or m.startswith('gpuctl.server'))\n"
+        "sys.stderr.write(repr(heavy))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert done.stderr == "[]"
+
+
+def test_serve_refuses_a_network_address_without_tokens(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [str(GPUCTL), "serve", "--host", "0.0.0.0", "--kubeconfig", str(tmp_path / "none")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "not a loopback address: give --tokens FILE" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_installed_serve_answers_over_http(env: Env, token_file: Path) -> None:
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            *(str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file)),
+            *("--kubeconfig", str(env.kubeconfig)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                answer = httpx.get(f"{base}/api/v1/nodes", headers=_bearer("admin-secret-1"))
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "gpuctl serve did not start"
+                time.sleep(0.1)
+        assert answer.status_code == 200
+        assert [n["nodeName"] for n in answer.json()["items"]] == [
+            "cpu-0",
+            "gpu-a100-0",
+            "gpu-a100-1",
+            "gpu-t4-0",
+        ]
+        refused = httpx.get(f"{base}/api/v1/nodes")
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == "Bearer"
+    finally:
+        server.terminate()
+        output, _ = server.communicate(timeout=30)
+    assert "admin-secret-1" not in output  # tokens are never logged
+
+
+def _bearer(secret: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {secret}"}
+
+
+def test_without_tokens_every_caller_is_the_admin(open_api: TestClient) -> None:
+    answer = open_api.post("/api/v1/auth/check", json={"resource": "pools", "action": "create"})
+    assert answer.json() == {
+        "allowed": True,
+        "message": "anonymous is an admin",
+        "user": "anonymous",
+        "role": "admin",
+    }
+
+
+def test_the_readme_has_a_curl_example_for_every_route(api: Api) -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## REST API (`gpuctl serve`)", 1)[1].split("\n## ", 1)[0]
+    calls = []
+    for line in section.splitlines():
+        found = re.search(r"(?:-X (\w+) )?\"?\$API(/[^\s\"?]*)", line)
+        if line.startswith("curl") and found:
+            calls.append((found.group(1) or "GET", found.group(2)))
+    document = api.client.get("/api/v1/openapi.json").json()
+    missing = []
+    for path, operations in document["paths"].items():
+        pattern = re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(path.removeprefix("/api/v1")))
+        if path.endswith("/labels/{key}"):
+            pattern = pattern.removesuffix("[^/]+") + ".+"  # a label key has a slash
+        for method in operations:
+            if not any(m == method.upper() and re.fullmatch(pattern, p) for m, p in calls):
+                missing.append(f"{method.upper()} {path}")
+    assert missing == []

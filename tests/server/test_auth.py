@@ -1,0 +1,157 @@
+"""Who may do what: every route × no token, a wrong token, the owner (alice), another user
+(bob) and an admin, with the exact codes; and the token file's own rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuctl.errors import GpuctlError
+from gpuctl.server.auth import Tokens
+
+from .conftest import QUOTA, Api, training
+
+# (method, path, json body, code for alice, bob, admin). alice owns job alice.t1. Writes use
+# requests that pass authorisation and then fail without changing anything, so every caller
+# meets the same cluster.
+MATRIX: list[tuple[str, str, Any, int, int, int]] = [
+    ("GET", "/jobs", None, 200, 200, 200),
+    ("POST", "/jobs", {"yamlContent": "kind: training\n"}, 400, 400, 400),
+    ("POST", "/jobs/batch", {"yamlContents": []}, 201, 201, 201),
+    ("GET", "/jobs/alice.t1", None, 200, 404, 200),
+    ("DELETE", "/jobs/alice.no-such-job", None, 404, 404, 404),
+    ("GET", "/jobs/alice.t1/logs", None, 200, 404, 200),
+    ("GET", "/jobs/alice.t1/metrics", None, 200, 404, 200),
+    ("GET", "/pools", None, 200, 200, 200),
+    ("GET", "/pools/no-such-pool", None, 404, 404, 404),
+    ("POST", "/pools", {"name": "p", "nodes": ["no-such-node"]}, 403, 403, 409),
+    ("DELETE", "/pools/no-such-pool", None, 403, 403, 404),
+    ("GET", "/nodes", None, 200, 200, 200),
+    ("GET", "/nodes/gpu-a100-0", None, 200, 200, 200),
+    ("GET", "/nodes/labels?key=g8s.host/x", None, 200, 200, 200),
+    ("GET", "/nodes/labels/all", None, 200, 200, 200),
+    ("GET", "/nodes/gpu-a100-0/labels/g8s.host/x", None, 404, 404, 404),
+    ("POST", "/nodes/gpu-a100-0/labels", {"key": "other/x", "value": "v"}, 403, 403, 400),
+    (
+        "POST",
+        "/nodes/labels/batch",
+        {"nodeNames": ["no-such-node"], "key": "g8s.host/x", "value": "v"},
+        403,
+        403,
+        200,
+    ),
+    ("DELETE", "/nodes/gpu-a100-0/labels/g8s.host/x", None, 403, 403, 404),
+    ("GET", "/quotas", None, 200, 200, 200),
+    ("GET", "/quotas/alice", None, 200, 403, 200),
+    ("POST", "/quotas", {"yamlContent": training("x")}, 403, 403, 400),
+    ("DELETE", "/quotas/no-such-user", None, 403, 403, 404),
+    ("POST", "/auth/check", {"resource": "jobs", "action": "get"}, 200, 200, 200),
+]
+
+
+@pytest.fixture
+def world(api: Api) -> Api:
+    assert api.call("admin", "POST", "/quotas", json={"yamlContent": QUOTA}).status_code == 201
+    made = api.call("alice", "POST", "/jobs", json={"yamlContent": training("t1")})
+    assert made.status_code == 201, made.text
+    return api
+
+
+def test_every_route_answers_each_caller_with_the_exact_code(world: Api) -> None:
+    wrong: list[str] = []
+    for method, path, body, *codes in MATRIX:
+        expected = dict(zip(("alice", "bob", "admin"), codes, strict=True))
+        expected |= {None: 401, "not-a-token": 401}  # type: ignore[dict-item]
+        for who, code in expected.items():
+            answer = world.call(who, method, path, json=body)
+            if answer.status_code != code:
+                wrong.append(f"{method} {path} as {who}: {answer.status_code} {answer.text}")
+            if code == 401:
+                assert answer.headers["www-authenticate"] == "Bearer"
+                assert answer.json()["error"] == "Unauthorized"
+    assert wrong == []
+
+
+def test_every_api_route_is_in_the_matrix(world: Api) -> None:
+    document = world.client.get("/api/v1/openapi.json").json()
+    routes = {
+        (method.upper(), path.removeprefix("/api/v1"))
+        for path, operations in document["paths"].items()
+        for method in operations
+    }
+    covered = {(method, _template(path)) for method, path, *_ in MATRIX}
+    assert routes - covered == set()
+
+
+def _template(path: str) -> str:
+    path = path.split("?")[0]
+    for concrete, template in (
+        ("/jobs/alice.t1", "/jobs/{jobId}"),
+        ("/jobs/alice.t1/logs", "/jobs/{jobId}/logs"),
+        ("/jobs/alice.t1/metrics", "/jobs/{jobId}/metrics"),
+        ("/jobs/alice.no-such-job", "/jobs/{jobId}"),
+        ("/pools/no-such-pool", "/pools/{poolName}"),
+        ("/nodes/gpu-a100-0/labels/g8s.host/x", "/nodes/{nodeName}/labels/{key}"),
+        ("/nodes/gpu-a100-0/labels", "/nodes/{nodeName}/labels"),
+        ("/nodes/gpu-a100-0", "/nodes/{nodeName}"),
+        ("/quotas/alice", "/quotas/{userName}"),
+        ("/quotas/no-such-user", "/quotas/{userName}"),
+    ):
+        if path == concrete:
+            return template
+    return path
+
+
+def test_a_user_cannot_delete_another_users_job_but_may_delete_their_own(world: Api) -> None:
+    assert world.call("bob", "DELETE", "/jobs/alice.t1").status_code == 404
+    assert world.env.cluster.find("Job", "t1", "alice") is not None
+    answer = world.call("alice", "DELETE", "/jobs/alice.t1")
+    assert answer.status_code == 200
+    assert answer.json()["status"] == "terminating"
+
+
+def test_a_users_job_goes_to_their_namespace_whatever_the_spec_says(world: Api) -> None:
+    spec = training("t2").replace("  name: t2", "  name: t2\n  namespace: bob")
+    made = world.call("alice", "POST", "/jobs", json={"yamlContent": spec})
+    assert made.status_code == 201
+    assert made.json()["jobId"] == "alice.t2"
+    assert world.env.cluster.find("Job", "t2", "bob") is None
+    listed = world.call("bob", "GET", "/jobs").json()
+    assert listed == {"total": 0, "items": []}
+
+
+def test_auth_check_answers_with_the_rules_the_routes_apply(world: Api) -> None:
+    def check(who: str, **body: str) -> dict[str, Any]:
+        answer: dict[str, Any] = world.call(who, "POST", "/auth/check", json=body).json()
+        return answer
+
+    assert check("alice", resource="jobs", action="create")["allowed"] is True
+    assert check("alice", resource="jobs", action="get", user="bob")["allowed"] is False
+    assert check("alice", resource="pools", action="create") == {
+        "allowed": False,
+        "message": "create pools: admins only",
+        "user": "alice",
+        "role": "user",
+    }
+    assert check("alice", resource="pools", action="get")["allowed"] is True
+    assert check("admin", resource="pools", action="create", pool="training")["allowed"] is True
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("tokens: []", "give `tokens:` as a list"),
+        ("tokens: [{user: a, role: user}]", "tokens[0].token: give the secret"),
+        ("tokens: [{token: x, user: A_B}]", "tokens[0].user: a user name is a namespace name"),
+        ("tokens: [{token: x, user: a, role: root}]", "tokens[0].role: 'root' is not one of"),
+        ("tokens: [{token: 'sha256:abc', user: a}]", "sha256: takes 64 hex digits"),
+        ("tokens: [", "cannot read the token file"),
+    ],
+)
+def test_a_bad_token_file_is_one_clear_error(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "tokens.yaml"
+    path.write_text(text)
+    with pytest.raises(GpuctlError, match=problem.replace("[", r"\[").replace("`", "`")):
+        Tokens.load(str(path))

@@ -1,0 +1,111 @@
+"""One error shape for every 4xx and 5xx; invalid YAML creates nothing; an unreachable cluster
+is a 503; nothing ever answers with a traceback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from gpuctl.server.app import create_app
+
+from .conftest import QUOTA, Api, training, unreachable_cluster
+
+BAD_GPU = training("bad-one").replace("gpu: 1", "gpu: lots")
+
+
+def test_invalid_yaml_is_400_with_the_field_and_the_cli_line_and_creates_nothing(
+    api: Api,
+) -> None:
+    answer = api.call("admin", "POST", "/jobs", json={"yamlContent": BAD_GPU})
+    assert answer.status_code == 400
+    body = answer.json()
+    assert body["error"] == "InvalidYAML"
+    assert body["field"] == "resources.gpu"
+    line = next(i for i, text in enumerate(BAD_GPU.splitlines(), 1) if "gpu: lots" in text)
+    assert body["problems"][0].startswith(f"yamlContent:{line}:8: resources.gpu: ")
+    assert body["message"] == "\n".join(body["problems"])
+    assert api.env.cluster.list("Job", None) == []
+
+
+def test_broken_yaml_syntax_is_400_with_its_position(api: Api) -> None:
+    answer = api.call("admin", "POST", "/jobs", json={"yamlContent": "kind: [training\n"})
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "InvalidYAML"
+    assert answer.json()["problems"][0].startswith("yamlContent:")
+
+
+def test_a_quota_spec_is_refused_by_post_jobs(api: Api) -> None:
+    answer = api.call("admin", "POST", "/jobs", json={"yamlContent": QUOTA})
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "error": "WrongKind",
+        "message": "yamlContent: kind quota is not accepted by POST /jobs",
+    }
+
+
+def test_request_validation_is_400_with_the_field(api: Api) -> None:
+    answer = api.call("admin", "GET", "/jobs?pageSize=0")
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "InvalidRequest"
+    assert answer.json()["field"] == "query.pageSize"
+    missing = api.call("admin", "POST", "/jobs", json={})
+    assert missing.status_code == 400
+    assert missing.json()["field"] == "yamlContent"
+    extra = api.call("admin", "POST", "/jobs", json={"yamlContent": "x", "other": 1})
+    assert extra.status_code == 400
+    assert extra.json()["field"] == "other"
+
+
+def test_unknown_routes_and_methods_use_the_error_shape(api: Api) -> None:
+    missing = api.call("admin", "GET", "/nothing")
+    assert missing.status_code == 404
+    assert missing.json() == {"error": "NotFound", "message": "Not Found"}
+    wrong = api.call("admin", "PUT", "/jobs")
+    assert wrong.status_code == 405
+    assert wrong.json()["error"] == "MethodNotAllowed"
+
+
+def test_an_unreachable_cluster_is_503() -> None:
+    app = create_app(unreachable_cluster(), None)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        for path in ("/api/v1/jobs", "/api/v1/nodes", "/api/v1/pools", "/api/v1/quotas"):
+            answer = client.get(path)
+            assert answer.status_code == 503, path
+            assert answer.json()["error"] == "ClusterUnreachable"
+            assert answer.json()["message"].startswith("cannot reach the cluster at ")
+        for path, body in (
+            ("/api/v1/jobs", {"yamlContent": training("t")}),
+            ("/api/v1/quotas", {"yamlContent": QUOTA}),
+            ("/api/v1/pools", {"name": "p", "nodes": ["n"]}),
+        ):
+            answer = client.post(path, json=body)
+            assert answer.status_code == 503, (path, answer.text)
+
+
+def test_a_job_for_a_user_without_a_namespace_is_404(api: Api) -> None:
+    answer = api.call("alice", "POST", "/jobs", json={"yamlContent": training("t")})
+    assert answer.status_code == 404
+    assert answer.json() == {
+        "error": "NamespaceNotFound",
+        "message": "namespace alice does not exist (a user's namespace is created with their "
+        "quota: POST /quotas)",
+    }
+
+
+class _Broken:
+    namespace = "default"
+
+    def list(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug with a secret path /etc/x")
+
+
+def test_a_bug_is_500_without_a_traceback() -> None:
+    app = create_app(_Broken(), None)  # type: ignore[arg-type]
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get("/api/v1/nodes")
+    assert answer.status_code == 500
+    assert answer.json() == {
+        "error": "InternalError",
+        "message": "internal error; the server log has the details",
+    }

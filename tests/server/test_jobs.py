@@ -1,0 +1,239 @@
+"""Jobs through HTTP against the sandbox: create (one and a batch), list with filters and
+pages, details, delete, logs (last lines, followed over chunked HTTP and over a WebSocket),
+and the metrics endpoint's documented empty series."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from gpuctl.sandbox.testing import wait_for
+
+from .conftest import SECRETS, Api, inference, training
+
+INFERENCE = inference("web")
+
+
+def _create(api: Api, text: str, who: str = "admin") -> dict[str, Any]:
+    answer = api.call(who, "POST", "/jobs", json={"yamlContent": text})
+    assert answer.status_code == 201, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def _running(api: Api, job_id: str) -> bool:
+    return bool(api.call("admin", "GET", f"/jobs/{job_id}").json()["status"] == "running")
+
+
+def test_create_answers_201_with_the_documents_fields(api: Api) -> None:
+    body = _create(api, training("sft", gpu=2))
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", body.pop("createdAt"))
+    assert body == {
+        "jobId": "default.sft",
+        "name": "sft",
+        "namespace": "default",
+        "kind": "training",
+        "status": "pending",
+        "message": "job.batch/sft created",
+        "warnings": [],
+    }
+    live = api.env.cluster.get("Job", "sft", "default")
+    assert live["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "gpuctl"
+    again = api.call("admin", "POST", "/jobs", json={"yamlContent": training("sft")})
+    assert again.status_code == 409
+    assert again.json()["error"] == "AlreadyExists"
+
+
+def test_placement_problems_are_warnings_or_a_refusal_before_any_write(api: Api) -> None:
+    lonely = _create(api, training("lonely", pool="empty-pool"))
+    assert lonely["warnings"] == [
+        "job.batch/lonely: pool empty-pool has no nodes, so it will stay Pending until nodes "
+        "join the pool (gpuctl add node NODE --pool empty-pool)"
+    ]
+    wrong_case = training("cased").replace("  gpu: 1\n", "  gpu: 1\n  gpu-type: a100-80g\n")
+    answer = api.call("admin", "POST", "/jobs", json={"yamlContent": wrong_case})
+    assert answer.status_code == 422
+    assert answer.json()["error"] == "Refused"
+    assert "differs only in letter case" in answer.json()["message"]
+    assert api.env.cluster.find("Job", "cased", "default") is None
+
+
+def test_batch_creates_each_on_its_own(api: Api) -> None:
+    texts = [training("a"), training("b").replace("gpu: 1", "gpu: x"), training("a")]
+    answer = api.call("admin", "POST", "/jobs/batch", json={"yamlContents": texts})
+    assert answer.status_code == 201
+    body = answer.json()
+    assert body["success"] == [{"jobId": "default.a", "name": "a"}]
+    assert [(f["index"], f["error"]) for f in body["failed"]] == [
+        (1, "InvalidYAML"),
+        (2, "AlreadyExists"),
+    ]
+    assert body["failed"][0]["problems"][0].startswith("yamlContents[1]:")
+    assert sorted(api.env.objects("Job")) == ["a"]
+
+
+def test_list_filters_and_pages(api: Api) -> None:
+    for name in ("j1", "j2", "j3"):
+        _create(api, training(name))
+    _create(api, INFERENCE)
+    wait_for(lambda: _running(api, "default.web"), what="web running")
+    everything = api.call("admin", "GET", "/jobs").json()
+    assert everything["total"] == 4
+    assert [item["jobId"] for item in everything["items"]] == [
+        "default.j1",
+        "default.j2",
+        "default.j3",
+        "default.web",
+    ]
+    web = everything["items"][3]
+    assert web["kind"] == "inference" and web["gpu"] == 2 and web["pool"] == "default"
+    kinds = api.call("admin", "GET", "/jobs?kind=inference").json()
+    assert [item["name"] for item in kinds["items"]] == ["web"]
+    running = api.call("admin", "GET", "/jobs?status=running").json()
+    assert "default.web" in [item["jobId"] for item in running["items"]]
+    assert all(item["status"] == "running" for item in running["items"])
+    second = api.call("admin", "GET", "/jobs?page=2&pageSize=3").json()
+    assert second == {"total": 4, "items": [web | {"status": second["items"][0]["status"]}]}
+    assert api.call("admin", "GET", "/jobs?pool=nowhere").json() == {"total": 0, "items": []}
+
+
+def test_details_show_resources_pods_and_why(api: Api) -> None:
+    _create(api, INFERENCE)
+    wait_for(lambda: _running(api, "default.web"), what="web running")
+    body = api.call("admin", "GET", "/jobs/default.web").json()
+    assert body["resources"] == {"gpu": 2, "gpuType": None, "cpu": "1", "memory": "1Gi"}
+    assert body["k8sResources"]["kind"] == "Deployment"
+    assert body["k8sResources"]["service"] == "svc-web"
+    assert len(body["k8sResources"]["pods"]) == 2
+    assert body["access"].startswith("http://")
+    assert body["metrics"] == dict.fromkeys(
+        ("gpuUtilization", "memoryUsage", "networkLatency", "throughput")
+    )
+    stuck = _create(api, training("stuck", pool="no-such-pool"))
+    detail = wait_for(
+        lambda: api.call("admin", "GET", f"/jobs/{stuck['jobId']}").json()["why"],
+        what="a reason",
+    )
+    assert "no node in pool 'no-such-pool'" in detail
+    missing = api.call("admin", "GET", "/jobs/default.nope")
+    assert missing.status_code == 404
+    assert missing.json() == {
+        "error": "JobNotFound",
+        "message": "no job named 'nope' in namespace default",
+    }
+    assert api.call("admin", "GET", "/jobs/no-dot").json()["error"] == "JobNotFound"
+
+
+def test_delete_removes_the_job_and_its_service(api: Api) -> None:
+    _create(api, INFERENCE)
+    answer = api.call("admin", "DELETE", "/jobs/default.web?force=true")
+    assert answer.status_code == 200
+    assert answer.json()["status"] == "terminating"
+    assert "deployment.apps/web deleted" in answer.json()["message"]
+    assert "service/svc-web deleted" in answer.json()["message"]
+    wait_for(lambda: not api.env.objects("Deployment"), what="deployment gone")
+    assert api.call("admin", "DELETE", "/jobs/default.web").status_code == 404
+
+
+def test_logs_give_the_last_lines_of_each_pod(api: Api) -> None:
+    _create(api, INFERENCE)
+    wait_for(lambda: _running(api, "default.web"), what="web running")
+    time.sleep(0.3)  # let each pod write a few lines
+    body = api.call("admin", "GET", "/jobs/default.web/logs?tail=2").json()
+    assert body["lastTimestamp"] is None
+    pods = {line.split("]")[0][1:] for line in body["logs"]}
+    assert len(pods) == 2 and len(body["logs"]) == 4
+    one = sorted(pods)[0]
+    single = api.call("admin", "GET", f"/jobs/default.web/logs?tail=3&pod={one}").json()
+    assert len(single["logs"]) == 3 and not single["logs"][0].startswith("[")
+    missing = api.call("admin", "GET", "/jobs/default.web/logs?pod=nope")
+    assert missing.status_code == 404 and missing.json()["error"] == "PodNotFound"
+
+
+def test_follow_over_chunked_http_receives_new_lines(api: Api) -> None:
+    _create(api, inference("web", replicas=1))
+    wait_for(lambda: _running(api, "default.web"), what="web running")
+    seen: list[str] = []
+    headers = {"Authorization": f"Bearer {SECRETS['admin']}"}
+    with api.client.stream(
+        "GET", "/api/v1/jobs/default.web/logs?follow=true&tail=1", headers=headers
+    ) as answer:
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("text/plain")
+        for line in answer.iter_lines():
+            seen.append(line)
+            if len(seen) == 3:
+                break
+    assert len(set(seen)) == 3  # the tail line, then lines written while following
+
+
+def test_follow_over_websocket_receives_new_lines(api: Api) -> None:
+    _create(api, inference("web", replicas=1))
+    wait_for(lambda: _running(api, "default.web"), what="web running")
+    headers = {"Authorization": f"Bearer {SECRETS['admin']}"}
+    started = time.monotonic()
+    with api.client.websocket_connect(
+        "/api/v1/jobs/default.web/logs?tail=0", headers=headers
+    ) as socket:
+        lines = [socket.receive_text() for _ in range(3)]
+    assert len(set(lines)) == 3 and time.monotonic() - started < 10
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        api.client.websocket_connect("/api/v1/jobs/default.web/logs") as socket,
+    ):
+        socket.receive_text()
+    assert refused.value.code == 1008
+
+
+def test_follow_streams_are_capped(api: Api) -> None:
+    _create(api, inference("web", replicas=1))
+    streams = api.client.app.state.log_streams  # type: ignore[attr-defined]
+    taken = 0
+    try:
+        while True:
+            streams.take()
+            taken += 1
+    except Exception as exc:
+        assert type(exc).__name__ == "ApiError"
+    answer = api.call("admin", "GET", "/jobs/default.web/logs?follow=true")
+    assert answer.status_code == 429 and answer.json()["error"] == "TooManyStreams"
+    for _ in range(taken):
+        streams.give_back()
+    assert taken == 32
+
+
+def test_metrics_are_documented_empty_series(api: Api) -> None:
+    _create(api, training("sft"))
+    body = api.call("admin", "GET", "/jobs/default.sft/metrics").json()
+    assert body == {
+        "gpuUtilization": [],
+        "memoryUsage": [],
+        "throughput": [],
+        "source": None,
+        "message": "no metrics source is configured: the series are empty",
+    }
+    one = api.call("admin", "GET", "/jobs/default.sft/metrics?metric=throughput").json()
+    assert one["throughput"] == [] and "gpuUtilization" not in one
+    bad = api.call("admin", "GET", "/jobs/default.sft/metrics?metric=nope")
+    assert bad.status_code == 400
+    assert api.call("admin", "GET", "/jobs/default.gone/metrics").status_code == 404
+
+
+def test_cluster_calls_run_off_the_event_loop() -> None:
+    """Endpoints that call the cluster are plain functions (FastAPI's thread pool)."""
+    import inspect
+
+    from fastapi.routing import APIRoute, APIWebSocketRoute
+
+    from gpuctl.server.routes import jobs, logs, nodes, pools, quotas
+
+    for module in (jobs, logs, nodes, pools, quotas):
+        for route in module.router.routes:
+            if isinstance(route, APIWebSocketRoute):
+                continue  # async by nature; its reads go through run_in_threadpool
+            assert isinstance(route, APIRoute)
+            assert not inspect.iscoroutinefunction(route.endpoint), route.path

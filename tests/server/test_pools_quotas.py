@@ -1,0 +1,114 @@
+"""Pools and quotas through HTTP against the sandbox."""
+
+from __future__ import annotations
+
+from gpuctl import constants as c
+
+from .conftest import QUOTA, Api, inference
+
+
+def _pool_label(api: Api, node: str) -> str | None:
+    labels = api.env.cluster.get("Node", node)["metadata"].get("labels") or {}
+    value: str | None = labels.get(c.Labels.POOL)
+    return value
+
+
+def test_create_read_and_delete_a_pool(api: Api) -> None:
+    body = {
+        "name": "experiment",
+        "description": "tuning",
+        "nodes": ["gpu-a100-0", "gpu-a100-1"],
+        "gpuType": ["A100-80G"],
+    }
+    made = api.call("admin", "POST", "/pools", json=body)
+    assert made.status_code == 201, made.text
+    assert made.json()["status"] == "created"
+    assert _pool_label(api, "gpu-a100-0") == "experiment"
+    job = inference("p1", replicas=1, gpu=2, pool="experiment")
+    assert api.call("admin", "POST", "/jobs", json={"yamlContent": job}).status_code == 201
+    items = api.call("admin", "GET", "/pools").json()["items"]
+    assert items == [
+        {
+            "name": "experiment",
+            "description": "tuning",
+            "gpuTotal": 16,
+            "gpuUsed": items[0]["gpuUsed"],
+            "gpuFree": 16 - items[0]["gpuUsed"],
+            "gpuType": ["A100-80G"],
+            "nodeCount": 2,
+            "status": "active",
+        }
+    ]
+    from gpuctl.sandbox.testing import wait_for
+
+    detail = wait_for(
+        lambda: (d := api.call("admin", "GET", "/pools/experiment").json())["jobs"] and d,
+        what="the job on the pool",
+    )
+    assert detail["nodes"] == ["gpu-a100-0", "gpu-a100-1"]
+    assert detail["gpuType"] == {"A100-80G": 16}
+    assert detail["jobs"] == [
+        {
+            "jobId": "default.p1",
+            "name": "p1",
+            "namespace": "default",
+            "gpu": 2,
+            "nodes": detail["jobs"][0]["nodes"],
+        }
+    ]
+    again = api.call("admin", "POST", "/pools", json=body | {"name": "other"})
+    assert again.status_code == 409 and again.json()["error"] == "PoolConflict"
+    gone = api.call("admin", "DELETE", "/pools/experiment")
+    assert gone.status_code == 200, gone.text
+    assert _pool_label(api, "gpu-a100-0") is None
+    assert api.call("admin", "GET", "/pools/experiment").json()["error"] == "PoolNotFound"
+    assert api.call("admin", "DELETE", "/pools/experiment").status_code == 404
+
+
+def test_a_pool_with_a_missing_node_writes_nothing(api: Api) -> None:
+    body = {"name": "p", "nodes": ["gpu-a100-0", "no-such-node"]}
+    answer = api.call("admin", "POST", "/pools", json=body)
+    assert answer.status_code == 409
+    assert "node no-such-node (pool p, request body) does not exist" in answer.json()["message"]
+    assert _pool_label(api, "gpu-a100-0") is None
+    assert api.env.cluster.find("ConfigMap", "pool-p", c.SYSTEM_NAMESPACE) is None
+    bad = api.call("admin", "POST", "/pools", json={"name": "Not_A_Name"})
+    assert bad.status_code == 400 and bad.json()["field"] == "metadata.name"
+
+
+def test_quotas_create_read_and_delete(api: Api) -> None:
+    made = api.call("admin", "POST", "/quotas", json={"yamlContent": QUOTA})
+    assert made.status_code == 201
+    assert made.json()["users"] == ["alice", "bob"]
+    job = inference("q1", replicas=1)
+    assert api.call("alice", "POST", "/jobs", json={"yamlContent": job}).status_code == 201
+    from gpuctl.sandbox.testing import wait_for
+
+    alice = wait_for(
+        lambda: (
+            (q := api.call("alice", "GET", "/quotas/alice").json()["items"][0])["gpu"]["used"]
+            == "1"
+            and q
+        ),
+        what="quota usage",
+    )
+    assert alice["gpu"] == {"used": "1", "hard": "4", "percent": 25}
+    assert alice["memory"] == {"used": "1Gi", "hard": "20Gi", "percent": 5}
+    assert [q["userName"] for q in api.call("alice", "GET", "/quotas").json()["items"]] == ["alice"]
+    assert [q["userName"] for q in api.call("admin", "GET", "/quotas").json()["items"]] == [
+        "alice",
+        "bob",
+    ]
+    gone = api.call("admin", "DELETE", "/quotas/bob")
+    assert gone.status_code == 200 and "resourcequota/team deleted" in gone.json()["message"]
+    missing = api.call("admin", "GET", "/quotas/bob")
+    assert missing.status_code == 404 and missing.json()["error"] == "QuotaNotFound"
+    assert api.env.cluster.find("Namespace", "bob") is not None  # the namespace stays
+
+
+def test_quota_spec_errors_are_400(api: Api) -> None:
+    bad = QUOTA.replace("gpu: 4", "gpu: -1", 1)
+    answer = api.call("admin", "POST", "/quotas", json={"yamlContent": bad})
+    assert answer.status_code == 400 and answer.json()["error"] == "InvalidYAML"
+    assert answer.json()["field"].startswith("users.alice")
+    assert api.env.cluster.find("Namespace", "alice") is None

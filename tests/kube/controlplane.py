@@ -3,6 +3,7 @@
     python -m tests.kube.controlplane build            # compile once (cached under ~/.cache)
     python -m tests.kube.controlplane up [--dir DIR]   # start; prints KUBECONFIG=... last
     python -m tests.kube.controlplane status|down [--dir DIR]
+    python -m tests.kube.controlplane gomod            # rewrite go.mod after a version change
 
 etcd, kube-apiserver, kube-controller-manager and kube-scheduler are the real components, built
 from the k8s.io/kubernetes Go module into one binary (`kubecp`, see main.go); kwok plays the
@@ -118,6 +119,35 @@ def build() -> Path:
         _go(["install", *flags, f"sigs.k8s.io/kwok/cmd/kwok@{KWOK}"], BIN, GOBIN=str(gobin))
         (gobin / "kwok").rename(BIN / "kwok")
     return BIN
+
+
+def staging_replaces(kubernetes_gomod: str) -> list[str]:
+    """`replace k8s.io/<m> => k8s.io/<m> v0.X.Y` for every staging module that k8s.io/kubernetes'
+    own go.mod points at ./staging (it requires them all at v0.0.0)."""
+    minor_patch = KUBERNETES.lstrip("v").split(".", 1)[1]
+    return [
+        f"{line.split()[0]} => {line.split()[0]} v0.{minor_patch}"
+        for line in kubernetes_gomod.splitlines()
+        if "=> ./staging/" in line
+    ]
+
+
+def regenerate_gomod() -> None:
+    """Write tests/kube/go.mod afresh for KUBERNETES (its go line, its staging replaces) and let
+    `go mod tidy` fill in the rest: run after changing KUBERNETES."""
+    go = go_binary()
+    if go is None:
+        raise ControlPlaneError(unavailable_reason() or "no go")
+    query = [go, "mod", "download", "-json", f"k8s.io/kubernetes@{KUBERNETES}"]
+    found = json.loads(subprocess.run(query, capture_output=True, text=True, check=True).stdout)
+    upstream = Path(found["GoMod"]).read_text()
+    go_line = next(line for line in upstream.splitlines() if line.startswith("go "))
+    replaces = "".join(f"\t{line}\n" for line in staging_replaces(upstream))
+    (HERE / "go.mod").write_text(
+        f"module gpuctl.test/kube\n\n{go_line}\n\ngodebug default=go1.24\n\n"
+        f"require k8s.io/kubernetes {KUBERNETES}\n\nreplace (\n{replaces})\n"
+    )
+    _go(["mod", "tidy"], HERE)
 
 
 # ------------------------------------------------------------------ state
@@ -441,12 +471,14 @@ def status(directory: Path = DEFAULT_DIR) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.kube.controlplane")
-    parser.add_argument("command", choices=["build", "up", "down", "status"])
+    parser.add_argument("command", choices=["build", "up", "down", "status", "gomod"])
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="where state and logs go")
     args = parser.parse_args(argv)
     try:
         if args.command == "build":
             print(build())
+        elif args.command == "gomod":
+            regenerate_gomod()
         elif args.command == "up":
             started = time.monotonic()
             state = up(args.dir)

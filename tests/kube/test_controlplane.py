@@ -53,3 +53,16 @@ def test_every_component_listens_on_loopback_only(tmp_path: Path) -> None:
     addresses = [flag for flag in flags if "127.0.0.1" in flag or "0.0.0.0" in flag]
     assert addresses and not any("0.0.0.0" in flag for flag in addresses)
     assert "--bind-address=127.0.0.1" in commands["kube-apiserver"]
+
+
+def test_go_mod_replaces_every_staging_module_at_the_matching_version() -> None:
+    gomod = (controlplane.HERE / "go.mod").read_text()
+    upstream = "\n".join(
+        f"\tk8s.io/{name} => ./staging/src/k8s.io/{name}" for name in ("api", "client-go")
+    )
+    assert controlplane.staging_replaces(upstream) == [
+        "k8s.io/api => k8s.io/api v0.33.4",
+        "k8s.io/client-go => k8s.io/client-go v0.33.4",
+    ]
+    assert f"k8s.io/kubernetes {controlplane.KUBERNETES}" in gomod
+    assert gomod.count("=> k8s.io/") == 31  # one per staging module of Kubernetes v1.33

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install dev run test lint bench snapshots readme e2e clean
+.PHONY: install dev run test lint bench snapshots readme e2e kube-build kube-up kube-down kube-status clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,21 @@ readme: dev                     ## regenerate the README's field reference from 
 
 e2e: dev                        ## the cluster scenarios against the real cluster in KUBECONFIG
 	GPUCTL_E2E=1 $(PYTEST) -m e2e
+
+# A real control plane (Kubernetes from source, kwok nodes) on loopback ports: tests/kube/.
+KUBE := $(BIN)/python -m tests.kube.controlplane
+
+kube-build: dev                 ## compile it once (needs Go; cached under ~/.cache/gpuctl-kube)
+	$(KUBE) build
+
+kube-up: dev                    ## start it; the last line is KUBECONFIG=...
+	@$(KUBE) up
+
+kube-down: dev
+	$(KUBE) down
+
+kube-status: dev
+	@$(KUBE) status
 
 clean:
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache

@@ -1,5 +1,5 @@
-"""Shared fixtures: `sandbox` (one simulated cluster per test) and `cluster` (the sandbox by
-default; the real cluster in KUBECONFIG as well when GPUCTL_E2E=1, marked e2e)."""
+"""Shared fixtures: `sandbox` (one simulated cluster per test) and `cluster` (the sandbox, the
+local real control plane of tests/kube, and the real cluster in KUBECONFIG when GPUCTL_E2E=1)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.testing import Cluster, SandboxCluster, real_cluster, running_sandbox
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
+from tests.kube import controlplane
+from tests.kube import session as kube_session
 
 E2E = os.environ.get("GPUCTL_E2E") == "1"
 
@@ -56,10 +58,32 @@ def make_sandbox(tmp_path: Path) -> Iterator[Callable[..., SandboxCluster]]:
         yield make
 
 
-@pytest.fixture(params=[pytest.param("sandbox"), pytest.param("real", marks=pytest.mark.e2e)])
+def pytest_configure(config: pytest.Config) -> None:
+    kube_session.configure(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    kube_session.unconfigure(config)
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("sandbox"),
+        pytest.param("kube", marks=pytest.mark.kube),
+        pytest.param("real", marks=pytest.mark.e2e),
+    ]
+)
 def cluster(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cluster]:
-    """A conformance scenario's cluster: the same test runs against both, so they must agree."""
-    if request.param == "real":
+    """A conformance scenario's cluster: the sandbox; the local real control plane of
+    tests/kube (skipped, with the reason, where it cannot be built); and under `make e2e` the
+    cluster in KUBECONFIG. The same test runs against each, so they must agree."""
+    if request.param == "kube":
+        reason = controlplane.unavailable_reason()
+        if reason:
+            pytest.skip(reason)
+        with kube_session.local_cluster(tmp_path) as local:
+            yield local
+    elif request.param == "real":
         if not E2E:
             pytest.skip("needs a real cluster: GPUCTL_E2E=1 with KUBECONFIG (make e2e)")
         with real_cluster(tmp_path) as real:

@@ -133,13 +133,23 @@ def running_sandbox(
 
 
 @contextmanager
-def real_cluster(workdir: Path) -> Iterator[Cluster]:
-    """The cluster in $KUBECONFIG, with a throwaway namespace for the test."""
-    kubeconfig = Path(os.environ.get("KUBECONFIG") or Path.home() / ".kube" / "config")
+def real_cluster(workdir: Path, kubeconfig: Path | None = None) -> Iterator[Cluster]:
+    """The cluster in `kubeconfig` (default: $KUBECONFIG), with a throwaway namespace for the
+    test, returned once its default service account exists (pods cannot be created before)."""
+    if kubeconfig is None:
+        kubeconfig = Path(os.environ.get("KUBECONFIG") or Path.home() / ".kube" / "config")
     namespace = f"gpuctl-e2e-{uuid.uuid4().hex[:8]}"
     cluster = Cluster(kubeconfig, namespace, workdir)
     cluster.kubectl("create", "namespace", namespace, namespaced=False)
     try:
+        wait_for(
+            lambda: (
+                cluster.kubectl("get", "serviceaccount", "default", check=False).returncode == 0
+            ),
+            timeout=60,
+            interval=0.2,
+            what="the namespace's default service account",
+        )
         yield cluster
     finally:
         cluster.kubectl(

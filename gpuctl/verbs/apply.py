@@ -30,7 +30,7 @@ from gpuctl.verbs.common import (
     WaitTimeout,
     job_identities,
     no_progress,
-    objects_of_job,
+    objects_of_jobs,
     ours,
     read_live,
     terminating,
@@ -97,8 +97,8 @@ class Apply:
     def plan(self, manifests: list[Manifest]) -> list[Change]:
         prunable: list[dict[str, Any]] = []
         try:
-            for namespace, job in job_identities(manifests) if self.prune else []:
-                prunable += objects_of_job(self.cluster, namespace, job)
+            if self.prune:
+                prunable = objects_of_jobs(self.cluster, job_identities(manifests))
             return make_plan(
                 manifests,
                 read_live(self.cluster, manifests),

@@ -190,9 +190,27 @@ def job_identities(manifests: list[Manifest]) -> list[tuple[str, str]]:
 
 def objects_of_job(cluster: ClusterAPI, namespace: str, job: str) -> list[dict[str, Any]]:
     """Every live object gpuctl made for `job`, found by its identity label."""
-    selector = f"{c.Labels.MANAGED_BY}={c.MANAGED_BY_VALUE},{c.Labels.INSTANCE}={job}"
+    return objects_of_jobs(cluster, [(namespace, job)])
+
+
+def objects_of_jobs(cluster: ClusterAPI, identities: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Every live object gpuctl made for these (namespace, job)s. One list per kind and
+    namespace, whatever the number of jobs (as `kubectl apply --prune` lists): by the identity
+    label for one job, else every gpuctl object of the kind, kept when its job is asked for."""
+    jobs_by_namespace: dict[str, set[str]] = {}
+    for namespace, job in identities:
+        jobs_by_namespace.setdefault(namespace, set()).add(job)
+    requests = []
+    for namespace, jobs in sorted(jobs_by_namespace.items()):
+        selector = f"{c.Labels.MANAGED_BY}={c.MANAGED_BY_VALUE}"
+        if len(jobs) == 1:
+            selector += f",{c.Labels.INSTANCE}={next(iter(jobs))}"
+        requests += [(kind, namespace, selector, jobs) for kind in JOB_OBJECT_KINDS]
     with ThreadPoolExecutor(WORKERS) as pool:
-        lists = pool.map(
-            lambda kind: cluster.list(kind, namespace, label_selector=selector), JOB_OBJECT_KINDS
-        )
-    return [obj for objects in lists for obj in objects]
+        lists = pool.map(lambda r: (r[3], cluster.list(r[0], r[1], label_selector=r[2])), requests)
+        return [
+            obj
+            for jobs, objects in lists
+            for obj in objects
+            if ((obj["metadata"].get("labels") or {}).get(c.Labels.INSTANCE)) in jobs
+        ]

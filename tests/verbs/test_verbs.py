@@ -289,3 +289,15 @@ def test_preflight_warns_of_an_empty_pool_and_fails_on_a_case_only_gpu_type() ->
     unknown = render(TRAINING.format(nodes=1, extra="  gpu-type: H100\n"))
     warnings = Apply(cluster).run(unknown).warnings
     assert warnings and "no node in the cluster has GPU type 'H100'" in warnings[0]
+
+
+def test_prune_lists_each_kind_once_per_namespace_whatever_the_number_of_jobs() -> None:
+    cluster = FakeCluster()
+    specs = "---\n".join(
+        TRAINING.format(nodes=1, extra="").replace("name: ft", f"name: ft{i}") for i in range(5)
+    )
+    Apply(cluster).run(render(specs))
+    cluster.calls.clear()
+    Apply(cluster).run(render(specs))
+    lists = [call for call in cluster.calls if call[0] == "list"]
+    assert len(lists) == 6  # one per kind a job's objects may have, not five times that

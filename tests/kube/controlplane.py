@@ -1,0 +1,498 @@
+"""A real Kubernetes control plane on loopback ports, with kwok in place of the kubelets.
+
+    python -m tests.kube.controlplane build            # compile once (cached under ~/.cache)
+    python -m tests.kube.controlplane up [--dir DIR]   # start; prints KUBECONFIG=... last
+    python -m tests.kube.controlplane status|down [--dir DIR]
+    python -m tests.kube.controlplane gomod            # rewrite go.mod after a version change
+
+etcd, kube-apiserver, kube-controller-manager and kube-scheduler are the real components, built
+from the k8s.io/kubernetes Go module into one binary (`kubecp`, see main.go); kwok plays the
+kubelets of the GPU nodes created at start. Nothing leaves the machine: every port is on
+127.0.0.1, and kwok's pod IPs are never contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from gpuctl.sandbox.config import NodeSpec, SandboxConfig, default_nodes
+from tests.kube import pki
+
+KUBERNETES = "v1.33.4"
+KWOK = "v0.7.0"
+HERE = Path(__file__).resolve().parent
+EXAMPLE_CLUSTER = HERE.parents[1] / "examples" / "sandbox" / "cluster.yaml"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpuctl-kube"
+BIN = CACHE / f"kubernetes-{KUBERNETES}-kwok-{KWOK}"
+DEFAULT_DIR = CACHE / "cluster"
+COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
+START_TIMEOUT = 120.0
+
+
+class ControlPlaneError(RuntimeError):
+    """The control plane could not be built or started; the message says why."""
+
+
+# ------------------------------------------------------------------ build
+
+
+def go_binary() -> str | None:
+    """The `go` command: on PATH, or where the official tarball installs it."""
+    found = shutil.which("go")
+    if found:
+        return found
+    fallback = Path("/usr/local/go/bin/go")
+    return str(fallback) if fallback.exists() else None
+
+
+def built() -> bool:
+    return (BIN / "kubecp").exists() and (BIN / "kwok").exists()
+
+
+def unavailable_reason() -> str | None:
+    """Why the control plane cannot run here (None when it can)."""
+    if built() or go_binary():
+        return None
+    return "the local control plane needs Go >= 1.24 to build it (no `go` on PATH or /usr/local/go)"
+
+
+def _go(args: list[str], cwd: Path, **environ: str) -> None:
+    go = go_binary()
+    if go is None:
+        raise ControlPlaneError(unavailable_reason() or "no go")
+    env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-buildvcs=false", **environ}
+    done = subprocess.run([go, *args], cwd=cwd, env=env, check=False)
+    if done.returncode != 0:
+        raise ControlPlaneError(f"`go {' '.join(args)}` failed ({done.returncode}) in {cwd}")
+
+
+def _version_flags() -> str:
+    """What the upstream build stamps into the binaries, so that /version tells the truth."""
+    major, minor, _ = KUBERNETES.lstrip("v").split(".")
+    values = {"gitVersion": KUBERNETES, "gitMajor": major, "gitMinor": minor}
+    values["gitTreeState"] = "clean"
+    stamps = [
+        f"-X {package}.{name}={value}"
+        for package in ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version")
+        for name, value in values.items()
+    ]
+    return " ".join(["-s", "-w", *stamps])
+
+
+def build() -> Path:
+    """Compile kubecp (main.go beside this file) and kwok into BIN, unless already there."""
+    BIN.mkdir(parents=True, exist_ok=True)
+    flags = ["-trimpath", "-ldflags=-s -w"]
+    if not (BIN / "kubecp").exists():
+        _go(
+            [
+                "build",
+                "-trimpath",
+                f"-ldflags={_version_flags()}",
+                "-o",
+                str(BIN / "kubecp.part"),
+                ".",
+            ],
+            HERE,
+        )
+        (BIN / "kubecp.part").rename(BIN / "kubecp")
+    if not (BIN / "kwok").exists():
+        # `go install pkg@version` outside this module: kwok keeps its own k8s.io/* versions
+        gobin = BIN / "gobin"
+        _go(["install", *flags, f"sigs.k8s.io/kwok/cmd/kwok@{KWOK}"], BIN, GOBIN=str(gobin))
+        (gobin / "kwok").rename(BIN / "kwok")
+    return BIN
+
+
+def staging_replaces(kubernetes_gomod: str) -> list[str]:
+    """`replace k8s.io/<m> => k8s.io/<m> v0.X.Y` for every staging module that k8s.io/kubernetes'
+    own go.mod points at ./staging (it requires them all at v0.0.0)."""
+    minor_patch = KUBERNETES.lstrip("v").split(".", 1)[1]
+    return [
+        f"{line.split()[0]} => {line.split()[0]} v0.{minor_patch}"
+        for line in kubernetes_gomod.splitlines()
+        if "=> ./staging/" in line
+    ]
+
+
+def regenerate_gomod() -> None:
+    """Write tests/kube/go.mod afresh for KUBERNETES (its go line, its staging replaces) and let
+    `go mod tidy` fill in the rest: run after changing KUBERNETES."""
+    go = go_binary()
+    if go is None:
+        raise ControlPlaneError(unavailable_reason() or "no go")
+    query = [go, "mod", "download", "-json", f"k8s.io/kubernetes@{KUBERNETES}"]
+    found = json.loads(subprocess.run(query, capture_output=True, text=True, check=True).stdout)
+    upstream = Path(found["GoMod"]).read_text()
+    go_line = next(line for line in upstream.splitlines() if line.startswith("go "))
+    replaces = "".join(f"\t{line}\n" for line in staging_replaces(upstream))
+    (HERE / "go.mod").write_text(
+        f"module gpuctl.test/kube\n\n{go_line}\n\ngodebug default=go1.24\n\n"
+        f"require k8s.io/kubernetes {KUBERNETES}\n\nreplace (\n{replaces})\n"
+    )
+    _go(["mod", "tidy"], HERE)
+
+
+# ------------------------------------------------------------------ state
+
+
+@dataclass
+class State:
+    """A running control plane, as recorded in DIR/state.json."""
+
+    directory: str
+    ports: dict[str, int]
+    pids: dict[str, int]
+    token: str
+
+    @property
+    def kubeconfig(self) -> Path:
+        return Path(self.directory) / "kubeconfig"
+
+    @property
+    def server(self) -> str:
+        return f"https://127.0.0.1:{self.ports['apiserver']}"
+
+    def save(self) -> None:
+        (Path(self.directory) / "state.json").write_text(json.dumps(asdict(self), indent=2))
+
+
+def load(directory: Path) -> State | None:
+    path = directory / "state.json"
+    if not path.exists():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text())
+    return State(**data)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+# ------------------------------------------------------------------ configuration
+
+
+def _kubeconfig(state: State) -> dict[str, Any]:
+    ca = (Path(state.directory) / "pki" / "ca.crt").read_text()
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": "gpuctl-kube",
+                "cluster": {
+                    "server": state.server,
+                    "certificate-authority-data": base64.b64encode(ca.encode()).decode(),
+                },
+            }
+        ],
+        "users": [{"name": "admin", "user": {"token": state.token}}],
+        "contexts": [
+            {"name": "gpuctl-kube", "context": {"cluster": "gpuctl-kube", "user": "admin"}}
+        ],
+        "current-context": "gpuctl-kube",
+    }
+
+
+def _kwok_config(directory: Path) -> Path:
+    """kwok's stages (stages/stages.yaml) and one log file served for every container."""
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    lines = ["kwok plays this pod: its containers do not run", "step 1", "step 2"]
+    log = directory / "container.log"
+    log.write_text("".join(f"{stamp} stdout F {line}\n" for line in lines))
+    logs = {
+        "apiVersion": "kwok.x-k8s.io/v1alpha1",
+        "kind": "ClusterLogs",
+        "metadata": {"name": "every-container"},
+        "spec": {"logs": [{"logsFile": str(log), "follow": False}]},
+    }
+    path = directory / "kwok.yaml"
+    path.write_text((HERE / "stages" / "stages.yaml").read_text() + "\n---\n" + json.dumps(logs))
+    return path
+
+
+def _commands(state: State) -> dict[str, list[str]]:
+    d, p = Path(state.directory), state.ports
+    pki_dir, kubeconfig = d / "pki", str(state.kubeconfig)
+    etcd = f"http://127.0.0.1:{p['etcd']}"
+    peer = f"http://127.0.0.1:{p['etcd_peer']}"
+    kubecp = str(BIN / "kubecp")
+    quick = ["--kube-api-qps=1000", "--kube-api-burst=2000", "--leader-elect=false"]
+    return {
+        "etcd": [kubecp, "etcd", "--name=default", f"--data-dir={d / 'etcd'}",
+                 f"--listen-client-urls={etcd}", f"--advertise-client-urls={etcd}",
+                 f"--listen-peer-urls={peer}", f"--initial-advertise-peer-urls={peer}",
+                 f"--initial-cluster=default={peer}", "--unsafe-no-fsync=true",
+                 "--log-level=warn", "--listen-metrics-urls="],
+        "kube-apiserver": [kubecp, "kube-apiserver", f"--etcd-servers={etcd}",
+                           "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+                           f"--secure-port={p['apiserver']}",
+                           f"--tls-cert-file={pki_dir / 'server.crt'}",
+                           f"--tls-private-key-file={pki_dir / 'server.key'}",
+                           f"--client-ca-file={pki_dir / 'ca.crt'}",
+                           f"--token-auth-file={d / 'tokens.csv'}",
+                           "--authorization-mode=RBAC", "--allow-privileged=true",
+                           "--endpoint-reconciler-type=none",
+                           "--service-cluster-ip-range=10.96.0.0/16",
+                           "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+                           f"--service-account-key-file={pki_dir / 'sa.pub'}",
+                           f"--service-account-signing-key-file={pki_dir / 'sa.key'}",
+                           "--profiling=false"],
+        "kube-controller-manager": [kubecp, "kube-controller-manager", f"--kubeconfig={kubeconfig}",
+                                    "--secure-port=0", *quick,
+                                    f"--root-ca-file={pki_dir / 'ca.crt'}",
+                                    f"--service-account-private-key-file={pki_dir / 'sa.key'}",
+                                    "--profiling=false"],
+        "kube-scheduler": [kubecp, "kube-scheduler", f"--kubeconfig={kubeconfig}",
+                           "--secure-port=0", *quick, "--profiling=false"],
+        "kwok": [str(BIN / "kwok"), f"--kubeconfig={kubeconfig}",
+                 f"--config={_kwok_config(d)}", "--manage-all-nodes=true",
+                 "--node-ip=127.0.0.1", f"--node-port={p['kwok']}",
+                 f"--server-address=127.0.0.1:{p['kwok']}", "--cidr=10.0.0.1/16",
+                 f"--tls-cert-file={pki_dir / 'server.crt'}",
+                 f"--tls-private-key-file={pki_dir / 'server.key'}"],
+    }  # fmt: skip
+
+
+# ------------------------------------------------------------------ talking to it
+
+
+def _context(state: State) -> ssl.SSLContext:
+    return ssl.create_default_context(cafile=str(Path(state.directory) / "pki" / "ca.crt"))
+
+
+def request(state: State, method: str, path: str, body: Any = None) -> Any:
+    """One call to the apiserver as the admin; the decoded JSON answer (or text for /readyz)."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(state.server + path, data=data, method=method)
+    req.add_header("Authorization", f"Bearer {state.token}")
+    req.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(req, context=_context(state), timeout=10) as answer:
+        text = answer.read().decode()
+    return json.loads(text) if text.startswith("{") else text
+
+
+def _ok(probe: Any) -> bool:
+    try:
+        return bool(probe())
+    except (OSError, urllib.error.URLError, ValueError):
+        return False
+
+
+def _wait(state: State, what: str, probe: Any, timeout: float = START_TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not _ok(probe):
+        dead = [name for name, pid in state.pids.items() if not _alive(pid)]
+        if dead or time.monotonic() > deadline:
+            why = f"{', '.join(dead)} exited" if dead else f"timed out after {timeout:.0f} s"
+            raise ControlPlaneError(f"waiting for {what}: {why}\n{_log_tails(state, dead)}")
+        time.sleep(0.2)
+
+
+def _log_tails(state: State, names: list[str]) -> str:
+    logs = Path(state.directory) / "logs"
+    tails = []
+    for name in names or list(state.pids):
+        lines = (logs / f"{name}.log").read_text(errors="replace").splitlines()[-15:]
+        tails.append(f"--- {logs / name}.log (last lines)\n" + "\n".join(lines))
+    return "\n".join(tails)
+
+
+def _etcd_healthy(state: State) -> bool:
+    url = f"http://127.0.0.1:{state.ports['etcd']}/health"
+    with urllib.request.urlopen(url, timeout=2) as answer:
+        return b'"health":"true"' in answer.read()
+
+
+def _node(spec: NodeSpec) -> dict[str, Any]:
+    standard = {"kubernetes.io/hostname": spec.name, "kubernetes.io/os": "linux", "type": "kwok"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": spec.name, "labels": {**standard, **spec.labels}},
+        "spec": {"taints": spec.taints} if spec.taints else {},
+        "status": {"capacity": spec.capacity, "allocatable": spec.capacity},
+    }
+
+
+def node_set() -> list[NodeSpec]:
+    """The sandbox's default nodes, and those of examples/sandbox/cluster.yaml not among them
+    (node1 and node2, which examples/pool.yaml and examples/training.yaml expect)."""
+    nodes = default_nodes()
+    names = {node.name for node in nodes}
+    return nodes + [n for n in SandboxConfig.load(EXAMPLE_CLUSTER).nodes if n.name not in names]
+
+
+def create_nodes(state: State, specs: list[NodeSpec]) -> None:
+    for spec in specs:
+        request(state, "POST", "/api/v1/nodes", _node(spec))
+
+
+def _nodes_ready(state: State, names: list[str]) -> bool:
+    items = request(state, "GET", "/api/v1/nodes")["items"]
+    ready = {
+        item["metadata"]["name"]
+        for item in items
+        for c in item.get("status", {}).get("conditions") or []
+        if c["type"] == "Ready" and c["status"] == "True"
+    }
+    return set(names) <= ready
+
+
+def _default_service_account(state: State) -> bool:
+    return bool(request(state, "GET", "/api/v1/namespaces/default/serviceaccounts/default"))
+
+
+# ------------------------------------------------------------------ processes
+
+
+def _alive(pid: int) -> bool:
+    """`pid` runs one of this control plane's binaries (not some process that reused the id)."""
+    try:
+        return str(BIN).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _spawn(state: State, name: str, argv: list[str]) -> None:
+    log = (Path(state.directory) / "logs" / f"{name}.log").open("ab")
+    process = subprocess.Popen(
+        argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+    )
+    # until the child has exec'd, /proc shows Python's command line, which _alive rejects
+    deadline = time.monotonic() + 10
+    while not _alive(process.pid) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    state.pids[name] = process.pid
+    state.save()
+
+
+def _prepare(directory: Path) -> State:
+    if directory.exists():
+        shutil.rmtree(directory)
+    (directory / "logs").mkdir(parents=True)
+    pki.generate(directory / "pki")
+    names = ("etcd", "etcd_peer", "apiserver", "kwok")
+    state = State(str(directory), {n: _free_port() for n in names}, {}, secrets.token_hex(16))
+    (directory / "tokens.csv").write_text(f"{state.token},admin,admin,system:masters\n")
+    state.kubeconfig.write_text(json.dumps(_kubeconfig(state), indent=2))
+    state.kubeconfig.chmod(0o600)
+    state.save()
+    return state
+
+
+def up(directory: Path = DEFAULT_DIR, nodes: list[NodeSpec] | None = None) -> State:
+    """Build if needed, start everything in `directory`, and return once the nodes are Ready.
+    A second try on fresh ports follows a first that failed (a port taken in between)."""
+    previous = load(directory)
+    if previous is not None and any(_alive(pid) for pid in previous.pids.values()):
+        raise ControlPlaneError(f"already running in {directory} (stop it with `down` first)")
+    build()
+    try:
+        return _start(directory, nodes)
+    except ControlPlaneError as first:
+        failed = directory.with_name(directory.name + "-failed")
+        shutil.rmtree(failed, ignore_errors=True)
+        directory.rename(failed)  # its logs stay for a look
+        print(f"the control plane did not start, trying again: {first}", file=sys.stderr)
+        return _start(directory, nodes)
+
+
+def _start(directory: Path, nodes: list[NodeSpec] | None) -> State:
+    state = _prepare(directory)
+    commands = _commands(state)
+    try:
+        _spawn(state, "etcd", commands["etcd"])
+        _wait(state, "etcd", lambda: _etcd_healthy(state))
+        _spawn(state, "kube-apiserver", commands["kube-apiserver"])
+        _wait(state, "kube-apiserver /readyz", lambda: request(state, "GET", "/readyz") == "ok")
+        for name in ("kube-controller-manager", "kube-scheduler", "kwok"):
+            _spawn(state, name, commands[name])
+        specs = node_set() if nodes is None else nodes
+        create_nodes(state, specs)
+        _wait(state, "the nodes to be Ready", lambda: _nodes_ready(state, [s.name for s in specs]))
+        _wait(state, "the default service account", lambda: _default_service_account(state))
+    except BaseException:
+        down(directory)
+        raise
+    return state
+
+
+def _stop(pid: int) -> None:
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
+def down(directory: Path = DEFAULT_DIR) -> bool:
+    """Stop what `up` started in `directory`, newest first (etcd last); False when nothing ran."""
+    state = load(directory)
+    if state is None:
+        return False
+    running = [pid for pid in reversed(state.pids.values()) if _alive(pid)]
+    for pid in running:
+        _stop(pid)
+    state.pids = {}
+    state.save()
+    return bool(running)
+
+
+def status(directory: Path = DEFAULT_DIR) -> str:
+    state = load(directory)
+    if state is None or not state.pids:
+        return "stopped"
+    alive = [name for name, pid in state.pids.items() if _alive(pid)]
+    ready = _ok(lambda: request(state, "GET", "/readyz") == "ok")
+    return f"{'ready' if ready else 'not ready'}: running {', '.join(alive) or 'nothing'}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.kube.controlplane")
+    parser.add_argument("command", choices=["build", "up", "down", "status", "gomod"])
+    parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="where state and logs go")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "build":
+            print(build())
+        elif args.command == "gomod":
+            regenerate_gomod()
+        elif args.command == "up":
+            started = time.monotonic()
+            state = up(args.dir)
+            print(f"ready in {time.monotonic() - started:.1f} s; logs in {args.dir / 'logs'}")
+            print(f"KUBECONFIG={state.kubeconfig}")
+        elif args.command == "down":
+            print("stopped" if down(args.dir) else "nothing was running")
+        else:
+            print(status(args.dir))
+    except ControlPlaneError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""One local control plane per pytest session, shared by the xdist workers.
+
+The controlling process (the only one without xdist) picks a directory in `configure` and
+stops whatever was started there in `unconfigure`; the first test that needs the control plane
+starts it under a file lock, and every later one (in any worker) finds it in the state file.
+Each test gets a namespace of its own."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from gpuctl.sandbox.testing import Cluster, real_cluster
+from tests.kube import controlplane
+
+ENV = "GPUCTL_KUBE_SESSION"
+
+
+class LocalCluster(Cluster):
+    """The local control plane: real Kubernetes, with kwok nodes named as the sandbox's."""
+
+
+def _is_controller(config: Any) -> bool:
+    return not hasattr(config, "workerinput")
+
+
+def configure(config: Any) -> None:
+    if _is_controller(config) and ENV not in os.environ:
+        os.environ[ENV] = tempfile.mkdtemp(prefix="gpuctl-kube-")
+        config._gpuctl_kube_owner = True
+
+
+def unconfigure(config: Any) -> None:
+    if getattr(config, "_gpuctl_kube_owner", False):
+        directory = Path(os.environ.pop(ENV))
+        controlplane.down(directory / "cp")
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _started() -> controlplane.State:
+    directory = Path(os.environ[ENV])
+    with (directory / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        failed = directory / "failed"
+        if failed.exists():
+            raise controlplane.ControlPlaneError(failed.read_text())
+        state = controlplane.load(directory / "cp")
+        if state is not None and state.pids:
+            return state
+        try:
+            return controlplane.up(directory / "cp")
+        except Exception as error:
+            failed.write_text(f"the local control plane did not start: {error}")
+            raise
+
+
+@contextmanager
+def local_cluster(workdir: Path) -> Iterator[Cluster]:
+    """The session's control plane, with a throwaway namespace for the test."""
+    state = _started()
+    with real_cluster(workdir, state.kubeconfig) as cluster:
+        yield LocalCluster(cluster.kubeconfig, cluster.namespace, cluster.workdir)

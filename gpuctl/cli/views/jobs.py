@@ -22,7 +22,7 @@ from gpuctl.inventory.jobs import (
 def job_rows(
     jobs: list[dict[str, Any]], *, all_namespaces: bool, wide: bool, at: datetime | None = None
 ) -> tuple[list[str], list[list[str]]]:
-    """NAME, KIND, POOL, STATUS, READY, GPU, AGE (seed 000 / SPEC §5); -A adds NAMESPACE;
+    """NAME, KIND, POOL, STATUS, READY, GPU, AGE; -A adds NAMESPACE;
     wide adds PRIORITY and IMAGE."""
     headers = ["NAME", "KIND", "POOL", "STATUS", "READY", "GPU", "AGE"]
     if all_namespaces:
@@ -62,7 +62,7 @@ def pod_rows(
 def pod_line_rows(
     pods: list[PodLine], *, wide: bool, at: datetime | None = None
 ) -> tuple[list[str], list[list[str]]]:
-    """Seed 000's `get jobs --pods` columns: JOB ID (the pod), NAME (the job), NAMESPACE, KIND,
+    """The `get jobs --pods` columns: JOB ID (the pod), NAME (the job), NAMESPACE, KIND,
     STATUS, READY, NODE, IP, AGE; wide adds GPU."""
     headers = ["JOB ID", "NAME", "NAMESPACE", "KIND", "STATUS", "READY", "NODE", "IP", "AGE"]
     if wide:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from gpuctl.sandbox.api import Api, now_rfc3339
 from gpuctl.sandbox.config import SandboxConfig
@@ -19,6 +20,10 @@ from gpuctl.sandbox.controllers.base import (
 from gpuctl.sandbox.store import Obj
 
 INDEX_KEY = "batch.kubernetes.io/job-completion-index"
+# The real Job controller waits before replacing a failed pod: 10 s, doubling per failure,
+# at most 10 minutes (DefaultJobPodFailureBackOff, MaxJobPodFailureBackOff).
+POD_FAILURE_BACKOFF = 10.0
+MAX_POD_FAILURE_BACKOFF = 600.0
 BACKOFF_MESSAGE = "Job has reached the specified backoff limit"
 COMPLETED_MESSAGE = "Reached expected number of succeeded pods"
 
@@ -94,6 +99,8 @@ class JobController(Controller):
                 for p in pods.active:
                     self._remove(p)
                 pods.active = []
+            elif self._backing_off(pods, failed, now):
+                pass  # a failed pod is replaced only after the back-off
             elif spec.get("completionMode") == "Indexed":
                 finished = self._run_indexed(job, pods, status)
             else:
@@ -103,6 +110,19 @@ class JobController(Controller):
             if finished == "Complete":
                 pods.active = []
         self._write_status(job, status, conditions, pods, failed)
+
+    def _backing_off(self, pods: JobPods, failed: int, now: float) -> bool:
+        """Is the Job still waiting out the back-off after its last pod failure? Then a pass
+        is asked for when it ends."""
+        ended = [_finished_at(p) for p in pods.failed]
+        if not failed or not ended:
+            return False
+        delay = min(POD_FAILURE_BACKOFF * 2 ** (failed - 1), MAX_POD_FAILURE_BACKOFF)
+        until = max(ended) + delay * self.config.backoff_time_scale
+        if now >= until:
+            return False
+        self.due(until)
+        return True
 
     def _count_failed(self, job: Obj, pods: JobPods) -> int:
         """Failed pods, and pods deleted before they succeeded: the real controller counts
@@ -240,6 +260,16 @@ class JobController(Controller):
             generate_name=f"{name}-{index}-",
             subdomain=str((template.get("spec") or {}).get("subdomain", "")),
         )
+
+
+def _finished_at(pod: Obj) -> float:
+    """When the pod's last container ended (0 when no time is recorded)."""
+    stamps = [
+        ((cs.get("state") or {}).get("terminated") or {}).get("finishedAt")
+        for cs in (pod.get("status") or {}).get("containerStatuses") or []
+    ]
+    times = [datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() for t in stamps if t]
+    return max(times, default=0.0)
 
 
 def _index(pod: Obj) -> int:

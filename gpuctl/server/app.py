@@ -32,8 +32,13 @@ DOCS = f"{PREFIX}/docs"
 ASSETS = f"{DOCS}/assets"
 
 
-def create_app(cluster: Cluster, tokens: Tokens | None) -> FastAPI:
-    """The API over one cluster; `tokens` None means no authentication (loopback only)."""
+def create_app(
+    cluster: Cluster, tokens: Tokens | None, prometheus_url: str | None = None
+) -> FastAPI:
+    """The API over one cluster; `tokens` None means no authentication (loopback only);
+    `prometheus_url` None means the jobs' metrics are empty series."""
+    from gpuctl.monitoring.prometheus import Prometheus
+
     app = FastAPI(
         title="gpuctl",
         version=__version__,
@@ -44,6 +49,7 @@ def create_app(cluster: Cluster, tokens: Tokens | None) -> FastAPI:
     )
     app.state.cluster = cluster
     app.state.tokens = tokens
+    app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
     app.state.log_streams = logs.Streams()
     errors.install(app)
     for module in (jobs, logs, pools, nodes, quotas, access):

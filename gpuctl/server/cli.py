@@ -37,8 +37,19 @@ def is_loopback(host: str) -> bool:
 )
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig.")
 @click.option("--context", help="The kubeconfig context to use.")
+@click.option(
+    "--prometheus-url",
+    envvar="GPUCTL_PROMETHEUS_URL",
+    help="Prometheus with the DCGM exporter's series, for the jobs' metrics "
+    "(default: $GPUCTL_PROMETHEUS_URL; without one the series are empty).",
+)
 def serve(
-    host: str, port: int, tokens_file: str | None, kubeconfig: str | None, context: str | None
+    host: str,
+    port: int,
+    tokens_file: str | None,
+    kubeconfig: str | None,
+    context: str | None,
+    prometheus_url: str | None,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
 
@@ -59,7 +70,7 @@ def serve(
         )
     tokens = Tokens.load(tokens_file) if tokens_file else None
     cluster = Cluster.connect(kubeconfig, context)
-    app = create_app(cluster, tokens)
+    app = create_app(cluster, tokens, prometheus_url)
     try:
         uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
     except OSError as exc:

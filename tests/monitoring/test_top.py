@@ -253,3 +253,24 @@ def test_job_metrics_for_the_rest_api(env: Env, exporter: Exporter, prometheus_u
     assert {p["value"] for p in history["memoryUsage"]} == {round(used, 2)}
     stamp = history["gpuUtilization"][-1]["timestamp"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp)
+
+
+def test_rest_api_metrics_come_from_the_same_queries(
+    env: Env, exporter: Exporter, prometheus_url: str
+) -> None:
+    """`gpuctl serve --prometheus-url`: GET /jobs/{id} has the figures of now, and
+    /jobs/{id}/metrics the series, both as the exporter served them."""
+    from fastapi.testclient import TestClient
+
+    from gpuctl.server.app import create_app
+
+    gpus = serve(env, exporter, prometheus_url)
+    tune = [g for g in gpus if g.pod.startswith("tune")]
+    with TestClient(create_app(env.cluster, None, prometheus_url)) as client:
+        detail = client.get("/api/v1/jobs/default.tune").json()
+        assert detail["metrics"]["gpuUtilization"] == sum(g.util for g in tune) / len(tune)
+        series = client.get("/api/v1/jobs/default.tune/metrics?metric=gpuUtilization").json()
+        assert series["source"] == prometheus_url
+        assert series["gpuUtilization"] and {p["value"] for p in series["gpuUtilization"]} == {70.0}
+        bad = client.get("/api/v1/jobs/default.tune/metrics?startTime=yesterday")
+        assert bad.status_code == 400 and bad.json()["error"] == "BadRequest"

@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import jobs as inventory
@@ -120,10 +120,17 @@ def list_jobs(
     response_model=answers.JobDetail,
     summary="One job: status, resources, pods, why it waits",
 )
-def get_job(jobId: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> dict[str, Any]:
     namespace, name = locate(principal, jobId)
     require(principal, "jobs", "get", namespace)
-    return job_detail(inventory.gather(cluster, name, namespace))
+    detail = job_detail(inventory.gather(cluster, name, namespace))
+    prometheus = request.app.state.prometheus
+    if prometheus is not None:  # the same figures as `gpuctl describe job` and `top jobs`
+        from gpuctl.monitoring.gpu import job_metrics_now
+
+        pods = detail["k8sResources"]["pods"]
+        detail["metrics"].update(job_metrics_now(prometheus, namespace, pods))
+    return detail
 
 
 @router.delete(

@@ -2,14 +2,17 @@
 stream or over a WebSocket on the same path. Followed streams are capped in number
 (`MAX_STREAMS`, 429 beyond) and end when the client leaves or a finished Job's pods stop.
 
-Also `GET /jobs/{jobId}/metrics`: no metrics source is configured yet, so every series is
-empty (`source` null) rather than invented."""
+Also `GET /jobs/{jobId}/metrics`: the job's GPU utilisation and memory over time from
+Prometheus (`serve --prometheus-url`), through the same queries as `gpuctl describe job`;
+without a Prometheus every series is empty (`source` null) rather than invented."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, WebSocket
@@ -149,22 +152,52 @@ async def _until_closed(websocket: WebSocket, stop: threading.Event) -> None:
     "/jobs/{jobId}/metrics",
     response_model=answers.JobMetrics,
     response_model_exclude_unset=True,
-    summary="A job's metric series (empty: no source yet)",
+    summary="A job's GPU metric series from Prometheus (empty series without one)",
 )
 def job_metrics(
     jobId: str,
     principal: Caller,
     cluster: Kube,
+    request: Request,
     metric: Annotated[str | None, Query(description=", ".join(METRICS))] = None,
     start_time: Annotated[str | None, Query(alias="startTime")] = None,
     end_time: Annotated[str | None, Query(alias="endTime")] = None,
 ) -> dict[str, Any]:
-    _job(cluster, principal, jobId, None)
+    job = _job(cluster, principal, jobId, None)
     if metric is not None and metric not in METRICS:
         raise ApiError(400, "BadRequest", f"metric {metric!r} is not one of {', '.join(METRICS)}")
     wanted = [metric] if metric else list(METRICS)
+    prometheus = request.app.state.prometheus
+    if prometheus is None:
+        return {
+            **{name: [] for name in wanted},
+            "source": None,
+            "message": "no metrics source is configured: the series are empty",
+        }
+    from gpuctl.monitoring.gpu import job_metrics_range
+
+    end = _when(end_time, time.time())
+    start = _when(start_time, end - 3600)
+    if start >= end:
+        raise ApiError(400, "BadRequest", "startTime must be before endTime")
+    pods = [p["metadata"]["name"] for p in inventory.pods_of(cluster, job)]
+    series = job_metrics_range(prometheus, job["metadata"]["namespace"], pods, start, end)
     return {
-        **{name: [] for name in wanted},
-        "source": None,
-        "message": "no metrics source is configured: the series are empty",
+        **{name: series.get(name, []) for name in wanted},
+        "source": prometheus.url,
+        "message": "throughput has no DCGM series: it stays empty"
+        if "throughput" in wanted
+        else "",
     }
+
+
+def _when(text: str | None, default: float) -> float:
+    """An RFC 3339 time (`2026-11-23T10:00:00Z`) as Unix seconds; `default` when absent."""
+    if not text:
+        return default
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise ApiError(
+            400, "BadRequest", f"{text!r} is not a time such as 2026-11-23T10:00:00Z"
+        ) from None

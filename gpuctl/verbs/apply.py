@@ -46,8 +46,8 @@ from gpuctl.verbs.plan import (
     with_version,
 )
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
-from gpuctl.verbs.preflight import check_placement
-from gpuctl.verbs.wait import Wait
+from gpuctl.verbs.preflight import placement_or_refuse
+from gpuctl.verbs.wait import Wait, announce_then_wait
 
 
 @dataclass
@@ -77,9 +77,7 @@ class Apply:
         the pool records to the files, then wait when asked to."""
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check(with_previous=True)
-        placement = check_placement(self.cluster, manifests, self.node_labels)
-        if placement.errors:
-            raise ApplyFailed("nothing was changed: " + "; ".join(placement.errors))
+        placement = placement_or_refuse(self.cluster, manifests, self.node_labels)
         result = self._apply(manifests)
         dry_run = self.dry_run is not DryRun.NONE
         lines, errors = labels.write(None, self.dry_run.suffix, dry_run=dry_run)
@@ -88,11 +86,7 @@ class Apply:
         result.objects += node_results(lines, self.dry_run.suffix)
         result.errors += errors
         result.warnings += placement.warnings
-        if self.on_written is not None:
-            self.on_written(result)
-        if self.wait is not None and not dry_run:
-            self.wait.run(manifests)
-        return result
+        return announce_then_wait(result, self.on_written, self.wait, manifests, not dry_run)
 
     def plan(self, manifests: list[Manifest]) -> list[Change]:
         prunable: list[dict[str, Any]] = []

@@ -18,7 +18,6 @@ from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import (
     DEFAULT_TIMEOUT,
     WORKERS,
-    ApplyFailed,
     DryRun,
     Progress,
     VerbResult,
@@ -30,8 +29,8 @@ from gpuctl.verbs.common import (
 )
 from gpuctl.verbs.plan import desired_object
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
-from gpuctl.verbs.preflight import check_placement
-from gpuctl.verbs.wait import Wait
+from gpuctl.verbs.preflight import placement_or_refuse
+from gpuctl.verbs.wait import Wait, announce_then_wait
 
 
 @dataclass
@@ -51,9 +50,7 @@ class Create:
         the pools' nodes, then wait when asked to."""
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check()
-        placement = check_placement(self.cluster, manifests, self.node_labels)
-        if placement.errors:
-            raise ApplyFailed("nothing was changed: " + "; ".join(placement.errors))
+        placement = placement_or_refuse(self.cluster, manifests, self.node_labels)
         result = self._create_all(manifests)
         lines, errors = labels.write(
             [item.line() for item in result.objects],
@@ -63,11 +60,8 @@ class Create:
         result.objects += node_results(lines, self.dry_run.suffix)
         result.errors += errors
         result.warnings += placement.warnings
-        if self.on_written is not None:
-            self.on_written(result)
-        if self.wait is not None and result.ok and self.dry_run is DryRun.NONE:
-            self.wait.run(manifests)
-        return result
+        may_wait = result.ok and self.dry_run is DryRun.NONE
+        return announce_then_wait(result, self.on_written, self.wait, manifests, may_wait)
 
     def _create_all(self, manifests: list[Manifest]) -> VerbResult:
         """Cluster-scoped objects and namespaces first, then each document's objects in

@@ -15,6 +15,7 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.render.engine import Manifest, NodeLabels
+from gpuctl.verbs.common import ApplyFailed
 
 
 @dataclass
@@ -103,3 +104,13 @@ def _check_gpu_type(
         f"{manifest.ref}: no node {where} has GPU type {wanted!r} (types there: {have}), so "
         "it will stay Pending until such a node joins"
     )
+
+
+def placement_or_refuse(
+    cluster: ClusterAPI, manifests: Sequence[Manifest], claims: Sequence[NodeLabels] = ()
+) -> Placement:
+    """`check_placement`, raising ApplyFailed (nothing written) when it found an error."""
+    placement = check_placement(cluster, manifests, claims)
+    if placement.errors:
+        raise ApplyFailed("nothing was changed: " + "; ".join(placement.errors))
+    return placement

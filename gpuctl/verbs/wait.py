@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,10 +22,33 @@ from gpuctl.cluster.errors import KubeError
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import status
 from gpuctl.render.engine import Manifest
-from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, WaitTimeout, locate, no_progress
+from gpuctl.verbs.common import (
+    DEFAULT_TIMEOUT,
+    Progress,
+    VerbResult,
+    WaitTimeout,
+    locate,
+    no_progress,
+)
 
 DEFAULT_SETTLE = 5.0
 LOG_LINES = 5
+
+
+def announce_then_wait(
+    result: VerbResult,
+    on_written: Callable[[VerbResult], None] | None,
+    wait: Wait | None,
+    manifests: list[Manifest],
+    may_wait: bool,
+) -> VerbResult:
+    """What create and apply do once they wrote: tell `on_written` (the CLI prints what exists
+    before it waits), then wait for the workloads when asked to and `may_wait`."""
+    if on_written is not None:
+        on_written(result)
+    if wait is not None and may_wait:
+        wait.run(manifests)
+    return result
 
 
 class WaitFailed(GpuctlError):

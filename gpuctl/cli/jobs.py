@@ -25,10 +25,6 @@ from gpuctl.inventory import jobs
 from gpuctl.spec import kinds
 
 
-def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
-    return Cluster.connect(kubeconfig, context)
-
-
 @click.command("jobs")
 @cluster_options
 @click.option("-A", "--all-namespaces", is_flag=True, help="Jobs in every namespace.")
@@ -61,7 +57,7 @@ def get_jobs(
     gpuctl get jobs --pool training-pool --kind training -o wide
     gpuctl get jobs --pods -A
     """
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     where = None if all_namespaces else (namespace or cluster.namespace)
     with _collector_paused():
         _list_jobs(cluster, where, pool, kind, pods, output, no_headers)
@@ -157,7 +153,7 @@ def describe_job(
     from gpuctl.cli.monitoring import usage_section
 
     window = duration(since)
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     details = jobs.gather(cluster, name, namespace or cluster.namespace)
     click.echo(job_views.describe(details), nl=False)
     click.echo(usage_section(details, prometheus_url, window, since), nl=False)
@@ -192,7 +188,7 @@ def logs(
         pattern = re.compile(grep) if grep else None
     except re.error as exc:
         raise UsageError(f"--grep {grep!r} is not a regular expression: {exc}") from exc
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     job = jobs.find_job(cluster, name, namespace or cluster.namespace)
     options = jobs.LogOptions(
         follow=follow,
@@ -221,7 +217,7 @@ def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str
     """
     from gpuctl.verbs.pause import Pause  # the verbs load the renderer: not for get/describe
 
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     job = jobs.find_job(cluster, name, namespace or cluster.namespace)
     click.echo(Pause(cluster).run(job).line())
 
@@ -237,6 +233,6 @@ def resume(name: str, kubeconfig: str | None, context: str | None, namespace: st
     """
     from gpuctl.verbs.pause import Resume
 
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     job = jobs.find_job(cluster, name, namespace or cluster.namespace)
     click.echo(Resume(cluster).run(job).line())

@@ -20,10 +20,6 @@ from gpuctl.errors import UsageError
 from gpuctl.inventory import nodes
 
 
-def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
-    return Cluster.connect(kubeconfig, context)
-
-
 def _check_node_word(word: str) -> None:
     if word not in ("node", "nodes", "no"):
         raise UsageError(f"only nodes carry these labels: give `node NAME…`, not {word!r}")
@@ -61,7 +57,7 @@ def get_nodes(
     query = nodes.GpuTypeQuery.parse(gpu_type) if gpu_type else nodes.GpuTypeQuery()
     if label_key and query.key:
         raise UsageError("give either --label KEY or --gpu-type KEY, not both")
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     items = nodes.list_nodes(cluster, pool, query.value)
     key = label_key or query.key
     if key:
@@ -118,7 +114,7 @@ def describe_node(name: str, kubeconfig: str | None, context: str | None) -> Non
     """
     from gpuctl.inventory import pools
 
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     records = pools.read_records(cluster)
     listed = [pool for pool, record in records.items() if name in pools.recorded_nodes(record)]
     click.echo(node_views.describe_node(cluster, name, listed), nl=False)
@@ -153,7 +149,7 @@ def label(
     if len(args) < 2:
         raise UsageError("give one or more node names, then KEY=VALUE (or KEY --delete)")
     change = nodes.LabelChange.parse(args[-1], delete)  # refused keys: before any request
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     lines, errors = nodes.label_nodes(cluster, args[:-1], change, overwrite)
     return report(lines, errors)
 
@@ -190,7 +186,7 @@ def get_label(
         raise UsageError("give one or more node names (with --key KEY), or --all")
     if names and not key:
         raise UsageError("give the label key: --key KEY (e.g. --key g8s.host/gpu-type)")
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     if all_nodes:
         items = nodes.list_nodes(cluster)
         if key:
@@ -230,7 +226,7 @@ def get_gpu_type(
     """
     if all_nodes and names:
         raise UsageError("give node names or --all, not both")
-    items = nodes.list_nodes(_connect(kubeconfig, context), pool)
+    items = nodes.list_nodes(Cluster.connect(kubeconfig, context), pool)
     if names:
         missing = sorted(set(names) - {nodes.name_of(item) for item in items})
         if missing:

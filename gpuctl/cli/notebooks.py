@@ -19,10 +19,6 @@ from gpuctl.errors import UsageError
 from gpuctl.inventory import notebooks
 
 
-def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
-    return Cluster.connect(kubeconfig, context)
-
-
 @click.command("notebook")
 @click.argument("name", required=False)
 @cluster_options
@@ -42,7 +38,7 @@ def get_notebook(
     gpuctl get notebook
     gpuctl get notebook data-prep-notebook
     """
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     found = notebooks.list_notebooks(cluster, namespace or cluster.namespace, name)
     if echo_objects(found, output, [f"statefulset/{o['metadata']['name']}" for o in found]):
         return
@@ -81,7 +77,7 @@ def scale(
         raise UsageError(f"only notebooks can be scaled: give `notebook NAME`, not {what!r}")
     from gpuctl.verbs.apply import Apply
 
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     live = notebooks.find_notebook(cluster, name, namespace or cluster.namespace)
     manifest = notebooks.scale_manifest(live, gpus)
     # Only the StatefulSet is sent: nothing else of the job may be pruned.
@@ -122,5 +118,5 @@ def cp(
     from gpuctl.inventory import transfer
 
     transfer.plan(source, destination)  # usage errors before connecting
-    cluster = _connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context)
     click.echo(transfer.copy(cluster, source, destination, namespace or cluster.namespace))

@@ -22,10 +22,6 @@ from gpuctl.monitoring import prometheus
 from gpuctl.verbs import pool_labels
 
 
-def _connect(kubeconfig: str | None, context: str | None) -> Cluster:
-    return Cluster.connect(kubeconfig, context)
-
-
 def _check_node_word(word: str) -> None:
     if word not in ("node", "nodes", "no"):
         raise UsageError(f"pools hold nodes: give `node NAME… --pool POOL`, not {word!r}")
@@ -47,7 +43,7 @@ def get_pools(
     gpuctl get pools
     gpuctl get pools -o wide
     """
-    inventory = pools.Inventory.read(_connect(kubeconfig, context))
+    inventory = pools.Inventory.read(Cluster.connect(kubeconfig, context))
     found = inventory.pools()
     summaries = [inventory.summary(p) for p in found] if output in ("yaml", "json") else []
     if echo_objects(summaries, output, [f"pool/{pool.name}" for pool in found]):
@@ -90,7 +86,7 @@ def query_pools(
     gpuctl query pools -o json
     gpuctl query pools --prometheus-url http://127.0.0.1:9090
     """
-    inventory = pools.Inventory.read(_connect(kubeconfig, context))
+    inventory = pools.Inventory.read(Cluster.connect(kubeconfig, context))
     found = inventory.pools()
     summaries = [inventory.summary(p) for p in found] if output in ("yaml", "json") else []
     if echo_objects(summaries, output, [f"pool/{pool.name}" for pool in found]):
@@ -120,7 +116,7 @@ def describe_pool(name: str, kubeconfig: str | None, context: str | None) -> Non
     \b
     gpuctl describe pool training-pool
     """
-    inventory = pools.Inventory.read(_connect(kubeconfig, context))
+    inventory = pools.Inventory.read(Cluster.connect(kubeconfig, context))
     click.echo(pool_views.describe_pool(inventory, name), nl=False)
 
 
@@ -151,7 +147,9 @@ def add(
     gpuctl add node gpu-a100-0 gpu-a100-1 --pool training-pool
     """
     _check_node_word(what)
-    lines, errors = pool_labels.add_nodes(_connect(kubeconfig, context), pool, names, overwrite)
+    lines, errors = pool_labels.add_nodes(
+        Cluster.connect(kubeconfig, context), pool, names, overwrite
+    )
     return report(lines, errors)
 
 
@@ -175,5 +173,5 @@ def remove(
     gpuctl remove node gpu-a100-1 --pool training-pool
     """
     _check_node_word(what)
-    lines, errors = pool_labels.remove_nodes(_connect(kubeconfig, context), pool, names)
+    lines, errors = pool_labels.remove_nodes(Cluster.connect(kubeconfig, context), pool, names)
     return report(lines, errors)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
-from typing import Any, Protocol
+from typing import Any
 
 from gpuctl import constants as c
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.errors import GpuctlError
 from gpuctl.spec import quantity
 
@@ -34,19 +35,6 @@ GPU_KEYS = (f"requests.{c.GPU_RESOURCE}", f"limits.{c.GPU_RESOURCE}")
 
 _BINARY = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 _DECIMAL = ("k", "M", "G", "T", "P", "E")
-
-
-class Lister(Protocol):
-    """The part of gpuctl.cluster.client.Cluster this module uses."""
-
-    def list(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        *,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-    ) -> list[dict[str, Any]]: ...
 
 
 class NoQuota(GpuctlError):
@@ -98,7 +86,7 @@ class Quota:
 # --------------------------------------------------------------------------- queries
 
 
-def list_quotas(cluster: Lister, user: str | None = None) -> list[Quota]:
+def list_quotas(cluster: ClusterAPI, user: str | None = None) -> list[Quota]:
     """Every gpuctl quota (across all namespaces, or the user's), sorted by user and name:
     one list request whatever the number of users."""
     items = cluster.list("ResourceQuota", user, label_selector=MANAGED_SELECTOR)
@@ -106,7 +94,7 @@ def list_quotas(cluster: Lister, user: str | None = None) -> list[Quota]:
     return sorted(quotas, key=lambda q: (q.user, q.name))
 
 
-def user_quotas(cluster: Lister, user: str) -> list[Quota]:
+def user_quotas(cluster: ClusterAPI, user: str) -> list[Quota]:
     """The user's quotas; NoQuota when there is none."""
     quotas = list_quotas(cluster, user)
     if not quotas:

@@ -104,6 +104,7 @@ READ_TIMEOUT = 30.0
 EXEC_TIMEOUT = 3600.0  # a copy of a large directory may take long
 ATTEMPTS = 4  # one try and three retries
 BACKOFF = 0.2  # seconds, doubled each retry, with full jitter
+PAGE_SIZE = 500  # objects a list page: kubectl's --chunk-size
 
 
 # ---------------------------------------------------------------------------- kubeconfig
@@ -202,6 +203,8 @@ class TableRow(NamedTuple):  # a tuple: made by the thousand, cheaper than a fro
 
 TableRows = list[TableRow]
 Query = list[tuple[str, str]]
+Pages = list[dict[str, Any]]  # a list request's answers, one a page
+Listed = tuple[list[dict[str, Any]], str]  # objects and the list's resourceVersion
 
 
 def _objects(page: dict[str, Any], kind: str, res: Resource) -> list[dict[str, Any]]:
@@ -349,11 +352,27 @@ class Cluster:
         field_selector: str | None = None,
     ) -> list[dict[str, Any]]:
         """Every matching object (all namespaces when `namespace` is None), page by page."""
+        return self.list_versioned(
+            kind, namespace, label_selector=label_selector, field_selector=field_selector
+        )[0]
+
+    def list_versioned(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Listed:
+        """The list and its resourceVersion (the snapshot its pages were taken from), where a
+        watch of the same objects starts so that it misses no change."""
         res = resource(kind)
         items: list[dict[str, Any]] = []
-        for page in self._pages(res, namespace, label_selector, field_selector):
+        pages = self._pages(res, namespace, label_selector, field_selector)
+        for page in pages:
             items += _objects(page, kind, res)
-        return items
+        version = str((pages[0].get("metadata") or {}).get("resourceVersion") or "")
+        return items, version
 
     def list_table(
         self,
@@ -396,24 +415,35 @@ class Cluster:
         *,
         accept: str = "application/json",
         extra: Query | None = None,
-    ) -> Iterator[dict[str, Any]]:
-        """A list request's answers, 500 objects a page (kubectl's chunk size)."""
+    ) -> Pages:
+        """A list request's answers, PAGE_SIZE objects a page (kubectl's chunk size), all from
+        the snapshot of the first page. When the server has compacted that snapshot away before
+        the last page (410 Gone on a continue token) the list is asked for again in one piece,
+        as client-go's pager does."""
+        query = [*(extra or [])]
+        if label_selector:
+            query.append(("labelSelector", label_selector))
+        if field_selector:
+            query.append(("fieldSelector", field_selector))
+        pages: Pages = []
         token = ""
         while True:
-            query = [("limit", "500"), *(extra or [])]
-            if label_selector:
-                query.append(("labelSelector", label_selector))
-            if field_selector:
-                query.append(("fieldSelector", field_selector))
-            if token:
-                query.append(("continue", token))
-            page: dict[str, Any] = self._send(
-                "GET", res.path(namespace), res.plural, query=query, accept=accept
-            )
-            yield page
+            paging = [("limit", str(PAGE_SIZE))] + ([("continue", token)] if token else [])
+            try:
+                page = self._send(
+                    "GET", res.path(namespace), res.plural, query=query + paging, accept=accept
+                )
+            except Gone:
+                if not token:
+                    raise
+                whole = self._send(
+                    "GET", res.path(namespace), res.plural, query=query, accept=accept
+                )
+                return [whole]
+            pages.append(page)
             token = (page.get("metadata") or {}).get("continue") or ""
             if not token:
-                return
+                return pages
 
     def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         res, namespace, name = self._locate(obj)

@@ -91,6 +91,30 @@ class ListResult:
     remaining: int | None = None
 
 
+@dataclass(frozen=True)
+class _ContinueKey:
+    rv: int  # the resourceVersion of the list's first page
+    key: tuple[str, str]  # (namespace, name) of the last object sent
+
+
+def _continue_key(token: str) -> _ContinueKey:
+    try:
+        data = json.loads(base64.b64decode(token))
+        return _ContinueKey(int(data.get("rv") or 0), (str(data["ns"]), str(data["name"])))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise bad_request(f"continue key is not valid: {exc}") from None
+
+
+def _continue_expired() -> ApiError:
+    """The real server's answer to a continue token whose snapshot has been compacted away."""
+    return ApiError(
+        410,
+        "Expired",
+        "The provided continue parameter is too old to display a consistent list result. "
+        "You can start a new list without the continue parameter.",
+    )
+
+
 class Api:
     def __init__(self, config: SandboxConfig, registry: Registry, store: Store) -> None:
         self.config = config
@@ -127,10 +151,17 @@ class Api:
         continue_token: str = "",
     ) -> ListResult:
         ns = namespace if res.namespaced else None
+        after = _continue_key(continue_token) if continue_token else None
         with self.store.lock:
             rv = self.store.rv
             only = name_from_field_selector(fields or [])
-            if only is not None and ns is not None:
+            if after is not None and after.rv < rv:
+                # a continued list shows the snapshot its first page was taken from
+                if self.store.expired(after.rv):
+                    raise _continue_expired()
+                rv = after.rv
+                items = self.store.objects_at(res.key, ns, rv)
+            elif only is not None and ns is not None:
                 one = self.store.get(res.key, ns, only)
                 items = [one] if one is not None else []
             else:
@@ -141,17 +172,12 @@ class Api:
             items = [o for o in items if all(f.matches(o) for f in fields)]
         items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
         start = 0
-        if continue_token:
-            try:
-                token = json.loads(base64.b64decode(continue_token))
-                start_after = (token["ns"], token["name"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise bad_request(f"continue key is not valid: {exc}") from None
+        if after is not None:
             start = next(
                 (
                     i
                     for i, o in enumerate(items)
-                    if (o["metadata"].get("namespace", ""), o["metadata"]["name"]) > start_after
+                    if (o["metadata"].get("namespace", ""), o["metadata"]["name"]) > after.key
                 ),
                 len(items),
             )

@@ -22,7 +22,7 @@ class Event:
     namespace: str
     type: str  # ADDED | MODIFIED | DELETED
     obj: Obj
-    prev: Obj | None = None  # the object before a MODIFIED, for selector-filtered watches
+    prev: Obj | None = None  # the object before a MODIFIED or DELETED
 
 
 class Store:
@@ -83,7 +83,7 @@ class Store:
         old = self._objects.get(key, {}).get(namespace, {}).pop(name, None)
         if old is not None:
             self._unindex(key, old)
-        self._record(Event(int(meta["resourceVersion"]), key, namespace, "DELETED", obj))
+        self._record(Event(int(meta["resourceVersion"]), key, namespace, "DELETED", obj, old))
 
     def _index(self, key: Key, obj: Obj) -> None:
         meta = obj["metadata"]
@@ -124,6 +124,23 @@ class Store:
             else:
                 hi = mid
         return events[lo:]
+
+    def objects_at(self, key: Key, namespace: str | None, rv: int) -> list[Obj]:
+        """The objects of `key` as they were at resourceVersion `rv` (the current ones with the
+        later changes undone); the caller holds the lock and has checked `expired(rv)`."""
+        current = {
+            (o["metadata"].get("namespace", ""), o["metadata"]["name"]): o
+            for o in self.objects(key, namespace)
+        }
+        for event in reversed(self.events_after(rv)):
+            if event.key != key or (namespace is not None and event.namespace != namespace):
+                continue
+            ident = (event.namespace, event.obj["metadata"]["name"])
+            if event.type == "ADDED":
+                current.pop(ident, None)
+            elif event.prev is not None:
+                current[ident] = event.prev
+        return list(current.values())
 
     def expired(self, rv: int) -> bool:
         """Whether changes after `rv` are no longer all in the history."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from gpuctl import constants as c
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster, KubeError, NotFound, TableRow
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
@@ -41,7 +42,7 @@ def selector(pool: str | None = None, kind: str | None = None) -> str:
 
 
 def list_jobs(
-    cluster: Cluster, namespace: str | None, pool: str | None = None, kind: str | None = None
+    cluster: ClusterAPI, namespace: str | None, pool: str | None = None, kind: str | None = None
 ) -> list[dict[str, Any]]:
     """Every gpuctl workload (one list request per workload kind, whatever their number)."""
     wanted = selector(pool, kind)
@@ -363,7 +364,7 @@ def _follow(
             if name in started or phase == "Pending" or (options.pod and name != options.pod):
                 continue
             started.add(name)
-            threading.Thread(target=pump, args=(name,), daemon=True).start()
+            threading.Thread(target=pump, args=(name,), name=f"log-{name}", daemon=True).start()
 
     start(pods)
     open_streams = len(started)

@@ -36,6 +36,9 @@ class PoolConflict(GpuctlError):
     """Nodes a pool file cannot have; found before anything was written."""
 
 
+RECORD_SELECTOR = f"{c.Labels.MANAGED_BY}={c.MANAGED_BY_VALUE},{c.Labels.POOL}"
+
+
 def record_name(pool: str) -> str:
     return c.POOL_CONFIGMAP_PREFIX + pool
 
@@ -64,7 +67,7 @@ def read_records(cluster: ClusterAPI) -> dict[str, dict[str, Any]]:
     for item in cluster.list(
         "ConfigMap",
         c.SYSTEM_NAMESPACE,
-        label_selector=f"{c.Labels.MANAGED_BY}={c.MANAGED_BY_VALUE},{c.Labels.POOL}",
+        label_selector=RECORD_SELECTOR,
     ):
         name = ((item.get("data") or {}).get("name")) or labels_of(item).get(c.Labels.POOL)
         if name:

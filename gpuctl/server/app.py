@@ -1,15 +1,23 @@
 """The FastAPI application: `/api/v1` routes, Swagger UI at `/api/v1/docs` with its assets
 served from the installed `fastapi-offline` package (no CDN: the page works offline), the
-OpenAPI document at `/api/v1/openapi.json`, and the server's own Prometheus metrics at
-`/metrics` (requests by route, method and code; a latency histogram)."""
+OpenAPI document at `/api/v1/openapi.json`, the server's own Prometheus metrics at
+`/metrics` (requests by route, method and code; a latency histogram), and `/readyz` (200 once
+the watch cache has its first lists, 503 before).
+
+The list endpoints read from a watch cache (gpuctl.cluster.cache) that the app's lifespan
+starts and stops: lists across the cluster cost no request to it, and before the cache is
+ready they go to the cluster directly."""
 
 from __future__ import annotations
 
+import gc
 import importlib.resources
+import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Response
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
@@ -20,8 +28,10 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gpuctl import __version__
+from gpuctl.cluster.cache import Cache, CachedReads
 from gpuctl.cluster.client import Cluster
 from gpuctl.server import errors
 from gpuctl.server.auth import Tokens
@@ -30,16 +40,37 @@ from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas
 PREFIX = "/api/v1"
 DOCS = f"{PREFIX}/docs"
 ASSETS = f"{DOCS}/assets"
+READY_WAIT = 600.0  # seconds the heap freeze waits for the cache's first lists
 
 
 def create_app(
-    cluster: Cluster, tokens: Tokens | None, prometheus_url: str | None = None
+    cluster: Cluster,
+    tokens: Tokens | None,
+    prometheus_url: str | None = None,
+    *,
+    cache: bool = True,
 ) -> FastAPI:
     """The API over one cluster; `tokens` None means no authentication (loopback only);
-    `prometheus_url` None means the jobs' metrics are empty series."""
+    `prometheus_url` None means the jobs' metrics are empty series; `cache` False makes every
+    list a request to the cluster."""
+    from gpuctl.inventory.watched import LISTED
     from gpuctl.monitoring.prometheus import Prometheus
 
+    watch_cache = Cache(cluster, LISTED) if cache else None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if watch_cache is not None:
+            watch_cache.start()  # background threads: the first lists do not hold the start-up
+            threading.Thread(target=_freeze_when_ready, args=(watch_cache,), daemon=True).start()
+        try:
+            yield
+        finally:
+            if watch_cache is not None:
+                watch_cache.stop()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="gpuctl",
         version=__version__,
         description="GPU jobs, pools, nodes and quotas on Kubernetes: the REST API of gpuctl.",
@@ -48,6 +79,8 @@ def create_app(
         redoc_url=None,
     )
     app.state.cluster = cluster
+    app.state.cache = watch_cache
+    app.state.reads = CachedReads(cluster, watch_cache) if watch_cache is not None else cluster
     app.state.tokens = tokens
     app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
     app.state.log_streams = logs.Streams()
@@ -56,7 +89,27 @@ def create_app(
         app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
     _metrics(app)
+    _readiness(app)
     return app
+
+
+def _freeze_when_ready(cache: Cache) -> None:
+    """Once the cache holds its first lists, move every object then alive out of the garbage
+    collector's reach (gc.freeze): tens of thousands of long-lived dicts that a full collection
+    would otherwise scan again and again, a pause of 100 ms with 1,000 jobs. They hold no
+    reference cycles, so reference counting still frees them when the cache lets them go."""
+    if cache.wait_ready(READY_WAIT):
+        gc.freeze()
+
+
+def _readiness(app: FastAPI) -> None:
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz() -> Response:
+        """200 when the list endpoints answer from the watch cache, 503 while it lists."""
+        found: Cache | None = app.state.cache
+        if found is None or found.ready:
+            return Response("ok\n", media_type="text/plain")
+        return Response("the watch cache is still listing\n", 503, media_type="text/plain")
 
 
 def _docs(app: FastAPI) -> None:
@@ -89,28 +142,56 @@ def _metrics(app: FastAPI) -> None:
         registry=registry,
     )
 
-    @app.middleware("http")
-    async def measure(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        started = time.perf_counter()
-        response = await call_next(request)
-        route = _route_template(request)
-        latency.labels(route, request.method).observe(time.perf_counter() - started)
-        requests.labels(route, request.method, str(response.status_code)).inc()
-        return response
+    app.add_middleware(Measure, requests=requests, latency=latency)
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
 
-def _route_template(request: Request) -> str:
+class Measure:
+    """Counts each HTTP request by route template, method and status code, and observes the
+    time to its response head. Plain ASGI: no per-request task or stream, as Starlette's
+    BaseHTTPMiddleware makes."""
+
+    def __init__(self, app: ASGIApp, requests: Counter, latency: Histogram) -> None:
+        self.app = app
+        self.requests = requests
+        self.latency = latency
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        answered = False
+
+        def count(code: int) -> None:
+            route = _route_template(scope)
+            self.latency.labels(route, scope["method"]).observe(time.perf_counter() - started)
+            self.requests.labels(route, scope["method"], str(code)).inc()
+
+        async def measured_send(message: Message) -> None:
+            nonlocal answered
+            if message["type"] == "http.response.start":
+                answered = True
+                count(int(message["status"]))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, measured_send)
+        except Exception:
+            if not answered:  # the outermost error handler answers 500
+                count(500)
+            raise
+
+
+def _route_template(scope: Scope) -> str:
     """`/api/v1/jobs/{jobId}`, not the path asked for (bounded label values)."""
-    path = getattr(request.scope.get("route"), "path", None)
+    path = getattr(scope.get("route"), "path", None)
     if path is None:
         return "<unmatched>"
     # routers included with a prefix report their path without it
-    if request.url.path.startswith(PREFIX + "/") and not path.startswith(PREFIX + "/"):
+    if str(scope.get("path", "")).startswith(PREFIX + "/") and not path.startswith(PREFIX + "/"):
         path = PREFIX + path
     return str(path)

@@ -43,6 +43,12 @@ def is_loopback(host: str) -> bool:
     help="Prometheus with the DCGM exporter's series, for the jobs' metrics "
     "(default: $GPUCTL_PROMETHEUS_URL; without one the series are empty).",
 )
+@click.option(
+    "--access-log/--no-access-log",
+    default=False,
+    show_default=True,
+    help="Log every request (a line each; /metrics counts them either way).",
+)
 def serve(
     host: str,
     port: int,
@@ -50,6 +56,7 @@ def serve(
     kubeconfig: str | None,
     context: str | None,
     prometheus_url: str | None,
+    access_log: bool,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
 
@@ -72,6 +79,13 @@ def serve(
     cluster = Cluster.connect(kubeconfig, context)
     app = create_app(cluster, tokens, prometheus_url)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="info",
+            server_header=False,
+            access_log=access_log,
+        )
     except OSError as exc:
         raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from exc

@@ -1,19 +1,31 @@
-"""What every route needs: the caller (from the bearer token) and the cluster."""
+"""What every route needs: the caller (from the bearer token) and the cluster: `Kube` for
+reads of one object and for writes, `Reads` for lists across the cluster (from the watch cache
+when it can answer them). After a write, `caught_up` makes the cache show it before the route
+answers, so that the caller's next list sees its own write."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable, Hashable
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.cache import Cache, CachedReads, NotCached
 from gpuctl.cluster.client import Cluster
 from gpuctl.server.auth import Principal, Tokens, authenticate
 
+T = TypeVar("T")
 _bearer = HTTPBearer(auto_error=False, description="a token from the server's token file")
 
 
-def caller(
+# The dependencies are coroutines: none calls the cluster, and FastAPI would run a plain
+# function in its thread pool (a hand-off to a thread and back, for each, on every request).
+
+
+async def caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
@@ -22,10 +34,44 @@ def caller(
     return authenticate(tokens, header)
 
 
-def cluster(request: Request) -> Cluster:
+async def cluster(request: Request) -> Cluster:
     found: Cluster = request.app.state.cluster
     return found
 
 
+async def reads(request: Request) -> ClusterAPI:
+    found: ClusterAPI = request.app.state.reads
+    return found
+
+
+def caught_up(request: Request, kind: str, names: list[str], namespace: str | None) -> None:
+    """Wait (briefly) until the watch cache shows the objects as the cluster has them now."""
+    cache: Cache | None = request.app.state.cache
+    if cache is not None:
+        for name in names:
+            cache.catch_up(kind, name, namespace)
+
+
+def remembered(reads: ClusterAPI, key: Hashable, compute: Callable[[], T]) -> T:
+    """`compute()` (a function of `reads`' lists), remembered while the watch cache has not
+    changed; computed each time when there is no cache."""
+    if isinstance(reads, CachedReads):
+        return reads.remember(key, compute)
+    return compute()
+
+
+async def from_lists(reads: ClusterAPI, compute: Callable[[ClusterAPI], T]) -> T:
+    """`compute(reads)` without ever holding up the event loop on the cluster: on the loop
+    itself when the watch cache answers every read it makes (no thread hand-off, the cheapest
+    way to serve a list), else in the thread pool with the cluster behind the cache."""
+    if isinstance(reads, CachedReads) and reads.cache.ready:
+        try:
+            return compute(reads.offline)
+        except NotCached:
+            pass
+    return await run_in_threadpool(compute, reads)
+
+
 Caller = Annotated[Principal, Depends(caller)]
 Kube = Annotated[Cluster, Depends(cluster)]
+Reads = Annotated[ClusterAPI, Depends(reads)]

@@ -12,12 +12,13 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
 from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import Principal, require
-from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists, remembered
 from gpuctl.server.errors import ApiError, body_of
 from gpuctl.server.params import LabelValue, Page, PageSize, page_of
 from gpuctl.server.views import job_detail, job_item, status_word
@@ -49,12 +50,16 @@ def _own_namespace(principal: Principal) -> str | None:
     response_model=answers.JobCreated,
     summary="Create a job from its YAML spec",
 )
-def create_job(body: bodies.JobCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def create_job(
+    body: bodies.JobCreate, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     require(principal, "jobs", "create")
-    return _create_one(cluster, principal, body.yaml_content, specs.SOURCE)
+    return _create_one(cluster, principal, body.yaml_content, specs.SOURCE, request)
 
 
-def _create_one(cluster: Cluster, principal: Principal, text: str, source: str) -> dict[str, Any]:
+def _create_one(
+    cluster: Cluster, principal: Principal, text: str, source: str, request: Request
+) -> dict[str, Any]:
     checked = specs.check(text, source)
     specs.only_kinds(checked, jobs=True, where="POST /jobs")
     if len(checked) != 1:
@@ -62,6 +67,7 @@ def _create_one(cluster: Cluster, principal: Principal, text: str, source: str) 
     work = specs.workset(checked, cluster, _own_namespace(principal))
     workload = next(m for m in work.manifests if m.kind in rules.WORKLOAD_KINDS)
     result = specs.create(cluster, work)
+    caught_up(request, workload.kind, [workload.name], workload.namespace)
     return {
         "jobId": job_id(workload.namespace, workload.name),
         "name": workload.name,
@@ -80,13 +86,15 @@ def _create_one(cluster: Cluster, principal: Principal, text: str, source: str) 
     response_model=answers.JobBatch,
     summary="Create several jobs, each on its own",
 )
-def create_jobs(body: bodies.JobBatch, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def create_jobs(
+    body: bodies.JobBatch, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     require(principal, "jobs", "create")
     success: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     for index, text in enumerate(body.yaml_contents):
         try:
-            made = _create_one(cluster, principal, text, f"yamlContents[{index}]")
+            made = _create_one(cluster, principal, text, f"yamlContents[{index}]", request)
         except Exception as exc:  # each item answers for itself, in the one error shape
             failed.append({"index": index, **body_of(exc)})
             continue
@@ -97,9 +105,9 @@ def create_jobs(body: bodies.JobBatch, principal: Caller, cluster: Kube) -> dict
 @router.get(
     "/jobs", response_model=answers.JobList, summary="List jobs (yours; every user's for an admin)"
 )
-def list_jobs(
+async def list_jobs(
     principal: Caller,
-    cluster: Kube,
+    reads: Reads,
     kind: LabelValue = None,
     pool: LabelValue = None,
     status: Annotated[
@@ -109,10 +117,18 @@ def list_jobs(
     page_size: PageSize = 20,
 ) -> dict[str, Any]:
     require(principal, "jobs", "get")
-    found = inventory.list_jobs(cluster, _own_namespace(principal), pool, kind)
-    wanted = [obj for obj in found if status is None or status_word(obj) == status]
-    listed = page_of(wanted, page, page_size)  # only the page's rows are built
-    return {"total": listed["total"], "items": [job_item(obj) for obj in listed["items"]]}
+    namespace = _own_namespace(principal)
+
+    def one_page(source: ClusterAPI) -> dict[str, Any]:
+        def selected() -> list[dict[str, Any]]:
+            found = inventory.list_jobs(source, namespace, pool, kind)
+            return [obj for obj in found if status is None or status_word(obj) == status]
+
+        wanted = remembered(source, ("jobs", namespace, pool, kind, status), selected)
+        listed = page_of(wanted, page, page_size)  # only the page's rows are built
+        return {"total": listed["total"], "items": [job_item(obj) for obj in listed["items"]]}
+
+    return await from_lists(reads, one_page)
 
 
 @router.get(
@@ -140,6 +156,7 @@ def delete_job(
     jobId: str,
     principal: Caller,
     cluster: Kube,
+    request: Request,
     force: Annotated[bool, Query(description="no grace period: pods are killed at once")] = False,
 ) -> dict[str, Any]:
     from gpuctl.verbs.delete import Delete
@@ -149,4 +166,6 @@ def delete_job(
     result = Delete(cluster, force=force).job(name, namespace)
     if not result.ok:
         raise ApiError(502, "DeleteFailed", "; ".join(result.errors))
+    for kind in rules.WORKLOAD_KINDS:
+        caught_up(request, kind, [name], namespace)
     return {"jobId": jobId, "status": "terminating", "message": "; ".join(result.lines())}

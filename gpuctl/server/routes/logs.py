@@ -40,12 +40,18 @@ class Streams:
 
     def __init__(self, limit: int = MAX_STREAMS) -> None:
         self._slots = threading.BoundedSemaphore(limit)
+        self._lock = threading.Lock()
+        self.open = 0  # streams now open
 
     def take(self) -> None:
         if not self._slots.acquire(blocking=False):
             raise ApiError(429, "TooManyStreams", f"at most {MAX_STREAMS} log streams at once")
+        with self._lock:
+            self.open += 1
 
     def give_back(self) -> None:
+        with self._lock:
+            self.open -= 1
         self._slots.release()
 
 

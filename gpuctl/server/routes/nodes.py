@@ -8,12 +8,13 @@ import yaml
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory import nodes
 from gpuctl.inventory.nodes import LabelChange, LabelNotFound
 from gpuctl.inventory.pools import Inventory
 from gpuctl.server import answers, bodies
 from gpuctl.server.auth import require
-from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists
 from gpuctl.server.errors import body_of
 from gpuctl.server.params import (
     LABEL_VALUE,
@@ -44,10 +45,10 @@ def _as_requested(request: Request, body: dict[str, Any]) -> Any:
     responses={200: {"content": {"application/yaml": {}}}},
     summary="List nodes with their GPUs (Accept: application/yaml for YAML)",
 )
-def list_nodes(
+async def list_nodes(
     request: Request,
     principal: Caller,
-    cluster: Kube,
+    reads: Reads,
     pool: LabelValue = None,
     gpu_type: Annotated[
         str | None, Query(alias="gpuType", max_length=63, pattern=LABEL_VALUE)
@@ -57,16 +58,20 @@ def list_nodes(
     page_size: PageSize = 20,
 ) -> Any:
     require(principal, "nodes", "get")
-    inventory = Inventory.read(cluster)
-    chosen = nodes.list_nodes(cluster, pool, gpu_type) if pool or gpu_type else None
-    wanted = {nodes.name_of(n) for n in chosen} if chosen is not None else None
-    items = [
-        node_item(inventory, node)
-        for name, node in sorted(inventory.nodes.items())
-        if wanted is None or name in wanted
-    ]
-    items = [item for item in items if status is None or item["status"] == status]
-    return _as_requested(request, page_of(items, page, page_size))
+
+    def one_page(source: ClusterAPI) -> dict[str, Any]:
+        inventory = Inventory.read(source)
+        chosen = nodes.list_nodes(source, pool, gpu_type) if pool or gpu_type else None
+        wanted = {nodes.name_of(n) for n in chosen} if chosen is not None else None
+        items = [
+            node_item(inventory, node)
+            for name, node in sorted(inventory.nodes.items())
+            if wanted is None or name in wanted
+        ]
+        items = [item for item in items if status is None or item["status"] == status]
+        return page_of(items, page, page_size)
+
+    return _as_requested(request, await from_lists(reads, one_page))
 
 
 @router.get(
@@ -74,20 +79,28 @@ def list_nodes(
     response_model=answers.LabelValues,
     summary="One label key on every node that has it",
 )
-def label_values(
+async def label_values(
     principal: Caller,
-    cluster: Kube,
+    reads: Reads,
     key: Annotated[str, Query(description="e.g. g8s.host/gpu-type")],
     page: Page = 1,
     page_size: PageSize = 20,
 ) -> dict[str, Any]:
     require(principal, "labels", "get")
-    items = [
-        {"nodeName": nodes.name_of(node), "labelKey": key, "labelValue": nodes.labels_of(node)[key]}
-        for node in sorted(cluster.list("Node"), key=nodes.name_of)
-        if key in nodes.labels_of(node)
-    ]
-    return page_of(items, page, page_size)
+
+    def one_page(source: ClusterAPI) -> dict[str, Any]:
+        items = [
+            {
+                "nodeName": nodes.name_of(node),
+                "labelKey": key,
+                "labelValue": nodes.labels_of(node)[key],
+            }
+            for node in sorted(source.list("Node"), key=nodes.name_of)
+            if key in nodes.labels_of(node)
+        ]
+        return page_of(items, page, page_size)
+
+    return await from_lists(reads, one_page)
 
 
 @router.get(
@@ -95,22 +108,26 @@ def label_values(
     response_model=answers.AllLabels,
     summary="Every node's GPU labels and pools",
 )
-def all_labels(
-    principal: Caller, cluster: Kube, page: Page = 1, page_size: PageSize = 20
+async def all_labels(
+    principal: Caller, reads: Reads, page: Page = 1, page_size: PageSize = 20
 ) -> dict[str, Any]:
     from gpuctl.server.views import bound_pools
 
     require(principal, "labels", "get")
-    inventory = Inventory.read(cluster)
-    items = [
-        {
-            "nodeName": name,
-            "gpuLabels": gpu_labels(node),
-            "boundPools": bound_pools(inventory, name),
-        }
-        for name, node in sorted(inventory.nodes.items())
-    ]
-    return page_of(items, page, page_size)
+
+    def one_page(source: ClusterAPI) -> dict[str, Any]:
+        inventory = Inventory.read(source)
+        items = [
+            {
+                "nodeName": name,
+                "gpuLabels": gpu_labels(node),
+                "boundPools": bound_pools(inventory, name),
+            }
+            for name, node in sorted(inventory.nodes.items())
+        ]
+        return page_of(items, page, page_size)
+
+    return await from_lists(reads, one_page)
 
 
 @router.post(
@@ -118,7 +135,9 @@ def all_labels(
     response_model=answers.LabelBatch,
     summary="Set one label on several nodes, each on its own",
 )
-def label_batch(body: bodies.LabelBatch, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def label_batch(
+    body: bodies.LabelBatch, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     require(principal, "labels", "create")
     change = LabelChange(body.key, body.value)
     change.check()  # a refused key or value fails the whole request: nothing was written
@@ -131,6 +150,7 @@ def label_batch(body: bodies.LabelBatch, principal: Caller, cluster: Kube) -> di
             failed.append({"nodeName": name, **body_of(exc)})
             continue
         success.append(name)
+    caught_up(request, "Node", success, None)
     message = "labelled every node" if not failed else "some nodes failed: see `failed`"
     return {"success": success, "failed": failed, "message": message}
 
@@ -146,10 +166,11 @@ def get_node(
     request: Request,
     principal: Caller,
     cluster: Kube,
+    reads: Reads,
 ) -> Any:
     require(principal, "nodes", "get")
     node = nodes.get_node(cluster, nodeName)
-    inventory = Inventory.read(cluster)
+    inventory = Inventory.read(reads)
     inventory.nodes[nodeName] = node
     return _as_requested(request, node_detail(inventory, node))
 
@@ -164,11 +185,13 @@ def set_label(
     body: bodies.LabelSet,
     principal: Caller,
     cluster: Kube,
+    request: Request,
 ) -> dict[str, Any]:
     require(principal, "labels", "create")
     change = LabelChange(body.key, body.value)
     change.check()
     message = nodes.change_label(cluster, nodeName, change, body.overwrite)
+    caught_up(request, "Node", [nodeName], None)
     return {
         "nodeName": nodeName,
         "label": {"key": body.key, "value": body.value},
@@ -197,10 +220,11 @@ def get_label(
     summary="Remove a g8s.host/ label",
 )
 def delete_label(
-    nodeName: NodeName, key: LabelKey, principal: Caller, cluster: Kube
+    nodeName: NodeName, key: LabelKey, principal: Caller, cluster: Kube, request: Request
 ) -> dict[str, Any]:
     require(principal, "labels", "delete")
     change = LabelChange(key, None)
     change.check()
     message = nodes.change_label(cluster, nodeName, change, overwrite=False)
+    caught_up(request, "Node", [nodeName], None)
     return {"nodeName": nodeName, "labelKey": key, "message": message}

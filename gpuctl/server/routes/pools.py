@@ -7,14 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from gpuctl import constants as c
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory import pools
 from gpuctl.inventory.pools import Inventory, PoolNotFound
 from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import require
-from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists
 from gpuctl.server.errors import ApiError
 from gpuctl.server.params import PoolName
 from gpuctl.server.views import pool_detail, pool_item
@@ -28,10 +29,14 @@ router = APIRouter(tags=["pools"])
 @router.get(
     "/pools", response_model=answers.PoolList, summary="List resource pools with their GPUs"
 )
-def list_pools(principal: Caller, cluster: Kube) -> dict[str, Any]:
+async def list_pools(principal: Caller, reads: Reads) -> dict[str, Any]:
     require(principal, "pools", "get")
-    inventory = Inventory.read(cluster)
-    return {"items": [pool_item(inventory, pool) for pool in inventory.pools()]}
+
+    def every_pool(source: ClusterAPI) -> dict[str, Any]:
+        inventory = Inventory.read(source)
+        return {"items": [pool_item(inventory, pool) for pool in inventory.pools()]}
+
+    return await from_lists(reads, every_pool)
 
 
 @router.get(
@@ -39,10 +44,14 @@ def list_pools(principal: Caller, cluster: Kube) -> dict[str, Any]:
     response_model=answers.PoolDetail,
     summary="One pool: nodes, GPU types, jobs on it",
 )
-def get_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[str, Any]:
+async def get_pool(poolName: PoolName, principal: Caller, reads: Reads) -> dict[str, Any]:
     require(principal, "pools", "get")
-    inventory = Inventory.read(cluster)
-    return pool_detail(inventory, inventory.pool(poolName))
+
+    def one_pool(source: ClusterAPI) -> dict[str, Any]:
+        inventory = Inventory.read(source)
+        return pool_detail(inventory, inventory.pool(poolName))
+
+    return await from_lists(reads, one_pool)
 
 
 def pool_spec(name: str, description: str, nodes: list[str], gpu_types: list[str]) -> str:
@@ -63,11 +72,15 @@ def pool_spec(name: str, description: str, nodes: list[str], gpu_types: list[str
     response_model=answers.PoolChanged,
     summary="Create a pool and label its nodes (admin)",
 )
-def create_pool(body: bodies.PoolCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def create_pool(
+    body: bodies.PoolCreate, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     require(principal, "pools", "create")
     text = pool_spec(body.name, body.description, body.nodes, body.gpu_type)
     checked = specs.check(text, "request body")
     result = specs.create(cluster, specs.workset(checked, cluster, None))
+    caught_up(request, "Node", body.nodes, None)
+    caught_up(request, "ConfigMap", [pools.record_name(body.name)], c.SYSTEM_NAMESPACE)
     return {"name": body.name, "status": "created", "message": "; ".join(result.lines())}
 
 
@@ -76,7 +89,9 @@ def create_pool(body: bodies.PoolCreate, principal: Caller, cluster: Kube) -> di
     response_model=answers.PoolChanged,
     summary="Delete a pool and unlabel its nodes (admin)",
 )
-def delete_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def delete_pool(
+    poolName: PoolName, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     from gpuctl.verbs.delete import Delete
 
     require(principal, "pools", "delete")
@@ -88,4 +103,6 @@ def delete_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[st
     errors = [e for e in result.errors if not e.endswith(" not found")]  # only labels named it
     if errors:
         raise ApiError(502, "DeleteFailed", "; ".join(errors))
+    caught_up(request, "Node", [n["metadata"]["name"] for n in labelled], None)
+    caught_up(request, "ConfigMap", [pools.record_name(poolName)], c.SYSTEM_NAMESPACE)
     return {"name": poolName, "status": "deleted", "message": "; ".join(result.lines())}

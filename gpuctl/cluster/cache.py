@@ -1,0 +1,549 @@
+"""A watch-backed cache of the objects the REST API lists, the way client-go's informers and the
+API server's watch cache keep theirs: list once (paged), then watch from the list's
+resourceVersion and apply each ADDED, MODIFIED and DELETED; list again when the server says the
+version is gone (410) or the watch cannot be resumed. One background thread per watched set.
+
+    cache = Cache(cluster, [Watched("Node"), Watched("Pod", field_selector=ACTIVE_PODS)])
+    cache.start()
+    reads = CachedReads(cluster, cache)        # a ClusterAPI: lists from the cache
+    reads.list("Node", label_selector="runwhere.ai/pool=a")
+    cache.catch_up("Node", "n1", None)         # after a write: the cache shows it before we answer
+
+Objects are kept as the server sent them, less `metadata.managedFields` (the bulk of most
+objects, never read). Listed objects are shared, not copied: callers must not change them.
+Until the first list of a set is done, or for a list the cache cannot answer (another field
+selector, a set-based label selector), reads go to the cluster.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.errors import Gone, KubeError, NotFound
+
+log = logging.getLogger("gpuctl.cache")
+Obj = dict[str, Any]
+Ident = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
+
+WATCH_SECONDS = 60  # the server ends each watch after this; the next one resumes from the last rv
+RETRY_SECONDS = (0.2, 5.0)  # back-off after a failed list or watch: first, at most
+CATCH_UP_SECONDS = 5.0  # how long a write waits for the watch to bring its object
+REMEMBERED = 256  # results CachedReads.remember keeps (all dropped when full)
+T = TypeVar("T")
+
+
+class Source(Protocol):
+    """What the cache needs of a cluster connection (gpuctl.cluster.client.Cluster has it)."""
+
+    def list_versioned(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> tuple[list[Obj], str]: ...
+
+    def watch(
+        self,
+        kind: str,
+        namespace: str | None,
+        *,
+        resource_version: str,
+        field_selector: str | None = None,
+        label_selector: str | None = None,
+        timeout_seconds: int = 30,
+    ) -> Iterator[tuple[str, Obj]]: ...
+
+    def find(self, kind: str, name: str, namespace: str | None = None) -> Obj | None: ...
+
+
+@dataclass(frozen=True)
+class Watched:
+    """One set of objects to keep: a kind, in one namespace or all (None), narrowed by an
+    equality label selector (`a=b,c`) and a field selector passed to the server as is."""
+
+    kind: str
+    namespace: str | None = None
+    label_selector: str = ""
+    field_selector: str = ""
+
+
+# ------------------------------------------------------------------------ selectors
+
+
+class Selector:
+    """An equality-based label selector (`a=b`, `a==b`, `a!=b`, `a`, `!a`, comma-joined); the
+    set-based forms (`in`, `notin`) are not understood (`parse` gives None)."""
+
+    def __init__(self, terms: Sequence[tuple[str, str, str]]) -> None:
+        self.terms = tuple(terms)  # (key, operator "=", "!=", "exists" or "!exists", value)
+
+    @classmethod
+    def parse(cls, text: str | None) -> Selector | None:
+        terms: list[tuple[str, str, str]] = []
+        for raw in (text or "").split(","):
+            term = raw.strip()
+            if not term:
+                continue
+            if any(mark in term for mark in ("(", ")", " in ", " notin ")):
+                return None
+            if "!=" in term:
+                key, value = term.split("!=", 1)
+                terms.append((key.strip(), "!=", value.strip()))
+            elif "=" in term:
+                key, value = term.replace("==", "=", 1).split("=", 1)
+                terms.append((key.strip(), "=", value.strip()))
+            elif term.startswith("!"):
+                terms.append((term[1:].strip(), "!exists", ""))
+            else:
+                terms.append((term, "exists", ""))
+        return cls(terms)
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        for key, operator, value in self.terms:
+            present = key in labels
+            if operator == "=" and (not present or labels[key] != value):
+                return False
+            if operator == "!=" and present and labels[key] == value:
+                return False
+            if operator == "exists" and not present:
+                return False
+            if operator == "!exists" and present:
+                return False
+        return True
+
+    def covers(self, narrower: Selector) -> bool:
+        """True when every object `narrower` selects is selected by this one: each of this
+        selector's terms is among `narrower`'s."""
+        return set(self.terms) <= set(narrower.terms)
+
+
+def _labels(obj: Obj) -> dict[str, str]:
+    return (obj.get("metadata") or {}).get("labels") or {}
+
+
+def _ident(obj: Obj) -> Ident:
+    meta = obj.get("metadata") or {}
+    return str(meta.get("namespace") or ""), str(meta.get("name") or "")
+
+
+def _version(obj: Obj | None) -> int:
+    """The object's resourceVersion as a number (etcd revisions are; 0 when unknown)."""
+    text = str(((obj or {}).get("metadata") or {}).get("resourceVersion") or "")
+    return int(text) if text.isdigit() else 0
+
+
+def _kept(obj: Obj, kind: str, api_version: str) -> Obj:
+    """What the cache keeps of an object: all but metadata.managedFields, with its kind."""
+    meta = obj.get("metadata") or {}
+    if "managedFields" in meta:
+        obj = {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+    obj.setdefault("kind", kind)
+    if api_version:
+        obj.setdefault("apiVersion", api_version)
+    return obj
+
+
+# ------------------------------------------------------------------------ informer
+
+
+class Informer:
+    """One watched set, kept up to date by a background thread."""
+
+    def __init__(self, source: Source, watched: Watched) -> None:
+        self.source = source
+        self.watched = watched
+        self.selector = Selector.parse(watched.label_selector) or Selector([])
+        self.synced = threading.Event()  # the first list is in
+        self.relists = 0  # lists after the first (a 410, a watch that could not resume)
+        self.generation = 0  # bumped on every change to the objects held
+        self._objects: dict[Ident, Obj] = {}
+        self._changed = threading.Condition()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._resource_version = ""
+        self._api_version = ""
+        self._listed: list[Obj] | None = None  # the current objects as a list, until a change
+
+    # -- reading ----------------------------------------------------------------------
+
+    def objects(self) -> list[Obj]:
+        """Every object of the set (shared, not copied: do not change them)."""
+        with self._changed:
+            if self._listed is None:
+                self._listed = list(self._objects.values())
+            return self._listed
+
+    @property
+    def resource_version(self) -> str:
+        return self._resource_version
+
+    def serves(self, kind: str, namespace: str | None, field_selector: str | None) -> bool:
+        wanted = self.watched
+        return (
+            kind == wanted.kind
+            and (field_selector or "") == wanted.field_selector
+            and (wanted.namespace is None or namespace == wanted.namespace)
+        )
+
+    # -- running ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        name = f"cache-{self.watched.kind.lower()}"
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Ask the thread to end; a watch in progress ends when its next event or its server
+        time-out arrives (the thread is a daemon: it never holds the process)."""
+        self._stop.set()
+        with self._changed:
+            self._changed.notify_all()
+
+    def _run(self) -> None:
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                if not self._resource_version:
+                    self._list()
+                self._watch()
+                failures = 0
+            except Gone:
+                log.info("cache %s: resourceVersion gone, listing again", self.watched.kind)
+                self._resource_version = ""
+            except KubeError as exc:  # unreachable, 5xx, or refused: try again after a while
+                failures += 1
+                log.warning("cache %s: %s", self.watched.kind, exc)
+                self._stop.wait(_backoff(failures))
+            except Exception:  # never let the thread die: the cache would go stale silently
+                failures += 1
+                log.exception("cache %s: unexpected error", self.watched.kind)
+                self._resource_version = ""
+                self._stop.wait(_backoff(failures))
+
+    def _list(self) -> None:
+        wanted = self.watched
+        items, version = self.source.list_versioned(
+            wanted.kind,
+            wanted.namespace,
+            label_selector=wanted.label_selector or None,
+            field_selector=wanted.field_selector or None,
+        )
+        self._api_version = next((str(o.get("apiVersion", "")) for o in items), "")
+        fresh = {_ident(obj): _kept(obj, wanted.kind, self._api_version) for obj in items}
+        with self._changed:
+            self._objects = fresh
+            self._changed_objects()
+            self._resource_version = version
+            if self.synced.is_set():
+                self.relists += 1
+            self._changed.notify_all()
+        self.synced.set()
+
+    def _watch(self) -> None:
+        wanted = self.watched
+        events = self.source.watch(
+            wanted.kind,
+            wanted.namespace,
+            resource_version=self._resource_version,
+            label_selector=wanted.label_selector or None,
+            field_selector=wanted.field_selector or None,
+            timeout_seconds=WATCH_SECONDS,
+        )
+        for kind, obj in events:
+            if self._stop.is_set():
+                return
+            self._apply(kind, obj)
+
+    def _apply(self, event: str, obj: Obj) -> None:
+        """One watch event. A BOOKMARK only moves the resourceVersion on."""
+        version = str((obj.get("metadata") or {}).get("resourceVersion") or "")
+        with self._changed:
+            if event in ("ADDED", "MODIFIED"):
+                self._put(_kept(obj, self.watched.kind, self._api_version))
+            elif event == "DELETED":
+                self._remove(_ident(obj), _version(obj))
+            if version:
+                self._resource_version = version
+            self._changed.notify_all()
+
+    def _put(self, obj: Obj) -> None:
+        ident = _ident(obj)
+        held = self._objects.get(ident)
+        if held is not None and _version(held) > _version(obj):
+            return  # a write's answer already put a newer state here (catch_up)
+        self._objects[ident] = obj
+        self._changed_objects()
+
+    def _remove(self, ident: Ident, version: int) -> None:
+        held = self._objects.get(ident)
+        if held is not None and (version == 0 or _version(held) <= version):
+            del self._objects[ident]
+            self._changed_objects()
+
+    def _changed_objects(self) -> None:
+        self._listed = None
+        self.generation += 1
+
+    # -- read-your-writes -------------------------------------------------------------
+
+    def wait_for(self, ident: Ident, current: Obj | None, timeout: float) -> bool:
+        """Wait until the cache holds `current` (the object as the server has it now, at least
+        its resourceVersion) or, when None or outside the set, no object at `ident`. When the
+        watch does not bring it in `timeout`, put it in by hand; False then."""
+        wanted = current if current is not None and self._selects(current) else None
+
+        def caught_up() -> bool:
+            held = self._objects.get(ident)
+            if wanted is None:
+                return held is None
+            return held is not None and _version(held) >= _version(wanted)
+
+        with self._changed:
+            if self._changed.wait_for(caught_up, timeout):
+                return True
+            if wanted is None:
+                self._objects.pop(ident, None)
+            else:
+                self._objects[ident] = _kept(wanted, self.watched.kind, self._api_version)
+            self._changed_objects()
+            return False
+
+    def _selects(self, obj: Obj) -> bool:
+        """Whether the set holds `obj` (its label selector; field selectors are the server's:
+        an object that a write returns is assumed to be in them)."""
+        return self.selector.matches(_labels(obj))
+
+
+def _backoff(failures: int) -> float:
+    first, most = RETRY_SECONDS
+    return random.uniform(0, min(most, first * 2**failures))
+
+
+# ------------------------------------------------------------------------ the cache
+
+
+class Cache:
+    """The watched sets of one cluster connection."""
+
+    def __init__(self, source: Source, watched: Sequence[Watched]) -> None:
+        self.source = source
+        self.informers = [Informer(source, item) for item in watched]
+
+    def start(self) -> None:
+        for informer in self.informers:
+            informer.start()
+
+    def stop(self) -> None:
+        for informer in self.informers:
+            informer.stop()
+
+    @property
+    def generation(self) -> int:
+        """Grows with every change to any watched set: what was computed from the cache at
+        one generation holds until it changes."""
+        return sum(informer.generation for informer in self.informers)
+
+    @property
+    def ready(self) -> bool:
+        """Every set has had its first list."""
+        return all(informer.synced.is_set() for informer in self.informers)
+
+    def wait_ready(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        return all(i.synced.wait(max(0.0, deadline - time.monotonic())) for i in self.informers)
+
+    def lister(
+        self,
+        kind: str,
+        namespace: str | None,
+        label_selector: str | None,
+        field_selector: str | None,
+    ) -> Callable[[], list[Obj]] | None:
+        """How to answer this list from the cache, or None when it cannot (not synced yet, or
+        no watched set holds every object the list could select)."""
+        wanted = Selector.parse(label_selector)
+        if wanted is None:
+            return None
+        for informer in self.informers:
+            if not informer.synced.is_set():
+                continue
+            if informer.serves(kind, namespace, field_selector) and informer.selector.covers(
+                wanted
+            ):
+                more = Selector([t for t in wanted.terms if t not in informer.selector.terms])
+                return _lister(informer, namespace, more)
+        return None
+
+    def catch_up(
+        self, kind: str, name: str, namespace: str | None, timeout: float | None = None
+    ) -> None:
+        """After a write to object `name`: read it from the cluster (one GET) and wait until
+        every set of its kind shows it as it is now (or, deleted, not at all), so that a list
+        right after the write sees it."""
+        interested = [i for i in self.informers if i.watched.kind == kind and i.synced.is_set()]
+        interested = [i for i in interested if i.watched.namespace in (None, namespace or "")]
+        if not interested:
+            return
+        try:
+            current = self.source.find(kind, name, namespace)
+        except NotFound:
+            current = None
+        for informer in interested:
+            informer.wait_for((namespace or "", name), current, timeout or CATCH_UP_SECONDS)
+
+
+def _lister(informer: Informer, namespace: str | None, more: Selector) -> Callable[[], list[Obj]]:
+    return lambda: _select(informer.objects(), namespace, more)
+
+
+def _select(objects: list[Obj], namespace: str | None, wanted: Selector) -> list[Obj]:
+    if namespace is None and not wanted.terms:
+        return list(objects)
+    return [
+        obj
+        for obj in objects
+        if (namespace is None or (obj.get("metadata") or {}).get("namespace") == namespace)
+        and wanted.matches(_labels(obj))
+    ]
+
+
+class NotCached(KubeError):
+    """A call CachedReads.offline cannot answer from the cache (it never calls the cluster)."""
+
+
+class CachedReads:
+    """A ClusterAPI whose lists come from the cache when it can answer them; every other call
+    (and every list it cannot answer) goes to the cluster.
+
+    `offline` is the same without the cluster: whatever the cache cannot answer raises
+    NotCached, so code that must not wait on the network (an event loop) can read from it."""
+
+    def __init__(self, cluster: ClusterAPI, cache: Cache, *, direct: bool = True) -> None:
+        self._cluster = cluster
+        self.cache = cache
+        self.namespace = cluster.namespace
+        self.direct = direct
+        self._remembered: dict[Hashable, tuple[int, Any]] = {}
+        self.offline = self if not direct else CachedReads(cluster, cache, direct=False)
+        self.offline._remembered = self._remembered
+
+    @property
+    def cluster(self) -> ClusterAPI:
+        if not self.direct:
+            raise NotCached("the watch cache cannot answer this read")
+        return self._cluster
+
+    def remember(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()`, a function of the cache's lists only, or what it gave for the same
+        `key` while the cache has not changed since (many callers asking for the same page of
+        an unchanged list cost one computation)."""
+        if not self.cache.ready:
+            return compute()
+        generation = self.cache.generation  # before: a change during compute() is not missed
+        held = self._remembered.get(key)
+        if held is not None and held[0] == generation:
+            value: T = held[1]
+            return value
+        value = compute()
+        if len(self._remembered) >= REMEMBERED:
+            self._remembered.clear()
+        self._remembered[key] = (generation, value)
+        return value
+
+    def list(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> list[Obj]:
+        lister = self.cache.lister(kind, namespace, label_selector, field_selector)
+        if lister is not None:
+            return lister()
+        return self.cluster.list(
+            kind, namespace, label_selector=label_selector, field_selector=field_selector
+        )
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj:
+        return self.cluster.get(kind, name, namespace)
+
+    def find(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
+        return self.cluster.find(kind, name, namespace)
+
+    def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
+        return self.cluster.create(obj, dry_run=dry_run)
+
+    def replace(self, obj: Obj, *, dry_run: bool = False) -> Obj:
+        return self.cluster.replace(obj, dry_run=dry_run)
+
+    def patch(
+        self, kind: str, name: str, namespace: str | None, patch: Any, *, patch_type: str = "merge"
+    ) -> Obj:
+        return self.cluster.patch(kind, name, namespace, patch, patch_type=patch_type)
+
+    def delete(
+        self,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        propagation: str = "Foreground",
+        grace_period: int | None = None,
+        dry_run: bool = False,
+    ) -> None:
+        self.cluster.delete(
+            kind,
+            name,
+            namespace,
+            propagation=propagation,
+            grace_period=grace_period,
+            dry_run=dry_run,
+        )
+
+    def watch(
+        self,
+        kind: str,
+        namespace: str | None,
+        *,
+        resource_version: str,
+        field_selector: str | None = None,
+        label_selector: str | None = None,
+        timeout_seconds: int = 30,
+    ) -> Iterator[tuple[str, Obj]]:
+        return self.cluster.watch(
+            kind,
+            namespace,
+            resource_version=resource_version,
+            field_selector=field_selector,
+            label_selector=label_selector,
+            timeout_seconds=timeout_seconds,
+        )
+
+    def logs(
+        self,
+        pod: str,
+        namespace: str,
+        *,
+        container: str | None = None,
+        tail: int | None = None,
+        since_seconds: int | None = None,
+        follow: bool = False,
+    ) -> Iterator[str]:
+        return self.cluster.logs(
+            pod,
+            namespace,
+            container=container,
+            tail=tail,
+            since_seconds=since_seconds,
+            follow=follow,
+        )

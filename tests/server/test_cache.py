@@ -1,0 +1,150 @@
+"""The watch cache (gpuctl.cluster.cache) against the sandbox: it follows adds, updates and
+deletes (and objects entering and leaving its label selection), lists again after a 410, both
+the injected kind and a watch whose resourceVersion the server no longer keeps, and a write
+waits until the cache shows it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from gpuctl.cluster.cache import Cache, CachedReads, NotCached, Selector, Watched
+from gpuctl.cluster.client import Cluster
+from gpuctl.sandbox import SandboxConfig
+from gpuctl.sandbox.testing import SandboxCluster, wait_for
+
+WATCHED = Watched("ConfigMap", "default", label_selector="app=web")
+
+
+def _configmap(name: str, labels: dict[str, str], value: str = "1") -> dict[str, Any]:
+    metadata = {"name": name, "namespace": "default", "labels": labels}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": {"v": value}}
+
+
+@pytest.fixture
+def started(sandbox: SandboxCluster) -> Iterator[tuple[Cluster, Cache]]:
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    cache = Cache(cluster, [WATCHED])
+    yield cluster, cache
+    cache.stop()
+
+
+def _held(cache: Cache, selector: str = "app=web") -> dict[str, str]:
+    """name -> data.v of what the cache answers for the list."""
+    lister = cache.lister("ConfigMap", "default", selector, None)
+    assert lister is not None, "the cache should answer this list"
+    return {o["metadata"]["name"]: o["data"]["v"] for o in lister()}
+
+
+def test_the_cache_follows_adds_updates_and_deletes(started: tuple[Cluster, Cache]) -> None:
+    cluster, cache = started
+    cluster.create(_configmap("before", {"app": "web"}))
+    cache.start()
+    assert cache.wait_ready(10)
+    assert _held(cache) == {"before": "1"}
+    cluster.create(_configmap("added", {"app": "web", "tier": "a"}))
+    cluster.create(_configmap("other", {"app": "db"}))
+    wait_for(lambda: _held(cache) == {"before": "1", "added": "1"}, what="the add")
+    cluster.patch("ConfigMap", "added", "default", {"data": {"v": "2"}})
+    wait_for(lambda: _held(cache).get("added") == "2", what="the update")
+    assert _held(cache, "app=web,tier=a") == {"added": "2"}  # narrowed in the cache
+    cluster.delete("ConfigMap", "before", "default")
+    wait_for(lambda: _held(cache) == {"added": "2"}, what="the delete")
+    cluster.patch("ConfigMap", "other", "default", {"metadata": {"labels": {"app": "web"}}})
+    wait_for(lambda: "other" in _held(cache), what="an object entering the selection")
+    cluster.patch("ConfigMap", "added", "default", {"metadata": {"labels": {"app": "x"}}})
+    wait_for(lambda: "added" not in _held(cache), what="an object leaving the selection")
+    held = cache.lister("ConfigMap", "default", "app=web", None)
+    assert held is not None and all("managedFields" not in o["metadata"] for o in held())
+    assert cache.informers[0].relists == 0
+
+
+def test_lists_it_cannot_answer_go_to_the_cluster(started: tuple[Cluster, Cache]) -> None:
+    cluster, cache = started
+    cache.start()
+    assert cache.wait_ready(10)
+    assert cache.lister("ConfigMap", "default", "app=db", None) is None  # outside its selection
+    assert cache.lister("ConfigMap", "default", "app in (web)", None) is None  # set-based
+    assert cache.lister("ConfigMap", "default", "app=web", "metadata.name=x") is None
+    assert cache.lister("ConfigMap", "other", "app=web", None) is None  # another namespace
+    reads = CachedReads(cluster, cache)
+    cluster.create(_configmap("db", {"app": "db"}))
+    assert [
+        o["metadata"]["name"] for o in reads.list("ConfigMap", "default", label_selector="app=db")
+    ] == ["db"]
+    with pytest.raises(NotCached):
+        reads.offline.list("ConfigMap", "default", label_selector="app=db")
+
+
+def test_a_410_on_the_watch_lists_again(
+    started: tuple[Cluster, Cache], sandbox: SandboxCluster
+) -> None:
+    cluster, cache = started
+    sandbox.faults.fail(verb="watch", resource="configmaps", status=410, times=1)
+    cache.start()
+    assert cache.wait_ready(10)
+    wait_for(lambda: cache.informers[0].relists >= 1, what="a second list after the 410")
+    cluster.create(_configmap("after", {"app": "web"}))
+    wait_for(lambda: _held(cache) == {"after": "1"}, what="the watch after the relist")
+
+
+def test_a_watch_from_a_version_the_server_dropped_lists_again(make_sandbox: Any) -> None:
+    """The real kind of 410: the watch resumes from a resourceVersion older than the server's
+    history (an ERROR event in the stream), so the cache lists again and misses nothing."""
+    sandbox = make_sandbox(SandboxConfig.fast(watch_history=2))
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    sandbox.faults.latency(1.5, verb="watch", resource="configmaps", times=1)  # the first watch
+    cache = Cache(cluster, [WATCHED])
+    try:
+        cache.start()
+        assert cache.wait_ready(10)
+        for i in range(10):  # while the watch is on its way: more than the history keeps
+            cluster.create(_configmap(f"cm-{i}", {"app": "web"}))
+        wait_for(lambda: cache.informers[0].relists >= 1, what="a list after the expired watch")
+        wait_for(lambda: len(_held(cache)) == 10, what="every object")
+    finally:
+        cache.stop()
+
+
+def test_catch_up_puts_a_write_in_when_the_watch_lags(
+    started: tuple[Cluster, Cache], sandbox: SandboxCluster
+) -> None:
+    cluster, cache = started
+    sandbox.faults.timeout(verb="watch", resource="configmaps", seconds=30, times=None)
+    cache.start()
+    assert cache.wait_ready(10)
+    cluster.create(_configmap("written", {"app": "web"}))
+    assert _held(cache) == {}  # the watch hangs: the cache alone would not know
+    cache.catch_up("ConfigMap", "written", "default", timeout=0.3)
+    assert _held(cache) == {"written": "1"}
+    cluster.delete("ConfigMap", "written", "default", propagation="Background")
+    cache.catch_up("ConfigMap", "written", "default", timeout=0.3)
+    assert _held(cache) == {}
+
+
+def test_catch_up_waits_for_the_watch(started: tuple[Cluster, Cache]) -> None:
+    cluster, cache = started
+    cache.start()
+    assert cache.wait_ready(10)
+    informer = cache.informers[0]
+    for i in range(5):
+        made = cluster.create(_configmap(f"w-{i}", {"app": "web"}))
+        cache.catch_up("ConfigMap", f"w-{i}", "default", timeout=10)
+        assert _held(cache)[f"w-{i}"] == "1"
+        version = int(made["metadata"]["resourceVersion"])
+        assert int(informer.resource_version) >= version  # brought by the watch, not by hand
+
+
+def test_equality_selectors() -> None:
+    web = Selector.parse("app=web,tier!=db,gpu,!legacy")
+    assert web is not None
+    assert web.matches({"app": "web", "gpu": "1"})
+    assert not web.matches({"app": "web", "gpu": "1", "tier": "db"})
+    assert not web.matches({"app": "web"})
+    assert not web.matches({"app": "web", "gpu": "1", "legacy": "y"})
+    assert Selector.parse("app==web") is not None
+    assert Selector.parse("app in (web,db)") is None
+    base = Selector.parse("app=web")
+    assert base is not None and base.covers(web) and not web.covers(base)

@@ -120,15 +120,16 @@ async def list_jobs(
     namespace = _own_namespace(principal)
 
     def one_page(source: ClusterAPI) -> dict[str, Any]:
-        def selected() -> list[dict[str, Any]]:
-            found = inventory.list_jobs(source, namespace, pool, kind)
-            return [obj for obj in found if status is None or status_word(obj) == status]
-
-        wanted = remembered(source, ("jobs", namespace, pool, kind, status), selected)
+        found = inventory.list_jobs(source, namespace, pool, kind)
+        wanted = [obj for obj in found if status is None or status_word(obj) == status]
         listed = page_of(wanted, page, page_size)  # only the page's rows are built
         return {"total": listed["total"], "items": [job_item(obj) for obj in listed["items"]]}
 
-    return await from_lists(reads, one_page)
+    def remembered_page(source: ClusterAPI) -> dict[str, Any]:
+        key = ("jobs", namespace, pool, kind, status, page, page_size)
+        return remembered(source, key, lambda: one_page(source))
+
+    return await from_lists(reads, remembered_page)
 
 
 @router.get(

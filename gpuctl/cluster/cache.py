@@ -34,6 +34,7 @@ Ident = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped ob
 
 WATCH_SECONDS = 60  # the server ends each watch after this; the next one resumes from the last rv
 RETRY_SECONDS = (0.2, 5.0)  # back-off after a failed list or watch: first, at most
+SHORT_WATCH_SECONDS = 1.0  # a watch that ends sooner counts as a failure (back-off)
 CATCH_UP_SECONDS = 5.0  # how long a write waits for the watch to bring its object
 REMEMBERED = 256  # results CachedReads.remember keeps (all dropped when full)
 T = TypeVar("T")
@@ -214,8 +215,13 @@ class Informer:
             try:
                 if not self._resource_version:
                     self._list()
+                started = time.monotonic()
                 self._watch()
-                failures = 0
+                if time.monotonic() - started >= SHORT_WATCH_SECONDS:
+                    failures = 0
+                else:  # a server that ends every watch at once must not be asked in a loop
+                    failures += 1
+                    self._stop.wait(_backoff(failures))
             except Gone:
                 log.info("cache %s: resourceVersion gone, listing again", self.watched.kind)
                 self._resource_version = ""

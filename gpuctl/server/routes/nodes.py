@@ -14,7 +14,7 @@ from gpuctl.inventory.nodes import LabelChange, LabelNotFound
 from gpuctl.inventory.pools import Inventory
 from gpuctl.server import answers, bodies
 from gpuctl.server.auth import require
-from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists
+from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists, remembered
 from gpuctl.server.errors import body_of
 from gpuctl.server.params import (
     LABEL_VALUE,
@@ -71,7 +71,9 @@ async def list_nodes(
         items = [item for item in items if status is None or item["status"] == status]
         return page_of(items, page, page_size)
 
-    return _as_requested(request, await from_lists(reads, one_page))
+    key = ("nodes", pool, gpu_type, status, page, page_size)
+    body = await from_lists(reads, lambda source: remembered(source, key, lambda: one_page(source)))
+    return _as_requested(request, body)
 
 
 @router.get(

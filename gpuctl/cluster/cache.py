@@ -22,6 +22,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -38,6 +39,10 @@ SHORT_WATCH_SECONDS = 1.0  # a watch that ends sooner counts as a failure (back-
 CATCH_UP_SECONDS = 5.0  # how long a write waits for the watch to bring its object
 REMEMBERED = 256  # results CachedReads.remember keeps (all dropped when full)
 T = TypeVar("T")
+# The watched sets read by the CachedReads.remember computation in progress (None: the cluster).
+_recording: ContextVar[list[tuple[Informer, int] | None] | None] = ContextVar(
+    "recording", default=None
+)
 
 
 class Source(Protocol):
@@ -353,12 +358,6 @@ class Cache:
             informer.stop()
 
     @property
-    def generation(self) -> int:
-        """Grows with every change to any watched set: what was computed from the cache at
-        one generation holds until it changes."""
-        return sum(informer.generation for informer in self.informers)
-
-    @property
     def ready(self) -> bool:
         """Every set has had its first list."""
         return all(informer.synced.is_set() for informer in self.informers)
@@ -408,7 +407,13 @@ class Cache:
 
 
 def _lister(informer: Informer, namespace: str | None, more: Selector) -> Callable[[], list[Obj]]:
-    return lambda: _select(informer.objects(), namespace, more)
+    def listed() -> list[Obj]:
+        recording = _recording.get()
+        if recording is not None:
+            recording.append((informer, informer.generation))  # before: no change is missed
+        return _select(informer.objects(), namespace, more)
+
+    return listed
 
 
 def _select(objects: list[Obj], namespace: str | None, wanted: Selector) -> list[Obj]:
@@ -438,7 +443,8 @@ class CachedReads:
         self.cache = cache
         self.namespace = cluster.namespace
         self.direct = direct
-        self._remembered: dict[Hashable, tuple[int, Any]] = {}
+        # key -> (the watched sets read, each with its generation then; the value)
+        self._remembered: dict[Hashable, tuple[tuple[tuple[Informer, int], ...], Any]] = {}
         self.offline = self if not direct else CachedReads(cluster, cache, direct=False)
         self.offline._remembered = self._remembered
 
@@ -449,20 +455,23 @@ class CachedReads:
         return self._cluster
 
     def remember(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """`compute()`, a function of the cache's lists only, or what it gave for the same
-        `key` while the cache has not changed since (many callers asking for the same page of
-        an unchanged list cost one computation)."""
-        if not self.cache.ready:
-            return compute()
-        generation = self.cache.generation  # before: a change during compute() is not missed
+        """`compute()`, or what it gave for the same `key` while none of the watched sets it
+        read has changed since (many callers asking for the same page of an unchanged list
+        cost one computation). Nothing is remembered of a computation that read the cluster."""
         held = self._remembered.get(key)
-        if held is not None and held[0] == generation:
+        if held is not None and all(i.generation == seen for i, seen in held[0]):
             value: T = held[1]
             return value
-        value = compute()
-        if len(self._remembered) >= REMEMBERED:
-            self._remembered.clear()
-        self._remembered[key] = (generation, value)
+        reads: list[tuple[Informer, int] | None] = []
+        token = _recording.set(reads)
+        try:
+            value = compute()
+        finally:
+            _recording.reset(token)
+        if reads and None not in reads:
+            if len(self._remembered) >= REMEMBERED:
+                self._remembered.clear()
+            self._remembered[key] = (tuple(r for r in reads if r is not None), value)
         return value
 
     def list(
@@ -476,6 +485,9 @@ class CachedReads:
         lister = self.cache.lister(kind, namespace, label_selector, field_selector)
         if lister is not None:
             return lister()
+        recording = _recording.get()
+        if recording is not None:
+            recording.append(None)  # read from the cluster: nothing to remember
         return self.cluster.list(
             kind, namespace, label_selector=label_selector, field_selector=field_selector
         )

@@ -137,6 +137,43 @@ def test_catch_up_waits_for_the_watch(started: tuple[Cluster, Cache]) -> None:
         assert int(informer.resource_version) >= version  # brought by the watch, not by hand
 
 
+def test_remembered_results_last_until_a_set_they_read_changes(
+    sandbox: SandboxCluster,
+) -> None:
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    cache = Cache(cluster, [WATCHED, Watched("Node")])
+    reads = CachedReads(cluster, cache)
+    computed: list[int] = []
+
+    def names() -> list[str]:
+        computed.append(1)
+        return sorted(
+            o["metadata"]["name"]
+            for o in reads.list("ConfigMap", "default", label_selector="app=web")
+        )
+
+    assert reads.remember("k", names) == [] and reads.remember("k", names) == []
+    assert len(computed) == 2  # not ready: read from the cluster, nothing remembered
+    try:
+        cache.start()
+        assert cache.wait_ready(10)
+        assert reads.remember("k", names) == reads.remember("k", names) == []
+        assert len(computed) == 3
+        cluster.patch("Node", "cpu-0", None, {"metadata": {"labels": {"x": "y"}}})
+        wait_for(lambda: "x" in _labels_of_node(reads), what="the node change")
+        assert reads.remember("k", names) == [] and len(computed) == 3  # another set changed
+        cluster.create(_configmap("new", {"app": "web"}))
+        wait_for(lambda: reads.remember("k", names) == ["new"], what="a fresh computation")
+    finally:
+        cache.stop()
+
+
+def _labels_of_node(reads: CachedReads) -> dict[str, str]:
+    node = next(n for n in reads.list("Node") if n["metadata"]["name"] == "cpu-0")
+    labels: dict[str, str] = node["metadata"].get("labels") or {}
+    return labels
+
+
 def test_equality_selectors() -> None:
     web = Selector.parse("app=web,tier!=db,gpu,!legacy")
     assert web is not None

@@ -174,6 +174,14 @@ def _answer_total(url: str) -> Any:
         return yaml.safe_load(answer.read())["total"]
 
 
+def _cache_changes(url: str) -> float:
+    """The server's watch cache changes so far (its /metrics), over every kind."""
+    with urllib.request.urlopen(f"{url}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    found = re.findall(r"^gpuctl_api_cache_changes_total\{[^}]*\} (\S+)$", text, re.MULTILINE)
+    return sum(float(value) for value in found)
+
+
 def _kubectl(kubeconfig: Path, folder: Path) -> Load:
     command = [shutil.which("kubectl") or "kubectl", "--kubeconfig", str(kubeconfig)]
     command += ["--cache-dir", str(folder / "kube-cache"), "get", "pods", "-A", "-l", SELECTOR]
@@ -203,13 +211,16 @@ def measure(kubeconfig: Path, folder: Path, where: str) -> bool:
     print(f"load average before: {_load_average()}")
     with _serving(kubeconfig, folder, env) as url:
         total = _answer_total(url)
+        changes = _cache_changes(url)
         ours = _wrk(url)
+        changes = _cache_changes(url) - changes
     theirs = _kubectl(kubeconfig, folder)
     print(f"load average after: {_load_average()} (2 cores shared with other work)")
     print(
         f"GET {PATH} ({total} jobs), wrk {CONNECTIONS} connections {THREADS} threads "
         f"{SECONDS} s: {ours.requests_per_second:.0f} requests/s, p99 {ours.p99 * 1000:.1f} ms"
     )
+    print(f"changes the server's watch cache applied meanwhile: {changes:.0f}")
     print(
         f"kubectl get pods -A -l {SELECTOR}, {KUBECTL_RUNS} runs in a row: "
         f"{theirs.requests_per_second:.1f} lists/s, slowest {theirs.p99 * 1000:.0f} ms"

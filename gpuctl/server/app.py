@@ -14,7 +14,7 @@ import gc
 import importlib.resources
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Response
@@ -28,6 +28,8 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gpuctl import __version__
@@ -143,10 +145,40 @@ def _metrics(app: FastAPI) -> None:
     )
 
     app.add_middleware(Measure, requests=requests, latency=latency)
+    if app.state.cache is not None:
+        registry.register(CacheCollector(app.state.cache))
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class CacheCollector(Collector):
+    """The watch cache's state by kind: objects held, changes applied, lists after the first."""
+
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
+
+    def collect(self) -> Iterator[Metric]:
+        objects = GaugeMetricFamily(
+            "gpuctl_api_cache_objects", "Objects in the watch cache", labels=["kind"]
+        )
+        changes = CounterMetricFamily(
+            "gpuctl_api_cache_changes",
+            "Changes applied to the watch cache (its lists and watch events)",
+            labels=["kind"],
+        )
+        relists = CounterMetricFamily(
+            "gpuctl_api_cache_relists",
+            "Lists after the first (a 410 Gone, a watch that could not resume)",
+            labels=["kind"],
+        )
+        for informer in self.cache.informers:
+            kind = informer.watched.kind
+            objects.add_metric([kind], len(informer.objects()))
+            changes.add_metric([kind], informer.generation)
+            relists.add_metric([kind], informer.relists)
+        yield from (objects, changes, relists)
 
 
 class Measure:

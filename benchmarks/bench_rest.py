@@ -182,6 +182,19 @@ def _cache_changes(url: str) -> float:
     return sum(float(value) for value in found)
 
 
+def _until_quiet(url: str) -> None:
+    """Wait (at most SETTLE_SECONDS) until the jobs stop changing: 5 s without a change in the
+    server's watch cache, the Job controller and kwok done with the 1,000."""
+    started = time.monotonic()
+    last, quiet_since = _cache_changes(url), time.monotonic()
+    while time.monotonic() - quiet_since < 5 and time.monotonic() - started < SETTLE_SECONDS:
+        time.sleep(1)
+        now = _cache_changes(url)
+        if now != last:
+            last, quiet_since = now, time.monotonic()
+    print(f"the cluster was quiet after {time.monotonic() - started:.0f} s")
+
+
 def _kubectl(kubeconfig: Path, folder: Path) -> Load:
     command = [shutil.which("kubectl") or "kubectl", "--kubeconfig", str(kubeconfig)]
     command += ["--cache-dir", str(folder / "kube-cache"), "get", "pods", "-A", "-l", SELECTOR]
@@ -210,6 +223,7 @@ def measure(kubeconfig: Path, folder: Path, where: str) -> bool:
     print(f"{pods} pods, {pending} Pending, after {time.monotonic() - started:.0f} s")
     print(f"load average before: {_load_average()}")
     with _serving(kubeconfig, folder, env) as url:
+        _until_quiet(url)
         total = _answer_total(url)
         changes = _cache_changes(url)
         ours = _wrk(url)

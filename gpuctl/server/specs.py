@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import Problem, SpecError
 from gpuctl.render import engine
-from gpuctl.server.errors import ApiError
+from gpuctl.server.errors import ApiError, verb_failed
 from gpuctl.spec import document
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.common import VerbResult
@@ -44,17 +44,13 @@ def workset(specs: Sequence[engine.Spec], cluster: Cluster, namespace: str | Non
 
 
 def create(cluster: Cluster, work: Workset) -> VerbResult:
-    """Create the objects (and label a pool's nodes). A failure raises 409 AlreadyExists when
-    an object exists, else 422 CreateFailed, with the verb's words (nothing is left behind)."""
+    """Create the objects (and label a pool's nodes). A failure answers by the cluster's error
+    (409 AlreadyExists when an object exists, 403 Forbidden, ...), else 422 CreateFailed, with
+    the verb's words (nothing is left behind)."""
     _namespaces_exist(cluster, work.manifests)
     result = Create(cluster, node_labels=work.node_labels).run(work.manifests)
     if not result.ok:
-        exists = any(": already exists" in error for error in result.errors)
-        raise ApiError(
-            409 if exists else 422,
-            "AlreadyExists" if exists else "CreateFailed",
-            "; ".join(result.errors),
-        )
+        raise verb_failed(result, 422, "CreateFailed")
     return result
 
 

@@ -18,7 +18,7 @@ from gpuctl.inventory import status as rules
 from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube
-from gpuctl.server.errors import ApiError, body_of
+from gpuctl.server.errors import ApiError, body_of, verb_failed
 from gpuctl.server.params import LabelValue, Page, PageSize, page_of
 from gpuctl.server.views import job_detail, job_item, status_word
 
@@ -148,5 +148,5 @@ def delete_job(
     require(principal, "jobs", "delete", namespace)
     result = Delete(cluster, force=force).job(name, namespace)
     if not result.ok:
-        raise ApiError(502, "DeleteFailed", "; ".join(result.errors))
+        raise verb_failed(result, 502, "DeleteFailed")
     return {"jobId": jobId, "status": "terminating", "message": "; ".join(result.lines())}

@@ -10,7 +10,7 @@ from gpuctl.inventory import quotas
 from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube
-from gpuctl.server.errors import ApiError
+from gpuctl.server.errors import verb_failed
 from gpuctl.server.params import UserName
 from gpuctl.server.views import quota_item
 
@@ -76,5 +76,5 @@ def delete_quota(userName: UserName, principal: Caller, cluster: Kube) -> dict[s
         [("ResourceQuota", quota.name, userName) for quota in found]
     )
     if not result.ok:
-        raise ApiError(502, "DeleteFailed", "; ".join(result.errors))
+        raise verb_failed(result, 502, "DeleteFailed")
     return {"userName": userName, "status": "deleted", "message": "; ".join(result.lines())}

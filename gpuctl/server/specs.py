@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.client import Cluster, Forbidden
 from gpuctl.errors import Problem, SpecError
 from gpuctl.render import engine
 from gpuctl.server.errors import ApiError, verb_failed
@@ -38,8 +38,15 @@ def only_kinds(specs: Sequence[engine.Spec], jobs: bool, where: str) -> None:
             )
 
 
-def workset(specs: Sequence[engine.Spec], cluster: Cluster, namespace: str | None) -> Workset:
-    options = Options(namespace=namespace, default_namespace=cluster.namespace)
+def workset(
+    specs: Sequence[engine.Spec],
+    cluster: Cluster,
+    namespace: str | None,
+    default: str | None = None,
+) -> Workset:
+    """Render for the cluster: in `namespace` whatever the specs say, when given; a spec that
+    names none goes to `default`, else to the kubeconfig's namespace."""
+    options = Options(namespace=namespace, default_namespace=default or cluster.namespace)
     return Workset.of_specs(specs, options)
 
 
@@ -59,7 +66,11 @@ def _namespaces_exist(cluster: Cluster, manifests: Sequence[engine.Manifest]) ->
     neither exists nor is created by these manifests: a user's namespace comes with their
     quota. One list request; being a read before any write, it also makes an unreachable
     cluster a 503 rather than a failed create."""
-    existing = {str(ns["metadata"]["name"]) for ns in cluster.list("Namespace")}
+    try:
+        existing = {str(ns["metadata"]["name"]) for ns in cluster.list("Namespace")}
+    except Forbidden:
+        return  # a caller RBAC lets not list namespaces: the create itself will say
+
     made = {m.name for m in manifests if m.kind == "Namespace"}
     missing = sorted({m.namespace for m in manifests if m.namespace} - made - existing)
     if missing:

@@ -14,6 +14,7 @@ from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.errors import Forbidden
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ApplyFailed
 
@@ -51,9 +52,13 @@ def check_placement(
     result = Placement()
     if not asks:
         return result
+    try:
+        listed = cluster.list("Node")
+    except Forbidden:  # e.g. a user whose RBAC covers only their namespace
+        result.warnings.append("placement not checked: you may not read the cluster's nodes")
+        return result
     nodes: dict[str, dict[str, str]] = {
-        node["metadata"]["name"]: dict(node["metadata"].get("labels") or {})
-        for node in cluster.list("Node")
+        node["metadata"]["name"]: dict(node["metadata"].get("labels") or {}) for node in listed
     }
     for claim in claims:
         nodes.setdefault(claim.node, {}).update(claim.labels)

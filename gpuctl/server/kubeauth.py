@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from gpuctl import constants as c
-from gpuctl.cluster.client import Cluster, Forbidden, KubeError
+from gpuctl.cluster.client import Cluster, Forbidden, KubeError, NotFound
 from gpuctl.server.auth import KUBERNETES, Principal
 from gpuctl.server.errors import ApiError
 
@@ -82,7 +82,8 @@ class TokenReviews:
             "kind": "TokenReview",
             "spec": {"token": secret},
         }
-        self.reviews += 1
+        with self._lock:
+            self.reviews += 1
         try:
             answer = self._cluster.create(review)
         except Forbidden as exc:
@@ -91,6 +92,12 @@ class TokenReviews:
                 "AuthUnavailable",
                 "the server may not review tokens: its credentials need `create` on "
                 f"tokenreviews.authentication.k8s.io ({exc})",
+            ) from None
+        except NotFound:
+            raise ApiError(
+                503,
+                "AuthUnavailable",
+                "the cluster serves no TokenReview API (the sandbox does not): use --tokens FILE",
             ) from None
         status: dict[str, Any] = answer.get("status") or {}
         user = status.get("user") or {}

@@ -19,15 +19,17 @@ import httpx
 import pytest
 import yaml
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from gpuctl.cluster.client import Cluster, Forbidden
 from gpuctl.errors import GpuctlError
 from gpuctl.sandbox.testing import Cluster as TestCluster
+from gpuctl.sandbox.testing import wait_for
 from gpuctl.server.app import create_app
 from gpuctl.server.kubeauth import TokenReviews, home_of
 from tests.kube import controlplane, session
 
-from .conftest import training
+from .conftest import inference, training
 
 pytestmark = pytest.mark.kube
 
@@ -227,3 +229,27 @@ def test_a_review_is_trusted_for_a_minute_only(kube_api: KubeApi) -> None:
     now[0] += 2
     assert reviews.who(kube_api.tokens["runner"]) == first
     assert reviews.reviews == 2
+
+
+def test_logs_over_a_websocket_are_read_as_the_caller(kube_api: KubeApi) -> None:
+    namespace = kube_api.namespace
+    made = kube_api.call("runner", "POST", "/jobs", json={"yamlContent": inference("web", 1)})
+    assert made.status_code == 201, made.text
+    wait_for(
+        lambda: (
+            kube_api.call("runner", "GET", f"/jobs/{namespace}.web").json()["status"] == "running"
+        ),
+        timeout=60,
+        what="web running",
+    )
+    path = f"/api/v1/jobs/{namespace}.web/logs?tail=10"
+    headers = {"Authorization": f"Bearer {kube_api.tokens['runner']}"}
+    with kube_api.client.websocket_connect(path, headers=headers) as socket:
+        first = socket.receive_text()
+    assert first.endswith("kwok plays this pod: its containers do not run")
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        kube_api.client.websocket_connect(path, headers={"Authorization": "Bearer bogus"}) as ws,
+    ):
+        ws.receive_text()
+    assert refused.value.code == 1008

@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
-from gpuctl.controller import backoff, resource, strategies
+from gpuctl.controller import backoff, resource
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.resource import Phase
 from gpuctl.controller.workload import (
@@ -36,6 +36,7 @@ from gpuctl.controller.workload import (
     pinned_node,
     render_job,
 )
+from gpuctl.verbs import strategies
 
 ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
 # How long one read of nodes, pods and workloads serves successive placements (each placement

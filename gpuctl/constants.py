@@ -72,6 +72,9 @@ GPU_UTILIZATION_METRIC: Final = "DCGM_FI_DEV_GPU_UTIL"
 # Apply bookkeeping: a hash of the rendered object, written at creation.
 ANNOTATION_PREFIX: Final = "gpuctl.runwhere.ai/"
 RENDER_HASH_ANNOTATION: Final = "gpuctl.runwhere.ai/render-hash"
+# resources.placement: the strategy, recorded on the workload at render; gpuctl create/apply
+# pick the node(s) with it and pin the pod template there.
+PLACEMENT_ANNOTATION: Final = "gpuctl.runwhere.ai/placement"
 # `gpuctl pause` of a Deployment/StatefulSet remembers its replica count here.
 PAUSED_REPLICAS_ANNOTATION: Final = "gpuctl.runwhere.ai/paused-replicas"
 

@@ -33,10 +33,10 @@ from gpuctl.controller.workload import (
     WORKLOAD_LABEL,
     Workload,
     WorkloadInvalid,
-    pinned_node,
     render_job,
 )
 from gpuctl.verbs import strategies
+from gpuctl.verbs.pinning import pinned_node
 
 ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
 # How long one read of nodes, pods and workloads serves successive placements (each placement

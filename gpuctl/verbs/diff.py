@@ -34,7 +34,9 @@ class Diff:
     cluster: ClusterAPI
 
     def run(self, manifests: list[Manifest]) -> DiffResult:
-        changes = Apply(self.cluster).plan(manifests)
+        apply = Apply(self.cluster)
+        manifests, _ = apply.pinned(manifests)  # resources.placement: where apply would pin
+        changes = apply.plan(manifests)
         by_target = {(m.kind, m.name, m.namespace or None): m for m in manifests}
         chunks: list[str] = []
         for change in changes:

@@ -264,6 +264,8 @@ def test_a_pool_file_of_the_same_run_counts() -> None:
     work = load_text("spec.yaml", pool + "---\n" + job)
     specs = engine.check_documents(work)
     manifests = engine.render_specs(specs, Options())
+    diff = Diff(fake, engine.node_labels(specs)).run(manifests).text
+    assert "+                - mid\n" in diff
     Create(fake, node_labels=engine.node_labels(specs)).run(manifests)
     assert pins(job_in(fake)) == ["mid"]  # big has more free GPUs, but is not in the pool
 

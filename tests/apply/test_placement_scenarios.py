@@ -125,3 +125,44 @@ def test_create_refuses_a_job_no_node_of_its_pool_fits(
     assert f"{nodes['big']} (8 of 8 GPUs free)" in done.stderr
     listed = cluster.kubectl("get", "jobs,services", "-o", "name").stdout
     assert listed.strip() == ""
+
+
+def test_a_two_node_run_gets_two_distinct_nodes(
+    cluster: Cluster, pool: tuple[str, dict[str, str]]
+) -> None:
+    name, nodes = pool
+    spec = training("pair", name, 4, "leastLoaded") + "  node_count: 2\n"
+    done = gpuctl(cluster, "create", "-f", "-", stdin=spec)
+    assert done.returncode == 0, done.stderr
+    assert f"job.batch/pair created on nodes {nodes['big']}, {nodes['mid']} (leastLoaded: " in (
+        done.stdout
+    )
+
+    def bound() -> list[str]:
+        names = [p["spec"].get("nodeName") for p in pods(cluster, "pair")]
+        return sorted(names) if len(names) == 2 and all(names) else []
+
+    assert wait(bound, what="both pods to be bound") == sorted([nodes["big"], nodes["mid"]])
+
+
+def test_apply_again_keeps_the_node_of_the_running_job(
+    cluster: Cluster, pool: tuple[str, dict[str, str]]
+) -> None:
+    name, nodes = pool
+    spec = training("kept", name, 6, "leastLoaded")
+    done = gpuctl(cluster, "apply", "-f", "-", stdin=spec)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"job.batch/kept created on node {nodes['big']} ")
+
+    def bound() -> list[str]:
+        return [p["spec"]["nodeName"] for p in pods(cluster, "kept") if p["spec"].get("nodeName")]
+
+    wait(bound, what="the pod to be bound")
+    # the live pin is kept (the job's own pod counts as free), not placed anew
+    again = gpuctl(cluster, "apply", "-f", "-", stdin=spec)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == (
+        f"job.batch/kept unchanged on node {nodes['big']} (kept from the live Job: leastLoaded "
+        "placed it there and it still fits)\n"
+    )
+    assert gpuctl(cluster, "diff", "-f", "-", stdin=spec).returncode == 0

@@ -273,3 +273,19 @@ def test_a_pool_file_of_the_same_run_counts() -> None:
 def test_placement_without_gpus_is_a_spec_error() -> None:
     with pytest.raises(SpecError, match=r"resources\.placement: placement picks a node"):
         training(0, "binpack")
+
+
+def test_a_notebook_statefulset_is_pinned_too() -> None:
+    text = """kind: notebook
+version: v0.1
+job: {name: nb}
+environment: {image: jupyter/base-notebook:2024-01-01}
+service: {port: 8888}
+resources: {gpu: 1, cpu: 1, memory: 1Gi, placement: costOptimized}
+"""
+    fake = cluster()
+    result = Create(fake).run(render(text))
+    assert pins(fake.get("StatefulSet", "nb", "default")) == ["mid"]
+    assert "statefulset.apps/nb created on node mid (costOptimized: cheap node, " in "\n".join(
+        result.lines()
+    )

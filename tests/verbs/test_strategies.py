@@ -3,6 +3,7 @@ choice and explanation."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from gpuctl.constants import GPU_RESOURCE
 from gpuctl.inventory import placement as accounting
+from gpuctl.spec.resources import schemas_dir
 from gpuctl.verbs import strategies as s
 
 
@@ -168,3 +170,10 @@ def test_fragmentation_counts_free_gpus_too_few_for_the_largest_request() -> Non
     assert s.fragmentation(nodes, 5) == 6  # mid 4 + small 2
     assert s.fragmentation(nodes, 1) == 0
     assert s.fragmentation(nodes, 0) == 0
+
+
+def test_the_spec_field_offers_exactly_the_strategies() -> None:
+    common = json.loads((schemas_dir() / "common.json").read_text())
+    assert common["$defs"]["placement"]["enum"] == list(s.STRATEGY_NAMES)
+    for name in s.STRATEGY_NAMES:
+        assert s.strategy(name).name == name

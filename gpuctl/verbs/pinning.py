@@ -34,6 +34,7 @@ from gpuctl.inventory.placement import NodeGpus, node_gpus
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ApplyFailed, ObjectResult, VerbResult
+from gpuctl.verbs.preflight import wanted_gpu_type
 from gpuctl.verbs.strategies import Placement, strategy
 
 HOSTNAME_LABEL: Final = "kubernetes.io/hostname"
@@ -366,7 +367,10 @@ def _refusal(
     failed: Placement,
 ) -> str:
     pool = (pod_spec.get("nodeSelector") or {}).get(c.Labels.POOL)
-    where = f"pool {pool}" if pool else "the cluster"
+    gpu_type = wanted_gpu_type(pod_spec)
+    where = (f"pool {pool}" if pool else "the cluster") + (
+        f" with GPU type {gpu_type}" if gpu_type else ""
+    )
     gpu_nodes = sorted((n for n in view if n.gpus > 0), key=lambda n: n.name)
     offers = ", ".join(_offer(n) for n in gpu_nodes) or "none"
     placed = f" after placing {len(made)} of {ask.pods} pods" if made else ""

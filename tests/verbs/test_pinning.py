@@ -147,6 +147,12 @@ def test_only_nodes_of_the_pool_and_gpu_type_are_candidates() -> None:
     fake.add(node("other", 8, **{c.Labels.POOL: "team", c.Labels.GPU_TYPE_USER: "T4"}))
     Create(fake).run(training(1, "leastLoaded", "  pool: team\n  gpu-type: A100\n"))
     assert pins(job_in(fake)) == ["typed"]
+    with pytest.raises(ApplyFailed) as refused:
+        Create(fake).run(training(3, "leastLoaded", "  pool: team\n  gpu-type: A100\n"))
+    assert "found no node for 1 pod of 3 GPU(s) in pool team with GPU type A100: " in str(
+        refused.value
+    )
+    assert str(refused.value).endswith("its GPU nodes: typed (2 of 2 GPUs free)")
 
 
 def test_may_run_on_follows_the_schedulers_node_affinity_rules() -> None:

@@ -78,6 +78,9 @@ RENDER_HASH_ANNOTATION: Final = "gpuctl.runwhere.ai/render-hash"
 SPEC_ANNOTATION: Final = "gpuctl.runwhere.ai/spec"
 SPEC_OMITTED_ANNOTATION: Final = "gpuctl.runwhere.ai/spec-omitted"
 SPEC_ANNOTATION_MAX: Final = 64 * 1024
+# resources.placement: the strategy, recorded on the workload at render; gpuctl create/apply
+# pick the node(s) with it and pin the pod template there.
+PLACEMENT_ANNOTATION: Final = "gpuctl.runwhere.ai/placement"
 # `gpuctl pause` of a Deployment/StatefulSet remembers its replica count here.
 PAUSED_REPLICAS_ANNOTATION: Final = "gpuctl.runwhere.ai/paused-replicas"
 

@@ -7,6 +7,7 @@ that exist already are fine (users' namespaces often do) and are left alone.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,7 @@ from gpuctl.verbs.common import (
     result_of,
     wait_gone,
 )
+from gpuctl.verbs.pinning import Pinning, describe
 from gpuctl.verbs.plan import desired_object
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
 from gpuctl.verbs.preflight import placement_or_refuse
@@ -45,15 +47,21 @@ class Create:
     overwrite: bool = False  # a pool may take nodes of another pool
     wait: Wait | None = None  # after creating, wait until the workloads are up
     on_written: Callable[[VerbResult], None] | None = None  # told before the wait starts
+    rng: random.Random = field(default_factory=random.Random)  # resources.placement: random
     created: list[Manifest] = field(default_factory=list)
 
     def run(self, manifests: list[Manifest]) -> VerbResult:
-        """Check the pool files' nodes (nothing is written when one is refused), create, label
-        the pools' nodes, then wait when asked to."""
+        """Check the pool files' nodes and the jobs' placement, pin the workloads that ask for
+        a placement strategy to their nodes (nothing is written when any is refused), create,
+        label the pools' nodes, then wait when asked to."""
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check()
         placement = placement_or_refuse(self.cluster, manifests, self.node_labels)
+        manifests, pins = Pinning(self.cluster, self.node_labels, rng=self.rng).run(
+            manifests, "nothing was created"
+        )
         result = self._create_all(manifests)
+        describe(result, pins)
         lines, errors = labels.write(
             [item.line() for item in result.objects],
             self.dry_run.suffix,

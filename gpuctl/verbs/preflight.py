@@ -8,7 +8,7 @@ case-sensitive, so the job could never be placed, and the fix is in the spec.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,8 @@ def _pod_spec(manifest: Manifest) -> dict[str, Any] | None:
     return spec
 
 
-def _wanted_gpu_type(pod_spec: dict[str, Any]) -> str | None:
+def wanted_gpu_type(pod_spec: Mapping[str, Any]) -> str | None:
+    """The GPU type the pod template requires (its node affinity on a GPU-type label)."""
     affinity = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
         "requiredDuringSchedulingIgnoredDuringExecution"
     ) or {}
@@ -75,7 +76,7 @@ def check_placement(
                 f"nodes join the pool (gpuctl add node NODE --pool {pool})"
             )
             continue
-        _check_gpu_type(manifest, _wanted_gpu_type(pod_spec), pool, candidates, result)
+        _check_gpu_type(manifest, wanted_gpu_type(pod_spec), pool, candidates, result)
     return result
 
 

@@ -36,7 +36,7 @@ from gpuctl import __version__
 from gpuctl.cluster.cache import Cache, CachedReads
 from gpuctl.cluster.client import Cluster
 from gpuctl.server import errors
-from gpuctl.server.auth import Tokens
+from gpuctl.server.auth import Authenticator, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas
 
 PREFIX = "/api/v1"
@@ -47,18 +47,20 @@ READY_WAIT = 600.0  # seconds the heap freeze waits for the cache's first lists
 
 def create_app(
     cluster: Cluster,
-    tokens: Tokens | None,
+    auth: Authenticator | None,
     prometheus_url: str | None = None,
     *,
     cache: bool = True,
 ) -> FastAPI:
-    """The API over one cluster; `tokens` None means no authentication (loopback only);
-    `prometheus_url` None means the jobs' metrics are empty series; `cache` False makes every
-    list a request to the cluster."""
+    """The API over one cluster; `auth` is the token file (Tokens) or the cluster's token
+    reviews (TokenReviews), None for no authentication (loopback only); `prometheus_url` None
+    means the jobs' metrics are empty series; `cache` False makes every list a request to the
+    cluster. With token reviews there is no cache: every caller reads as themselves."""
     from gpuctl.inventory.watched import LISTED
     from gpuctl.monitoring.prometheus import Prometheus
 
-    watch_cache = Cache(cluster, LISTED) if cache else None
+    as_server = auth is None or isinstance(auth, Tokens)  # reads made with our credentials
+    watch_cache = Cache(cluster, LISTED) if cache and as_server else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -83,7 +85,7 @@ def create_app(
     app.state.cluster = cluster
     app.state.cache = watch_cache
     app.state.reads = CachedReads(cluster, watch_cache) if watch_cache is not None else cluster
-    app.state.tokens = tokens
+    app.state.auth = auth
     app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
     app.state.log_streams = logs.Streams()
     errors.install(app)

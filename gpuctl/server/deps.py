@@ -1,7 +1,9 @@
-"""What every route needs: the caller (from the bearer token) and the cluster: `Kube` for
-reads of one object and for writes, `Reads` for lists across the cluster (from the watch cache
-when it can answer them). After a write, `caught_up` makes the cache show it before the route
-answers, so that the caller's next list sees its own write."""
+"""What every route needs: the caller (from the bearer token) and the cluster, as the caller
+when the server runs with `--auth kubernetes` (impersonation), else with its own credentials:
+`Kube` for reads of one object and for writes, `Reads` for lists across the cluster (from the
+watch cache when it can answer them; never for an impersonated caller, whose reads RBAC must
+decide). After a write, `caught_up` makes the cache show it before the route answers, so that
+the caller's next list sees its own write."""
 
 from __future__ import annotations
 
@@ -15,31 +17,40 @@ from starlette.concurrency import run_in_threadpool
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.cache import Cache, CachedReads, NotCached
 from gpuctl.cluster.client import Cluster
-from gpuctl.server.auth import Principal, Tokens, authenticate
+from gpuctl.server.auth import Authenticator, Principal, Tokens, authenticate
+from gpuctl.server.kubeauth import acting
 
 T = TypeVar("T")
-_bearer = HTTPBearer(auto_error=False, description="a token from the server's token file")
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="a token from the server's token file, or (--auth kubernetes) a Kubernetes "
+    "bearer token",
+)
 
 
-# The dependencies are coroutines: none calls the cluster, and FastAPI would run a plain
-# function in its thread pool (a hand-off to a thread and back, for each, on every request).
+# The dependencies are coroutines, which call the cluster only through the thread pool:
+# FastAPI would run a plain function there, a hand-off to a thread and back, for each, on every
+# request, also when (a token file) nothing blocks.
 
 
 async def caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
-    tokens: Tokens | None = request.app.state.tokens
+    tokens: Authenticator | None = request.app.state.auth
     header = f"{credentials.scheme} {credentials.credentials}" if credentials else None
-    return authenticate(tokens, header)
+    if tokens is None or isinstance(tokens, Tokens):  # the token file: in memory
+        return authenticate(tokens, header)
+    return await run_in_threadpool(authenticate, tokens, header)  # a TokenReview, maybe
 
 
-async def cluster(request: Request) -> Cluster:
-    found: Cluster = request.app.state.cluster
-    return found
+async def cluster(request: Request, principal: Annotated[Principal, Depends(caller)]) -> Cluster:
+    return acting(request.app.state.cluster, principal)
 
 
-async def reads(request: Request) -> ClusterAPI:
+async def reads(request: Request, principal: Annotated[Principal, Depends(caller)]) -> ClusterAPI:
+    if principal.impersonated:  # the cache reads as the server: RBAC must decide for them
+        return acting(request.app.state.cluster, principal)
     found: ClusterAPI = request.app.state.reads
     return found
 

@@ -10,7 +10,6 @@ from fastapi.responses import Response
 
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory import nodes
-from gpuctl.inventory.nodes import LabelChange, LabelNotFound
 from gpuctl.inventory.pools import Inventory
 from gpuctl.server import answers, bodies
 from gpuctl.server.auth import require
@@ -26,6 +25,8 @@ from gpuctl.server.params import (
     page_of,
 )
 from gpuctl.server.views import NODE_STATUS, gpu_labels, node_detail, node_item
+from gpuctl.verbs import node_labels
+from gpuctl.verbs.node_labels import LabelChange, LabelNotFound
 
 router = APIRouter(tags=["nodes"])
 YAML = "application/yaml"
@@ -147,7 +148,7 @@ def label_batch(
     failed: list[dict[str, Any]] = []
     for name in dict.fromkeys(body.node_names):
         try:
-            nodes.change_label(cluster, name, change, body.overwrite)
+            node_labels.change_label(cluster, name, change, body.overwrite)
         except Exception as exc:  # each node answers for itself, in the one error shape
             failed.append({"nodeName": name, **body_of(exc)})
             continue
@@ -192,7 +193,7 @@ def set_label(
     require(principal, "labels", "create")
     change = LabelChange(body.key, body.value)
     change.check()
-    message = nodes.change_label(cluster, nodeName, change, body.overwrite)
+    message = node_labels.change_label(cluster, nodeName, change, body.overwrite)
     caught_up(request, "Node", [nodeName], None)
     return {
         "nodeName": nodeName,
@@ -227,6 +228,6 @@ def delete_label(
     require(principal, "labels", "delete")
     change = LabelChange(key, None)
     change.check()
-    message = nodes.change_label(cluster, nodeName, change, overwrite=False)
+    message = node_labels.change_label(cluster, nodeName, change, overwrite=False)
     caught_up(request, "Node", [nodeName], None)
     return {"nodeName": nodeName, "labelKey": key, "message": message}

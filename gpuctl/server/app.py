@@ -60,7 +60,8 @@ def create_app(
     from gpuctl.monitoring.prometheus import Prometheus
 
     as_server = auth is None or isinstance(auth, Tokens)  # reads made with our credentials
-    watch_cache = Cache(cluster, LISTED) if cache and as_server else None
+    cached = cache and as_server and cluster is not None  # (None: an app for its docs only)
+    watch_cache = Cache(cluster, LISTED) if cached else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

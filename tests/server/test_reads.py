@@ -153,7 +153,8 @@ def test_a_followed_stream_ends_when_its_client_leaves(api: Api, token_file: Pat
         with httpx.stream("GET", url, headers=ADMIN, timeout=10) as answer:
             assert next(answer.iter_lines())
             assert streams.open == 1
-            following = [t for t in threading.enumerate() if t.name.startswith("log-web-")]
+            pods = api.call("admin", "GET", "/jobs/default.web").json()["k8sResources"]["pods"]
+            following = [t for t in threading.enumerate() if t.name == f"log-{pods[0]}"]
             assert following
         wait_for(lambda: streams.open == 0, what="the stream's slot given back")
         wait_for(lambda: not any(t.is_alive() for t in following), what="the pod's log closed")

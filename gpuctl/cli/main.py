@@ -716,6 +716,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # a bug in gpuctl: still one line, the traceback on request
         if debug:
             raise
+        if isinstance(exc, ModuleNotFoundError) and getattr(sys, "frozen", False):
+            click.echo(f"error: {_left_out_of_binary(exc)}", err=True)
+            sys.exit(1)
         click.echo(
             f"error: internal error: {type(exc).__name__}: {exc} "
             "(set GPUCTL_DEBUG=1 for the traceback, and please report it)",
@@ -723,6 +726,13 @@ def main(argv: list[str] | None = None) -> None:
         )
         sys.exit(1)
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def _left_out_of_binary(exc: ModuleNotFoundError) -> str:
+    return (
+        f"this command needs {exc.name}, which the single-file binary leaves out (it has every "
+        "command but `serve` and `controller run`); install gpuctl with pip for it"
+    )
 
 
 def run() -> NoReturn:

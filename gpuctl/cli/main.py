@@ -144,6 +144,10 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
             "Alert rules and a Grafana dashboard for GPUs.",
         ),
         "serve": ("gpuctl.server.cli:serve", "Serve the REST API (/api/v1, Swagger UI)."),
+        "config": (
+            "gpuctl.cli.config:config",
+            "gpuctl's settings per kubeconfig context (its Prometheus).",
+        ),
         "controller": (
             "gpuctl.cli.controller:controller",
             "The GPUWorkload scheduling controller: manifests, plan, run.",

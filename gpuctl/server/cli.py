@@ -40,8 +40,9 @@ def is_loopback(host: str) -> bool:
 @click.option(
     "--prometheus-url",
     envvar="GPUCTL_PROMETHEUS_URL",
-    help="Prometheus with the DCGM exporter's series, for the jobs' metrics "
-    "(default: $GPUCTL_PROMETHEUS_URL; without one the series are empty).",
+    help="Prometheus with the DCGM exporter's series, for the jobs' metrics (default: "
+    "$GPUCTL_PROMETHEUS_URL, else the context's prometheusUrl in gpuctl's config file; "
+    "without one the series are empty).",
 )
 def serve(
     host: str,
@@ -60,6 +61,7 @@ def serve(
     import uvicorn
 
     from gpuctl.cluster.client import Cluster
+    from gpuctl.monitoring.prometheus import configured_url
     from gpuctl.server.app import create_app
     from gpuctl.server.auth import Tokens
 
@@ -70,7 +72,7 @@ def serve(
         )
     tokens = Tokens.load(tokens_file) if tokens_file else None
     cluster = Cluster.connect(kubeconfig, context)
-    app = create_app(cluster, tokens, prometheus_url)
+    app = create_app(cluster, tokens, configured_url(prometheus_url, cluster.context))
     try:
         uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
     except OSError as exc:

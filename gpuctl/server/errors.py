@@ -19,12 +19,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from gpuctl.cluster import client as kube
 from gpuctl.errors import GpuctlError, SpecError, UsageError
 from gpuctl.inventory.jobs import JobNotFound
-from gpuctl.inventory.nodes import LabelConflict, LabelNotFound, LabelRefused, NodeNotFound
+from gpuctl.inventory.nodes import NodeNotFound
 from gpuctl.inventory.pools import PoolConflict, PoolNotFound
 from gpuctl.inventory.quotas import NoQuota
 from gpuctl.verbs import delete as delete_verb
 from gpuctl.verbs.common import ApplyFailed
 from gpuctl.verbs.lease import LockTimeout
+from gpuctl.verbs.node_labels import LabelConflict, LabelNotFound, LabelRefused
 
 log = logging.getLogger("gpuctl.server")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -51,7 +51,7 @@ class Settings:
 
 def load(path: Path | None = None) -> Settings:
     """The settings in the config file (`path`, else config_path()); none when it is missing."""
-    data, _ = _read(path or config_path())
+    data = _read(path or config_path())
     contexts = data.get(CONTEXTS) or {}
     return Settings(
         data.get(PROMETHEUS_URL),
@@ -66,29 +66,31 @@ def set_prometheus_url(url: str, context: str | None, path: Path | None = None) 
     if not _URL.match(url):
         raise UsageError(f"{url!r} is not an http(s) URL (e.g. http://prometheus.monitoring:9090)")
     path = path or config_path()
-    data, _ = _read(path)
+    data = _read(path)
     if context is None:
         data[PROMETHEUS_URL] = url
-    else:
-        data.setdefault(CONTEXTS, {}).setdefault(context, {})[PROMETHEUS_URL] = url
+    else:  # `contexts:` and `NAME:` may be there and empty
+        contexts = data.get(CONTEXTS) or {}
+        contexts[context] = {**(contexts.get(context) or {}), PROMETHEUS_URL: url}
+        data[CONTEXTS] = contexts
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(data, sort_keys=False, default_flow_style=False))
     return path
 
 
-def _read(path: Path) -> tuple[dict[str, Any], Document | None]:
-    """The file's data, checked; ({}, None) when there is no file or it holds only comments."""
+def _read(path: Path) -> dict[str, Any]:
+    """The file's data, checked; {} when there is no file or it holds only comments."""
     if not path.exists():
-        return {}, None
+        return {}
     text = read_text(str(path))
     if _ONLY_COMMENTS.fullmatch(text):
-        return {}, None
+        return {}
     documents = load_text(str(path), text)
     document = documents[0]
     if len(documents) > 1:
         raise SpecError([documents[1].problem((), "one YAML document expected, found more")])
     _check(document)
-    return dict(document.data), document
+    return dict(document.data)
 
 
 def _check(document: Document) -> None:
@@ -102,6 +104,11 @@ def _check(document: Document) -> None:
     if not isinstance(contexts, dict):
         _fail(document, (CONTEXTS,), "expected a mapping of kubeconfig context names")
     for name, entry in contexts.items():
+        if not isinstance(name, str):  # e.g. 2024, which the path would show as [2024]
+            problem = document.problem(
+                (CONTEXTS, name), "a context's name is text: quote it", key=True
+            )
+            raise SpecError([replace(problem, path=f"{CONTEXTS}.{name}")])
         if entry is None:
             continue
         if not isinstance(entry, dict):

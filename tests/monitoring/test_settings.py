@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from gpuctl import settings
+from gpuctl.errors import SpecError
 from gpuctl.monitoring import prometheus
 from tests.conftest import GPUCTL, Env
 
@@ -146,6 +147,25 @@ def test_an_empty_or_commented_config_file_configures_nothing(own_gpuctl_config:
     written = settings.set_prometheus_url("http://p:9090", None)
     assert written == own_gpuctl_config
     assert settings.load().prometheus_url_for("any") == "http://p:9090"
+    # empty `contexts:` and empty entries are filled in; other settings stay
+    _write(own_gpuctl_config, "prometheusUrl: http://d:9090\ncontexts:\n")
+    settings.set_prometheus_url("http://a:9090", "a")
+    _write(own_gpuctl_config, own_gpuctl_config.read_text() + "  b:\n")
+    settings.set_prometheus_url("http://b:9090", "b")
+    assert settings.load() == settings.Settings(
+        "http://d:9090", {"a": "http://a:9090", "b": "http://b:9090"}
+    )
+
+
+def test_a_context_name_that_yaml_reads_as_a_number_must_be_quoted(
+    own_gpuctl_config: Path,
+) -> None:
+    _write(own_gpuctl_config, "contexts:\n  2024: {prometheusUrl: 'http://p:9090'}\n")
+    with pytest.raises(SpecError) as caught:
+        settings.load()
+    assert str(caught.value) == (
+        f"{own_gpuctl_config}:2:3: contexts.2024: a context's name is text: quote it"
+    )
 
 
 def _free_port() -> int:

@@ -16,7 +16,7 @@ def config() -> None:
     (${XDG_CONFIG_HOME}/gpuctl/config.yaml when that is set)."""
 
 
-@config.command("set-prometheus")
+@config.command("set-prometheus", short_help="Remember the Prometheus URL of a kubeconfig context.")
 @click.argument("url")
 @connection_options
 @click.option(
@@ -42,7 +42,9 @@ def set_prometheus(url: str, kubeconfig: str | None, context: str | None, as_def
     click.echo(f"{written}: prometheusUrl of {target} set to {url}")
 
 
-@config.command("get-prometheus")
+@config.command(
+    "get-prometheus", short_help="Print the Prometheus URL a context gets, and from where."
+)
 @connection_options
 def get_prometheus(kubeconfig: str | None, context: str | None) -> int:
     """Print the Prometheus URL the current context (or --context NAME) would use, and where

@@ -544,7 +544,7 @@ def diff(
 
     try:
         session = Session(files, kubeconfig, context, namespace)
-        result = Diff(session.cluster).run(session.work.manifests)
+        result = Diff(session.cluster, session.work.node_labels).run(session.work.manifests)
     except SpecError as exc:
         exc.exit_code = 2
         raise

@@ -21,7 +21,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -251,6 +251,19 @@ class Cluster:
         self.server = server
         self.read_timeout = read_timeout  # for one answer; watches add their own duration
         self.context = context
+        self.impersonation: tuple[tuple[str, str], ...] = ()  # headers sent with every request
+
+    def impersonating(self, user: str, groups: Sequence[str] = ()) -> Cluster:
+        """This connection (its credentials and connection pool), with every request made as
+        `user` in `groups` (Kubernetes user impersonation: `Impersonate-User`, and one
+        `Impersonate-Group` header per group), so the cluster's RBAC decides for them. The
+        credentials need the `impersonate` verb on users and groups (and serviceaccounts)."""
+        other = Cluster(self.api, self.namespace, self.server, self.read_timeout, self.context)
+        other.impersonation = (
+            ("Impersonate-User", user),
+            *(("Impersonate-Group", group) for group in groups),
+        )
+        return other
 
     @classmethod
     def connect(
@@ -338,7 +351,7 @@ class Cluster:
     ) -> urllib3.BaseHTTPResponse:
         """`media_types`: what the answer may be (Accept) and what the body is (Content-Type)."""
         headers = {"Accept": media_types[0], "Content-Type": media_types[1]}
-        serialized = self.api.param_serialize(
+        verb, url, serialized, payload, form = self.api.param_serialize(
             method,
             path,
             query_params=query or [],
@@ -346,7 +359,15 @@ class Cluster:
             body=body,
             auth_settings=["BearerToken"],
         )
-        response = self.api.call_api(*serialized, _request_timeout=(CONNECT_TIMEOUT, read_timeout))
+        sent: Mapping[str, str] = serialized
+        if self.impersonation:  # a header given more than once: urllib3's multi-valued dict
+            several = urllib3.HTTPHeaderDict(serialized)
+            for name, value in self.impersonation:
+                several.add(name, value)
+            sent = several
+        response = self.api.call_api(
+            verb, url, sent, payload, form, _request_timeout=(CONNECT_TIMEOUT, read_timeout)
+        )
         raw: urllib3.BaseHTTPResponse = response.response
         return raw
 
@@ -620,6 +641,8 @@ class Cluster:
         from kubernetes.stream import stream
 
         what = ref("Pod", pod)
+        if self.impersonation:  # the exec stream is the client's own: it sends no such headers
+            raise GpuctlError(f"{what}: exec cannot be made on behalf of another user")
         try:
             client = stream(
                 CoreV1Api(self.api).connect_get_namespaced_pod_exec,

@@ -26,16 +26,17 @@ from typing import Any, Final
 
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
-from gpuctl.controller import backoff, resource, strategies
+from gpuctl.controller import backoff, resource
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.resource import Phase
 from gpuctl.controller.workload import (
     WORKLOAD_LABEL,
     Workload,
     WorkloadInvalid,
-    pinned_node,
     render_job,
 )
+from gpuctl.verbs import strategies
+from gpuctl.verbs.pinning import pinned_node
 
 ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
 # How long one read of nodes, pods and workloads serves successive placements (each placement

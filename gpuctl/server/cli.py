@@ -49,8 +49,9 @@ def is_loopback(host: str) -> bool:
 @click.option(
     "--prometheus-url",
     envvar="GPUCTL_PROMETHEUS_URL",
-    help="Prometheus with the DCGM exporter's series, for the jobs' metrics "
-    "(default: $GPUCTL_PROMETHEUS_URL; without one the series are empty).",
+    help="Prometheus with the DCGM exporter's series, for the jobs' metrics (default: "
+    "$GPUCTL_PROMETHEUS_URL, else the context's prometheusUrl in gpuctl's config file; "
+    "without one the series are empty).",
 )
 @click.option(
     "--access-log/--no-access-log",
@@ -78,6 +79,7 @@ def serve(
     import uvicorn
 
     from gpuctl.cluster.client import Cluster
+    from gpuctl.monitoring.prometheus import configured_url
     from gpuctl.server.app import create_app
     from gpuctl.server.auth import Authenticator, Tokens
     from gpuctl.server.kubeauth import TokenReviews
@@ -95,7 +97,7 @@ def serve(
         auth = Tokens.load(tokens_file)
     elif auth_mode == "kubernetes":
         auth = TokenReviews(cluster)
-    app = create_app(cluster, auth, prometheus_url)
+    app = create_app(cluster, auth, configured_url(prometheus_url, cluster.context))
     try:
         uvicorn.run(
             app,

@@ -26,7 +26,7 @@ from gpuctl.cluster.errors import KubeError, NotFound
 from gpuctl.controller import resource
 from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.metrics import Metrics
-from gpuctl.controller.reconcile import Reconciler
+from gpuctl.controller.reconcile import NODE_CHECK_SECONDS, Reconciler
 from gpuctl.errors import GpuctlError
 
 log = logging.getLogger("gpuctl.controller")
@@ -199,6 +199,8 @@ class RunOptions:
         default_factory=lambda: os.environ.get("POD_NAME") or socket.gethostname()
     )
     lease_timing: Timing = field(default_factory=Timing)
+    node_selector: str | None = None  # only nodes with these labels are placed on
+    node_check_seconds: float = NODE_CHECK_SECONDS  # a placed, not started workload's node
 
 
 def run(cluster: Cluster, options: RunOptions) -> int:
@@ -242,7 +244,12 @@ def run(cluster: Cluster, options: RunOptions) -> int:
         keeper = threading.Thread(target=keep, name="lease", daemon=True)
         keeper.start()
     metrics.leader.set(1)
-    reconciler = Reconciler(cluster, metrics)
+    reconciler = Reconciler(
+        cluster,
+        metrics,
+        node_selector=options.node_selector,
+        node_check_seconds=options.node_check_seconds,
+    )
     registry, settings = build_registry(cluster, Requeue(reconciler))
     ready = threading.Event()
 

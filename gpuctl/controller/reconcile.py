@@ -2,7 +2,11 @@
 `Reconciler.reconcile` on every event and again when it asks to be called back.
 
 The rules:
-- Scheduled and Failed are final (a Failed workload starts over when its spec changes).
+- Failed is final (a Failed workload starts over when its spec changes).
+- Scheduled is final once a pod of its Job has started (Running or finished). Until then the
+  workload is looked at again every NODE_CHECK_SECONDS: when its node is NotReady or gone,
+  the Job is deleted, status.replacements counts it, and the workload is placed again (its
+  retries are kept). A pod that runs on a node that then fails is Kubernetes' to evict.
 - A Job with the workload's job name that the workload owns is adopted, never made twice.
 - Otherwise nodes and pods are read, the workload's strategy picks a node, the Job gpuctl
   renders for it is created there, and the status says Scheduled, where and which Job.
@@ -15,6 +19,7 @@ The rules:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
 import threading
@@ -42,7 +47,12 @@ ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
 # is added to it at once). A burst of new workloads then costs one read, not one each; GPUs
 # freed meanwhile are seen at the next read.
 SNAPSHOT_SECONDS: Final = 2.0
+# How often a placed workload whose pod has not started is checked for a NotReady node.
+NODE_CHECK_SECONDS: Final = 10.0
+# How soon to look again while a deleted Job is still terminating.
+TERMINATING_RETRY_SECONDS: Final = 1.0
 CONDITION: Final = "Scheduled"
+STARTED_PHASES: Final = ("Running", "Succeeded", "Failed")
 
 
 class Reason:
@@ -53,6 +63,7 @@ class Reason:
     API_ERROR: Final = "APIError"
     SCHEDULED: Final = "Scheduled"
     ADOPTED: Final = "JobAdopted"
+    NODE_LOST: Final = "NodeNotReady"
 
 
 @dataclass(frozen=True)
@@ -69,11 +80,19 @@ def now_rfc3339(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def micro_rfc3339(at: float) -> str:
+    """With microseconds (Kubernetes' MicroTime): a retry is due exactly when it was meant to
+    be, not up to a second early."""
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 def parse_rfc3339(text: str) -> float | None:
-    try:
-        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
-    except (TypeError, ValueError):
-        return None
+    for layout in ("%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ"):
+        try:
+            return datetime.strptime(text, layout).replace(tzinfo=UTC).timestamp()
+        except (TypeError, ValueError):
+            continue
+    return None
 
 
 # --------------------------------------------------------------------------- reading
@@ -113,10 +132,13 @@ class ClusterGpus:
                 self.nodes[index] = dataclasses.replace(entry, used=entry.used + gpus)
 
 
-def read_cluster(cluster: Cluster, namespace: str | None) -> ClusterGpus:
-    """Every node's GPUs and their use: nodes, all pods (finished ones free nothing), and the
-    GPUWorkloads of `namespace` (none when their CRD is not installed)."""
-    nodes = cluster.list("Node")
+def read_cluster(
+    cluster: Cluster, namespace: str | None, node_selector: str | None = None
+) -> ClusterGpus:
+    """Every node's GPUs and their use: nodes (those matching `node_selector`, a label
+    selector, when given), all pods (finished ones free nothing), and the GPUWorkloads of
+    `namespace` (none when their CRD is not installed)."""
+    nodes = cluster.list("Node", label_selector=node_selector)
     pods = cluster.list("Pod", None)
     try:
         workloads = cluster.list("GPUWorkload", namespace)
@@ -147,12 +169,16 @@ class Reconciler:
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
         snapshot_seconds: float = SNAPSHOT_SECONDS,
+        node_selector: str | None = None,
+        node_check_seconds: float = NODE_CHECK_SECONDS,
     ) -> None:
         self.cluster = cluster
         self.metrics = metrics or Metrics()
         self.rng = rng or random.Random()
         self.clock = clock
         self.snapshot_seconds = snapshot_seconds
+        self.node_selector = node_selector or None
+        self.node_check_seconds = node_check_seconds
         self._placing = threading.Lock()  # held while a snapshot is read, used and updated
         self._snapshot: tuple[float, str, ClusterGpus] | None = None
 
@@ -163,7 +189,7 @@ class Reconciler:
             taken, where, view = self._snapshot
             if where == namespace and now - taken < self.snapshot_seconds:
                 return view
-        view = read_cluster(self.cluster, namespace)
+        view = read_cluster(self.cluster, namespace, self.node_selector)
         self._snapshot = (now, namespace, view)
         return view
 
@@ -182,7 +208,9 @@ class Reconciler:
             return Outcome("deleted")
         phase = workload.status.get("phase")
         observed = workload.status.get("observedGeneration")
-        if phase == Phase.SCHEDULED or (phase == Phase.FAILED and observed == workload.generation):
+        if phase == Phase.SCHEDULED:
+            return self._check_node(workload)
+        if phase == Phase.FAILED and observed == workload.generation:
             return Outcome("unchanged")
         if phase == Phase.FAILED:  # the spec changed since it failed: start over
             workload = Workload.of({**obj, "status": {}})
@@ -206,8 +234,50 @@ class Reconciler:
         left = due - self.clock()
         return left if left > 0 else None
 
+    def _check_node(self, workload: Workload) -> Outcome:
+        """A placed workload: final once its pod started; placed again when its node went
+        NotReady or away first; else looked at again later."""
+        pods = self.cluster.list(
+            "Pod", workload.namespace, label_selector=f"{WORKLOAD_LABEL}={workload.name}"
+        )
+        if any((pod.get("status") or {}).get("phase") in STARTED_PHASES for pod in pods):
+            return Outcome("unchanged")
+        node = str(workload.status.get("assignedNode") or "")
+        with self._placing:
+            nodes = {entry.name: entry for entry in self._view(workload.namespace).nodes}
+            entry = nodes.get(node)
+            lost = "gone" if entry is None else ("NotReady" if entry.problem == "NotReady" else "")
+            if not lost:
+                return Outcome("unchanged", self.node_check_seconds)
+            self._snapshot = None  # the GPUs promised there are free again
+            return self._replace(workload, node, lost)
+
+    def _replace(self, workload: Workload, node: str, lost: str) -> Outcome:
+        with contextlib.suppress(NotFound):  # already gone is what is wanted
+            self.cluster.delete(
+                "Job", workload.job_name, workload.namespace, propagation="Background"
+            )
+        self.metrics.replaced.inc()
+        replacements = int(workload.status.get("replacements") or 0) + 1
+        message = (
+            f"node {node or '?'} is {lost} and the Job's pod had not started: Job "
+            f"{workload.job_name} deleted, placing again (replacement {replacements})"
+        )
+        self._write_status(
+            workload,
+            Phase.PENDING,
+            Reason.NODE_LOST,
+            message,
+            replacements=replacements,
+            assignedNode=None,
+            jobName=None,
+        )
+        return Outcome("replaced", TERMINATING_RETRY_SECONDS, message)
+
     def _place(self, workload: Workload) -> Outcome:
         job = self.cluster.find("Job", workload.job_name, workload.namespace)
+        if job is not None and job["metadata"].get("deletionTimestamp"):
+            return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
         if job is not None:
             return self._adopt(workload, job)
         view = self._view(workload.namespace)
@@ -243,7 +313,7 @@ class Reconciler:
             jobName=workload.job_name,
             strategy=workload.strategy,
         )
-        return Outcome("scheduled", None, node)
+        return Outcome("scheduled", self.node_check_seconds, node)
 
     def _adopt(self, workload: Workload, job: dict[str, Any]) -> Outcome:
         owners = job["metadata"].get("ownerReferences") or []
@@ -263,7 +333,7 @@ class Reconciler:
             jobName=workload.job_name,
             strategy=workload.strategy,
         )
-        return Outcome("adopted", None, node)
+        return Outcome("adopted", self.node_check_seconds, node)
 
     def _no_node(self, workload: Workload, why: str) -> Outcome:
         self.metrics.failed.labels(Reason.NO_SUITABLE_NODE).inc()
@@ -283,7 +353,7 @@ class Reconciler:
             Reason.NO_SUITABLE_NODE,
             f"{why}; retry {retries + 1} of {workload.max_retries} in {wait:.0f}s",
             retries=retries + 1,
-            nextRetryTime=now_rfc3339(self.clock() + wait),
+            nextRetryTime=micro_rfc3339(self.clock() + wait),
         )
         return Outcome("retry", wait, why)
 

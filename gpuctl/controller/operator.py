@@ -24,6 +24,7 @@ from prometheus_client import start_http_server
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.errors import KubeError, NotFound
 from gpuctl.controller import resource
+from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.reconcile import NODE_CHECK_SECONDS, Reconciler
@@ -244,11 +245,15 @@ def run(cluster: Cluster, options: RunOptions) -> int:
         keeper = threading.Thread(target=keep, name="lease", daemon=True)
         keeper.start()
     metrics.leader.set(1)
+    cache = ClusterCache(cluster, options.namespace, options.node_selector, resource.KIND)
+    if not cache.start():
+        log.warning("the node, pod and workload caches did not fill within 60 s; going on")
     reconciler = Reconciler(
         cluster,
         metrics,
         node_selector=options.node_selector,
         node_check_seconds=options.node_check_seconds,
+        cache=cache,
     )
     registry, settings = build_registry(cluster, Requeue(reconciler))
     ready = threading.Event()
@@ -262,6 +267,7 @@ def run(cluster: Cluster, options: RunOptions) -> int:
         asyncio.run(_operate(registry, settings, options.namespace, kopf_stop, ready))
     finally:
         stop.set()
+        cache.stop()
         metrics.leader.set(0)
         if options.leader_elect:
             keeper.join(timeout=options.lease_timing.retry_period + 5)  # it releases the Lease

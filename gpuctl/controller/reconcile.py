@@ -32,6 +32,7 @@ from typing import Any, Final
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
 from gpuctl.controller import backoff, resource, strategies
+from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.resource import Phase
 from gpuctl.controller.workload import (
@@ -47,6 +48,7 @@ ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
 # is added to it at once). A burst of new workloads then costs one read, not one each; GPUs
 # freed meanwhile are seen at the next read.
 SNAPSHOT_SECONDS: Final = 2.0
+PLACED_MEMORY_SECONDS: Final = 30.0
 # How often a placed workload whose pod has not started is checked for a NotReady node.
 NODE_CHECK_SECONDS: Final = 10.0
 # How soon to look again while a deleted Job is still terminating.
@@ -132,6 +134,25 @@ class ClusterGpus:
                 self.nodes[index] = dataclasses.replace(entry, used=entry.used + gpus)
 
 
+class _Node(strategies.NodeGpus):
+    """A node of one view, equal only to itself: each node is once in a view, and the
+    strategies test membership in lists of every node (comparing all fields each time would
+    cost seconds per placement on a thousand nodes)."""
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+
+def view_of(
+    nodes: list[dict[str, Any]], pods: list[dict[str, Any]], workloads: list[dict[str, Any]]
+) -> ClusterGpus:
+    found = strategies.node_gpus(nodes, pods, promised_gpus(workloads, pods))
+    fields = [field.name for field in dataclasses.fields(strategies.NodeGpus)]
+    return ClusterGpus(
+        [_Node(**{name: getattr(node, name) for name in fields}) for node in found], workloads
+    )
+
+
 def read_cluster(
     cluster: Cluster, namespace: str | None, node_selector: str | None = None
 ) -> ClusterGpus:
@@ -144,7 +165,7 @@ def read_cluster(
         workloads = cluster.list("GPUWorkload", namespace)
     except NotFound:
         workloads = []
-    return ClusterGpus(strategies.node_gpus(nodes, pods, promised_gpus(workloads, pods)), workloads)
+    return view_of(nodes, pods, workloads)
 
 
 def largest_pending(workloads: Iterable[dict[str, Any]]) -> int:
@@ -171,8 +192,10 @@ class Reconciler:
         snapshot_seconds: float = SNAPSHOT_SECONDS,
         node_selector: str | None = None,
         node_check_seconds: float = NODE_CHECK_SECONDS,
+        cache: ClusterCache | None = None,
     ) -> None:
         self.cluster = cluster
+        self.cache = cache
         self.metrics = metrics or Metrics()
         self.rng = rng or random.Random()
         self.clock = clock
@@ -181,6 +204,9 @@ class Reconciler:
         self.node_check_seconds = node_check_seconds
         self._placing = threading.Lock()  # held while a snapshot is read, used and updated
         self._snapshot: tuple[float, str, ClusterGpus] | None = None
+        # (namespace, name) -> (node, GPUs, when): placements made, counted until a read shows
+        # them (a cache may lag behind this controller's own writes)
+        self._placed: dict[tuple[str, str], tuple[str, int, float]] = {}
 
     def _view(self, namespace: str) -> ClusterGpus:
         """The cluster's GPUs: the snapshot while it is fresh, else a new read."""
@@ -189,9 +215,33 @@ class Reconciler:
             taken, where, view = self._snapshot
             if where == namespace and now - taken < self.snapshot_seconds:
                 return view
-        view = read_cluster(self.cluster, namespace, self.node_selector)
+        view = self._read(namespace)
+        self._count_own_placements(view, now)
         self._snapshot = (now, namespace, view)
         return view
+
+    def _read(self, namespace: str) -> ClusterGpus:
+        cache = self.cache
+        if cache is None or cache.namespace != namespace:
+            return read_cluster(self.cluster, namespace, self.node_selector)
+        return view_of(cache.nodes.items(), cache.pods.items(), cache.workloads.items())
+
+    def _count_own_placements(self, view: ClusterGpus, now: float) -> None:
+        """Add the placements made that the read does not show yet (their workload is not
+        Scheduled on that node in it); forget those it shows, and those older than
+        PLACED_MEMORY_SECONDS (any read shows them by then)."""
+        shown = {
+            (Workload.of(obj).namespace, Workload.of(obj).name): (obj.get("status") or {}).get(
+                "assignedNode"
+            )
+            for obj in view.workloads
+            if (obj.get("status") or {}).get("phase") == Phase.SCHEDULED
+        }
+        for key, (node, gpus, when) in list(self._placed.items()):
+            if shown.get(key) == node or now - when > PLACED_MEMORY_SECONDS:
+                del self._placed[key]
+            else:
+                view.take(node, gpus)
 
     def reconcile(self, obj: dict[str, Any]) -> Outcome:
         started = time.monotonic()
@@ -237,9 +287,7 @@ class Reconciler:
     def _check_node(self, workload: Workload) -> Outcome:
         """A placed workload: final once its pod started; placed again when its node went
         NotReady or away first; else looked at again later."""
-        pods = self.cluster.list(
-            "Pod", workload.namespace, label_selector=f"{WORKLOAD_LABEL}={workload.name}"
-        )
+        pods = self._pods_of(workload)
         if any((pod.get("status") or {}).get("phase") in STARTED_PHASES for pod in pods):
             return Outcome("unchanged")
         node = str(workload.status.get("assignedNode") or "")
@@ -250,7 +298,20 @@ class Reconciler:
             if not lost:
                 return Outcome("unchanged", self.node_check_seconds)
             self._snapshot = None  # the GPUs promised there are free again
+            self._placed.pop((workload.namespace, workload.name), None)
             return self._replace(workload, node, lost)
+
+    def _pods_of(self, workload: Workload) -> list[dict[str, Any]]:
+        if self.cache is None:
+            return self.cluster.list(
+                "Pod", workload.namespace, label_selector=f"{WORKLOAD_LABEL}={workload.name}"
+            )
+        return [
+            pod
+            for pod in self.cache.pods.items()
+            if pod["metadata"].get("namespace") == workload.namespace
+            and (pod["metadata"].get("labels") or {}).get(WORKLOAD_LABEL) == workload.name
+        ]
 
     def _replace(self, workload: Workload, node: str, lost: str) -> Outcome:
         with contextlib.suppress(NotFound):  # already gone is what is wanted
@@ -302,6 +363,7 @@ class Reconciler:
                 workload, self.cluster.get("Job", workload.job_name, workload.namespace)
             )
         view.take(node, workload.gpus)
+        self._placed[(workload.namespace, workload.name)] = (node, workload.gpus, time.monotonic())
         self.metrics.scheduled.labels(workload.strategy).inc()
         self._write_status(
             workload,

@@ -296,8 +296,8 @@ NAMESPACED_RULES: Final = (
     _rule("coordination.k8s.io", ["leases"], ["get", "create", "update"]),  # leader election
 )
 CLUSTER_RULES: Final = (
-    _rule("", ["nodes"], ["list"]),  # GPUs, readiness, labels
-    _rule("", ["pods"], ["list"]),  # GPUs requested on each node; whether a Job's pod runs
+    _rule("", ["nodes"], ["list", "watch"]),  # GPUs, readiness, labels (a watched cache)
+    _rule("", ["pods"], ["list", "watch"]),  # GPUs requested on each node; whether a pod runs
 )
 
 

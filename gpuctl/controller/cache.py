@@ -110,7 +110,7 @@ class Informer:
                 while not stop.is_set():
                     version = self._watch(version, stop)
             except NotFound:  # the kind is not served (yet): a CRD not installed
-                self._replace([])
+                self.replace_all([])
             except KubeError as exc:
                 log.warning("%s: %s; listing again", self.kind, exc)
             stop.wait(RELIST_PAUSE_SECONDS)
@@ -119,10 +119,10 @@ class Informer:
         items, version = self.cluster.list_at_version(
             self.kind, self.namespace, label_selector=self.label_selector
         )
-        self._replace(items)
+        self.replace_all(items)
         return version
 
-    def _replace(self, items: list[dict[str, Any]]) -> None:
+    def replace_all(self, items: list[dict[str, Any]]) -> None:
         fresh = {_key(obj): self.transform(obj) for obj in items}
         with self._lock:
             self._objects = fresh

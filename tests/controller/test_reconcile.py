@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gpuctl.controller import resource
+from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.reconcile import Reconciler
 from gpuctl.sandbox.testing import wait_for
@@ -202,3 +203,20 @@ def test_a_spec_the_training_schema_refuses_fails_the_workload(crd_env: Env) -> 
     got = status(crd_env, "w")
     assert (got["phase"], got["reason"]) == ("Failed", "InvalidSpec")
     assert "environment.image" in got["message"]
+
+
+def test_placements_a_lagging_cache_does_not_show_yet_still_hold_their_gpus(crd_env: Env) -> None:
+    """The cache holds what was read before any placement and is never updated; each
+    placement reads it anew (no snapshot reuse): the controller's own placements still count."""
+    cache = ClusterCache(crd_env.cluster, "default", None, resource.KIND)
+    cache.nodes.replace_all(crd_env.cluster.list("Node"))
+    cache.pods.replace_all(crd_env.cluster.list("Pod", None))
+    cache.workloads.replace_all([])
+    reconciler = Reconciler(crd_env.cluster, snapshot_seconds=0, cache=cache)
+    first = reconciler.reconcile(make(crd_env, workload("w1", 5)))
+    second = reconciler.reconcile(make(crd_env, workload("w2", 5)))
+    assert (first.message, second.message) == ("big", "mid")
+    # once the cache shows a placement, it is counted from the cache, not twice
+    cache.workloads.replace_all([current(crd_env, "w1"), current(crd_env, "w2")])
+    third = reconciler.reconcile(make(crd_env, workload("w3", 3, "binpack")))
+    assert third.message == "big"  # 3 free on big (0 if counted twice), 1 on mid, 4 on small

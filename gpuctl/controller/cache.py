@@ -96,6 +96,11 @@ class Informer:
         with self._lock:
             return list(self._objects.values())
 
+    def get(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """One object by namespace ("" for cluster-scoped kinds) and name."""
+        with self._lock:
+            return self._objects.get((namespace, name))
+
     def start(self, stop: threading.Event) -> threading.Thread:
         thread = threading.Thread(
             target=self._run, args=(stop,), name=f"informer-{self.kind}", daemon=True

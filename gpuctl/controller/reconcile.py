@@ -126,6 +126,7 @@ def promised_gpus(
 class ClusterGpus:
     nodes: list[strategies.NodeGpus]
     workloads: list[dict[str, Any]]
+    largest_pending: int = 0  # GPUs of the largest workload waiting for a node, when read
 
     def take(self, node: str, gpus: int) -> None:
         """Count a placement just made on `node` as using `gpus` GPUs."""
@@ -149,7 +150,9 @@ def view_of(
     found = strategies.node_gpus(nodes, pods, promised_gpus(workloads, pods))
     fields = [field.name for field in dataclasses.fields(strategies.NodeGpus)]
     return ClusterGpus(
-        [_Node(**{name: getattr(node, name) for name in fields}) for node in found], workloads
+        [_Node(**{name: getattr(node, name) for name in fields}) for node in found],
+        workloads,
+        largest_pending(workloads),
     )
 
 
@@ -291,15 +294,28 @@ class Reconciler:
         if any((pod.get("status") or {}).get("phase") in STARTED_PHASES for pod in pods):
             return Outcome("unchanged")
         node = str(workload.status.get("assignedNode") or "")
+        lost = self._node_lost(workload.namespace, node)
+        if not lost:
+            return Outcome("unchanged", self.node_check_seconds)
         with self._placing:
-            nodes = {entry.name: entry for entry in self._view(workload.namespace).nodes}
-            entry = nodes.get(node)
-            lost = "gone" if entry is None else ("NotReady" if entry.problem == "NotReady" else "")
-            if not lost:
-                return Outcome("unchanged", self.node_check_seconds)
             self._snapshot = None  # the GPUs promised there are free again
             self._placed.pop((workload.namespace, workload.name), None)
             return self._replace(workload, node, lost)
+
+    def _node_lost(self, namespace: str, node: str) -> str:
+        """ "gone", "NotReady", or "" while the node is there and Ready (from the cache when
+        there is one: no lock, no request)."""
+        if self.cache is not None and self.cache.namespace == namespace:
+            found = self.cache.nodes.get("", node)
+            problem = strategies.node_problem(found) if found is not None else None
+        else:
+            with self._placing:
+                entries = {entry.name: entry for entry in self._view(namespace).nodes}
+            entry = entries.get(node)
+            problem = entry.problem if entry is not None else None
+        if problem is None:
+            return "gone"
+        return "NotReady" if problem == "NotReady" else ""
 
     def _pods_of(self, workload: Workload) -> list[dict[str, Any]]:
         if self.cache is None:
@@ -342,9 +358,7 @@ class Reconciler:
         if job is not None:
             return self._adopt(workload, job)
         view = self._view(workload.namespace)
-        self.metrics.fragmentation.set(
-            strategies.fragmentation(view.nodes, largest_pending(view.workloads))
-        )
+        self.metrics.fragmentation.set(strategies.fragmentation(view.nodes, view.largest_pending))
         placement = strategies.strategy(workload.strategy, self.rng).place(
             view.nodes, workload.gpus
         )

@@ -270,12 +270,7 @@ class Reconciler:
         wait = self._waiting(workload)
         if wait is not None:
             return Outcome("waiting", wait)
-        with self._placing:
-            try:
-                return self._place(workload)
-            except BaseException:
-                self._snapshot = None  # a write may or may not have happened: read again
-                raise
+        return self._place(workload)
 
     def _waiting(self, workload: Workload) -> float | None:
         """Seconds until the next retry is due, or None when it is due now."""
@@ -357,27 +352,25 @@ class Reconciler:
             return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
         if job is not None:
             return self._adopt(workload, job)
-        view = self._view(workload.namespace)
-        self.metrics.fragmentation.set(strategies.fragmentation(view.nodes, view.largest_pending))
-        placement = strategies.strategy(workload.strategy, self.rng).place(
-            view.nodes, workload.gpus
-        )
+        placement = self._choose(workload)
         if placement.chosen is None:
             return self._no_node(workload, placement.reason)
         node = placement.chosen.name
         try:
             job = render_job(workload, node)
-        except WorkloadInvalid as exc:
-            return self._fail(workload, Reason.INVALID_SPEC, str(exc))
-        try:
             self.cluster.create(job)
+        except WorkloadInvalid as exc:
+            self._release(workload, node)
+            return self._fail(workload, Reason.INVALID_SPEC, str(exc))
         except AlreadyExists:  # made meanwhile by someone else: adopt it if it is ours
-            self._snapshot = None
+            self._release(workload, node)
             return self._adopt(
                 workload, self.cluster.get("Job", workload.job_name, workload.namespace)
             )
-        view.take(node, workload.gpus)
-        self._placed[(workload.namespace, workload.name)] = (node, workload.gpus, time.monotonic())
+        except BaseException:
+            with self._placing:  # the Job may or may not have been made: read again
+                self._snapshot = None
+            raise
         self.metrics.scheduled.labels(workload.strategy).inc()
         self._write_status(
             workload,
@@ -390,6 +383,31 @@ class Reconciler:
             strategy=workload.strategy,
         )
         return Outcome("scheduled", self.node_check_seconds, node)
+
+    def _choose(self, workload: Workload) -> strategies.Placement:
+        """The strategy's choice, its GPUs taken at once in the view (one choice at a time;
+        the requests that follow run in parallel with other choices)."""
+        with self._placing:
+            view = self._view(workload.namespace)
+            self.metrics.fragmentation.set(
+                strategies.fragmentation(view.nodes, view.largest_pending)
+            )
+            placement = strategies.strategy(workload.strategy, self.rng).place(
+                view.nodes, workload.gpus
+            )
+            if placement.chosen is not None:
+                node = placement.chosen.name
+                view.take(node, workload.gpus)
+                key = (workload.namespace, workload.name)
+                self._placed[key] = (node, workload.gpus, time.monotonic())
+            return placement
+
+    def _release(self, workload: Workload, node: str) -> None:
+        """Give back the GPUs `_choose` took: no Job was made for them."""
+        with self._placing:
+            self._placed.pop((workload.namespace, workload.name), None)
+            if self._snapshot is not None:
+                self._snapshot[2].take(node, -workload.gpus)
 
     def _adopt(self, workload: Workload, job: dict[str, Any]) -> Outcome:
         owners = job["metadata"].get("ownerReferences") or []

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -31,6 +32,7 @@ from gpuctl.controller.reconcile import NODE_CHECK_SECONDS, Reconciler
 from gpuctl.errors import GpuctlError
 
 log = logging.getLogger("gpuctl.controller")
+RECONCILE_THREADS = 16
 
 
 @dataclass
@@ -179,7 +181,11 @@ async def _operate(
     ready: threading.Event,
 ) -> None:
     stop = asyncio.Event()
-    switch.attach(asyncio.get_running_loop(), stop)
+    loop = asyncio.get_running_loop()
+    switch.attach(loop, stop)
+    # Reconciles wait on the API server, not the CPU: more of them at once than the default
+    # executor's cores + 4 (placement itself is serialized in the Reconciler).
+    loop.set_default_executor(ThreadPoolExecutor(RECONCILE_THREADS, "reconcile"))
     await kopf.operator(
         registry=registry,
         settings=settings,

@@ -347,11 +347,15 @@ class Reconciler:
         return Outcome("replaced", TERMINATING_RETRY_SECONDS, message)
 
     def _place(self, workload: Workload) -> Outcome:
-        job = self.cluster.find("Job", workload.job_name, workload.namespace)
-        if job is not None and job["metadata"].get("deletionTimestamp"):
-            return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
-        if job is not None:
-            return self._adopt(workload, job)
+        # A workload with no status yet has never been placed, unless a run stopped between
+        # creating its Job and writing status: then the create answers AlreadyExists and the
+        # Job is adopted. Others may have a Job (or one still terminating) to look at first.
+        if workload.status:
+            job = self.cluster.find("Job", workload.job_name, workload.namespace)
+            if job is not None and job["metadata"].get("deletionTimestamp"):
+                return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
+            if job is not None:
+                return self._adopt(workload, job)
         placement = self._choose(workload)
         if placement.chosen is None:
             return self._no_node(workload, placement.reason)
@@ -364,9 +368,10 @@ class Reconciler:
             return self._fail(workload, Reason.INVALID_SPEC, str(exc))
         except AlreadyExists:  # made meanwhile by someone else: adopt it if it is ours
             self._release(workload, node)
-            return self._adopt(
-                workload, self.cluster.get("Job", workload.job_name, workload.namespace)
-            )
+            existing = self.cluster.get("Job", workload.job_name, workload.namespace)
+            if existing["metadata"].get("deletionTimestamp"):
+                return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
+            return self._adopt(workload, existing)
         except BaseException:
             with self._placing:  # the Job may or may not have been made: read again
                 self._snapshot = None

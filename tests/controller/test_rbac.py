@@ -119,6 +119,9 @@ def test_the_installed_controller_places_the_example_with_exactly_the_granted_ca
         assert f"deployment.apps/{resource.NAME} created" in printed
         assert "namespace/" not in printed  # the test's namespace is used, not taken over
         assert scene.cluster.kubectl("get", "gpuworkloads").returncode == 0
+        again = install(scene).splitlines()  # through the apply verb: nothing to change
+        established = f"{resource.CRD_NAME} established: kubectl get {resource.PLURAL}"
+        assert [line for line in again if not line.endswith(" unchanged")] == [established]
         token = service_account_token(scene)
         config = kubeconfig_with_token(
             scene.cluster.kubeconfig, token, scene.cluster.workdir / "controller.kubeconfig"

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install dev run test lint bench snapshots readme e2e kube-build kube-up kube-down kube-status clean
+.PHONY: install dev run test lint bench binary snapshots readme e2e kube-build kube-up kube-down kube-status clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,9 @@ lint: dev
 
 bench: dev                      ## speed targets; a report, not a test (fails if one is missed)
 	@status=0; for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || status=1; done; exit $$status
+
+binary: dev                     ## the single-file gpuctl, no Python needed: dist/gpuctl-linux-amd64
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller packaging/gpuctl.spec
 
 snapshots: dev                  ## rewrite the syrupy snapshots; read the diff before committing
 	$(PYTEST) --snapshot-update tests/core tests/operate

@@ -72,6 +72,15 @@ GPU_UTILIZATION_METRIC: Final = "DCGM_FI_DEV_GPU_UTIL"
 # Apply bookkeeping: a hash of the rendered object, written at creation.
 ANNOTATION_PREFIX: Final = "gpuctl.runwhere.ai/"
 RENDER_HASH_ANNOTATION: Final = "gpuctl.runwhere.ai/render-hash"
+# The spec a job was written from, as the user wrote it, on the job's workload object (what
+# `GET /jobs/{id}` returns as yamlContent). A spec over SPEC_ANNOTATION_MAX bytes is not kept
+# (annotations share 256 KiB per object); SPEC_OMITTED_ANNOTATION then says so.
+SPEC_ANNOTATION: Final = "gpuctl.runwhere.ai/spec"
+SPEC_OMITTED_ANNOTATION: Final = "gpuctl.runwhere.ai/spec-omitted"
+SPEC_ANNOTATION_MAX: Final = 64 * 1024
+# resources.placement: the strategy, recorded on the workload at render; gpuctl create/apply
+# pick the node(s) with it and pin the pod template there.
+PLACEMENT_ANNOTATION: Final = "gpuctl.runwhere.ai/placement"
 # `gpuctl pause` of a Deployment/StatefulSet remembers its replica count here.
 PAUSED_REPLICAS_ANNOTATION: Final = "gpuctl.runwhere.ai/paused-replicas"
 

@@ -30,6 +30,15 @@ from tests.kube import session as kube_session
 E2E = os.environ.get("GPUCTL_E2E") == "1"
 
 
+@pytest.fixture(autouse=True)
+def own_gpuctl_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own XDG_CONFIG_HOME (gpuctl's config file, gpuctl.settings), empty: the
+    config file of whoever runs the tests does not leak in; `gpuctl` subprocesses inherit it."""
+    folder = tmp_path / "xdg-config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
+    return folder / "gpuctl" / "config.yaml"
+
+
 @pytest.fixture
 def sandbox_config() -> SandboxConfig:
     """Test timings; override this fixture in a module for other nodes or delays."""

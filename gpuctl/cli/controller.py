@@ -161,9 +161,10 @@ def plan(
     Reads nodes and pods (and placed GPUWorkloads) from the cluster; writes nothing.
     """
     from gpuctl.cluster.client import Cluster
-    from gpuctl.controller import reconcile, strategies
+    from gpuctl.controller import reconcile
     from gpuctl.controller.workload import Workload
     from gpuctl.spec.document import load_files
+    from gpuctl.verbs import strategies
 
     documents = load_files(files)
     problems = [problem for document in documents for problem in _check(document)]

@@ -132,7 +132,8 @@ def _echo_rows(
 @click.option(
     "--prometheus-url",
     metavar="URL",
-    help="Prometheus for GPU usage (else $GPUCTL_PROMETHEUS_URL).",
+    help="Prometheus for GPU usage (else $GPUCTL_PROMETHEUS_URL, else the context's "
+    "prometheusUrl in gpuctl's config file).",
 )
 @click.option("--since", default="1h", show_default=True, help="The GPU usage curve's window.")
 def describe_job(
@@ -156,7 +157,7 @@ def describe_job(
     cluster = Cluster.connect(kubeconfig, context)
     details = jobs.gather(cluster, name, namespace or cluster.namespace)
     click.echo(job_views.describe(details), nl=False)
-    click.echo(usage_section(details, prometheus_url, window, since), nl=False)
+    click.echo(usage_section(details, prometheus_url, cluster.context, window, since), nl=False)
 
 
 @click.command()

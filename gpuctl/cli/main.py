@@ -144,6 +144,10 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
             "Alert rules and a Grafana dashboard for GPUs.",
         ),
         "serve": ("gpuctl.server.cli:serve", "Serve the REST API (/api/v1, Swagger UI)."),
+        "config": (
+            "gpuctl.cli.config:config",
+            "gpuctl's settings per kubeconfig context (its Prometheus).",
+        ),
         "controller": (
             "gpuctl.cli.controller:controller",
             "The GPUWorkload scheduling controller: manifests, plan, run.",
@@ -540,7 +544,7 @@ def diff(
 
     try:
         session = Session(files, kubeconfig, context, namespace)
-        result = Diff(session.cluster).run(session.work.manifests)
+        result = Diff(session.cluster, session.work.node_labels).run(session.work.manifests)
     except SpecError as exc:
         exc.exit_code = 2
         raise
@@ -716,6 +720,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # a bug in gpuctl: still one line, the traceback on request
         if debug:
             raise
+        if isinstance(exc, ModuleNotFoundError) and getattr(sys, "frozen", False):
+            click.echo(f"error: {_left_out_of_binary(exc)}", err=True)
+            sys.exit(1)
         click.echo(
             f"error: internal error: {type(exc).__name__}: {exc} "
             "(set GPUCTL_DEBUG=1 for the traceback, and please report it)",
@@ -723,6 +730,13 @@ def main(argv: list[str] | None = None) -> None:
         )
         sys.exit(1)
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def _left_out_of_binary(exc: ModuleNotFoundError) -> str:
+    return (
+        f"this command needs {exc.name}, which the single-file binary leaves out (it has every "
+        "command but `serve` and `controller run`); install gpuctl with pip for it"
+    )
 
 
 def run() -> NoReturn:

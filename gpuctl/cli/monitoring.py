@@ -18,7 +18,8 @@ def prometheus_option(command: Any) -> Any:
     return click.option(
         "--prometheus-url",
         metavar="URL",
-        help=f"Prometheus with the DCGM exporter's series (else ${ENV_VAR}).",
+        help=f"Prometheus with the DCGM exporter's series (else ${ENV_VAR}, else the "
+        "context's prometheusUrl in gpuctl's config file).",
     )(command)
 
 
@@ -61,8 +62,8 @@ def top_jobs(
     gpuctl top jobs --prometheus-url http://127.0.0.1:9090
     GPUCTL_PROMETHEUS_URL=http://prometheus:9090 gpuctl top jobs --pool training-pool -A
     """
-    prometheus = Prometheus(url_from(prometheus_url))
     cluster = Cluster.connect(kubeconfig, context)
+    prometheus = Prometheus(url_from(prometheus_url, cluster.context))
     where = None if all_namespaces else (namespace or cluster.namespace)
     found = gpu.job_figures(cluster, prometheus, where, pool)
     if not found:
@@ -92,8 +93,8 @@ def top_nodes(
     \b
     gpuctl top nodes --prometheus-url http://127.0.0.1:9090 --sort-by temp
     """
-    prometheus = Prometheus(url_from(prometheus_url))
     cluster = Cluster.connect(kubeconfig, context)
+    prometheus = Prometheus(url_from(prometheus_url, cluster.context))
     rows = gpu.node_rows(cluster, prometheus, pool, sort_by)
     if not rows:
         click.echo("No GPU nodes found.", err=True)
@@ -142,22 +143,30 @@ def sparkline(values: list[float], top: float, width: int = SPARK_WIDTH) -> str:
 
 
 def usage_section(
-    details: jobs.Details, prometheus_url: str | None, since: float, since_text: str
+    details: jobs.Details,
+    prometheus_url: str | None,
+    context: str | None,
+    since: float,
+    since_text: str,
 ) -> str:
     """`describe job`'s GPU usage: per pod now, and utilisation over the last `since`
-    seconds as a sparkline (0-100%). One line when Prometheus is not there."""
+    seconds as a sparkline (0-100%). One line when Prometheus is not there (or gpuctl's config
+    file, read for kubeconfig context `context`, is wrong)."""
     import time
 
     from gpuctl.errors import GpuctlError
     from gpuctl.monitoring.prometheus import NotConfigured
 
     try:
-        prometheus = Prometheus(url_from(prometheus_url))
+        prometheus = Prometheus(url_from(prometheus_url, context))
         namespace = details.job["metadata"]["namespace"]
         pods = [p["metadata"]["name"] for p in details.pods]
         usages = gpu.pod_usage(prometheus, namespace, pods, since, time.time())
     except NotConfigured:
-        return f"GPU usage:  no Prometheus configured (--prometheus-url or ${ENV_VAR})\n"
+        return (
+            f"GPU usage:  no Prometheus configured (--prometheus-url, ${ENV_VAR}, or "
+            "`gpuctl config set-prometheus URL`)\n"
+        )
     except GpuctlError as exc:
         return f"GPU usage:  {exc}\n"
     if not usages:

@@ -18,6 +18,7 @@ from gpuctl.cli.views import nodes as node_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import nodes
+from gpuctl.verbs import node_labels
 
 
 def _check_node_word(word: str) -> None:
@@ -148,9 +149,9 @@ def label(
     _check_node_word(what)
     if len(args) < 2:
         raise UsageError("give one or more node names, then KEY=VALUE (or KEY --delete)")
-    change = nodes.LabelChange.parse(args[-1], delete)  # refused keys: before any request
+    change = node_labels.LabelChange.parse(args[-1], delete)  # refused keys: before any request
     cluster = Cluster.connect(kubeconfig, context)
-    lines, errors = nodes.label_nodes(cluster, args[:-1], change, overwrite)
+    lines, errors = node_labels.label_nodes(cluster, args[:-1], change, overwrite)
     return report(lines, errors)
 
 

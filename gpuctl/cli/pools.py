@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
 from gpuctl.cli import complete, table
@@ -43,7 +41,8 @@ def get_pools(
     gpuctl get pools
     gpuctl get pools -o wide
     """
-    inventory = pools.Inventory.read(Cluster.connect(kubeconfig, context))
+    cluster = Cluster.connect(kubeconfig, context)
+    inventory = pools.Inventory.read(cluster)
     found = inventory.pools()
     summaries = [inventory.summary(p) for p in found] if output in ("yaml", "json") else []
     if echo_objects(summaries, output, [f"pool/{pool.name}" for pool in found]):
@@ -67,7 +66,8 @@ def query() -> None:
 @click.option(
     "--prometheus-url",
     metavar="URL",
-    help="Add GPU-UTIL, the pool's GPUs' mean utilisation now (else $GPUCTL_PROMETHEUS_URL).",
+    help="Add GPU-UTIL, the pool's GPUs' mean utilisation now (else $GPUCTL_PROMETHEUS_URL, "
+    "else the context's prometheusUrl in gpuctl's config file).",
 )
 @output_option
 @no_headers_option
@@ -86,7 +86,8 @@ def query_pools(
     gpuctl query pools -o json
     gpuctl query pools --prometheus-url http://127.0.0.1:9090
     """
-    inventory = pools.Inventory.read(Cluster.connect(kubeconfig, context))
+    cluster = Cluster.connect(kubeconfig, context)
+    inventory = pools.Inventory.read(cluster)
     found = inventory.pools()
     summaries = [inventory.summary(p) for p in found] if output in ("yaml", "json") else []
     if echo_objects(summaries, output, [f"pool/{pool.name}" for pool in found]):
@@ -96,10 +97,11 @@ def query_pools(
         return
     rows = pool_views.query_rows(inventory, found)
     headers = list(pool_views.QUERY_HEADERS)
-    if prometheus_url or os.environ.get(prometheus.ENV_VAR):
+    url = prometheus.configured_url(prometheus_url, cluster.context)
+    if url:
         from gpuctl.monitoring import gpu
 
-        source = prometheus.Prometheus(prometheus.url_from(prometheus_url))
+        source = prometheus.Prometheus(url)
         utilisation = gpu.pool_utilisation(source, {p.name: p.members for p in found})
         headers.append("GPU-UTIL")
         for pool, row in zip(found, rows, strict=True):

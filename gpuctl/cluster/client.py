@@ -22,7 +22,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -118,9 +118,13 @@ _NOT_A_KUBECONFIG = "not a kubeconfig (expected a mapping with clusters, users a
 _NO_CONFIG_HINT = "set KUBECONFIG or --kubeconfig, or start a simulated cluster: gpuctl sandbox up"
 
 
-def _load_kubeconfig(path: str, context: str | None, config: Configuration) -> str:
-    """Fill `config` from the kubeconfig file(s) at `path` (KUBECONFIG's list separator
-    allowed) and the context; the namespace that context names ("default" when none)."""
+def _kubeconfig_path(kubeconfig: str | None) -> str:
+    return kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+
+
+def _chosen_context(path: str, context: str | None) -> tuple[str, dict[str, Any]]:
+    """(the file names as shown, the kubeconfig entry of `context`, else of current-context),
+    or a KubeconfigError saying why there is none."""
     files = [os.path.expanduser(part) for part in path.split(os.pathsep) if part]
     shown = ", ".join(files) or path
     if not any(os.path.exists(name) for name in files):
@@ -134,14 +138,27 @@ def _load_kubeconfig(path: str, context: str | None, config: Configuration) -> s
         raise KubeconfigError(
             f"{shown}: its current-context names no context (give --context; {listed})"
         )
-    chosen = next((item for item in contexts if item.get("name") == context), active) or {}
+    return shown, next((item for item in contexts if item.get("name") == context), active) or {}
+
+
+def context_name(kubeconfig: str | None = None, context: str | None = None) -> str:
+    """The name of the kubeconfig context `Cluster.connect(kubeconfig, context)` would use:
+    `context` when it exists there, else the current-context (KubeconfigError otherwise)."""
+    return str(_chosen_context(_kubeconfig_path(kubeconfig), context)[1].get("name"))
+
+
+def _load_kubeconfig(path: str, context: str | None, config: Configuration) -> tuple[str, str]:
+    """Fill `config` from the kubeconfig file(s) at `path` (KUBECONFIG's list separator
+    allowed) and the context; (that context's name, the namespace it names, "default" when
+    none)."""
+    shown, chosen = _chosen_context(path, context)
     try:
         kube_config.load_kube_config(config_file=path, context=context, client_configuration=config)
     except (ConfigException, OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise KubeconfigError(
             f"{shown}: context {chosen.get('name')!r} cannot be used: {_one_line(exc)}"
         ) from exc
-    return str((chosen.get("context") or {}).get("namespace") or "default")
+    return str(chosen.get("name")), str((chosen.get("context") or {}).get("namespace") or "default")
 
 
 def _read_contexts(path: str, shown: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -219,15 +236,35 @@ def _backoff(attempt: int) -> float:
 
 
 class Cluster:
-    """A connection to one cluster, and the namespace its kubeconfig context names."""
+    """A connection to one cluster, the namespace its kubeconfig context names, and that
+    context's name (None for a pod's service account)."""
 
     def __init__(
-        self, api: ApiClient, namespace: str, server: str, read_timeout: float = READ_TIMEOUT
+        self,
+        api: ApiClient,
+        namespace: str,
+        server: str,
+        read_timeout: float = READ_TIMEOUT,
+        context: str | None = None,
     ) -> None:
         self.api = api
         self.namespace = namespace
         self.server = server
         self.read_timeout = read_timeout  # for one answer; watches add their own duration
+        self.context = context
+        self.impersonation: tuple[tuple[str, str], ...] = ()  # headers sent with every request
+
+    def impersonating(self, user: str, groups: Sequence[str] = ()) -> Cluster:
+        """This connection (its credentials and connection pool), with every request made as
+        `user` in `groups` (Kubernetes user impersonation: `Impersonate-User`, and one
+        `Impersonate-Group` header per group), so the cluster's RBAC decides for them. The
+        credentials need the `impersonate` verb on users and groups (and serviceaccounts)."""
+        other = Cluster(self.api, self.namespace, self.server, self.read_timeout, self.context)
+        other.impersonation = (
+            ("Impersonate-User", user),
+            *(("Impersonate-Group", group) for group in groups),
+        )
+        return other
 
     @classmethod
     def connect(
@@ -242,9 +279,9 @@ class Cluster:
         A kubeconfig that is missing, malformed or without the context asked for is a
         KubeconfigError naming the file (and the contexts it has)."""
         config = Configuration()
+        chosen = None
         if kubeconfig or context or not _in_cluster():
-            path = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
-            namespace = _load_kubeconfig(path, context, config)
+            chosen, namespace = _load_kubeconfig(_kubeconfig_path(kubeconfig), context, config)
         else:
             try:
                 load_incluster_config(client_configuration=config)
@@ -254,7 +291,7 @@ class Cluster:
                 raise KubeconfigError(f"the pod's service account cannot be used: {exc}") from exc
         config.retries = urllib3.Retry(total=0, redirect=0, raise_on_status=False)
         config.connection_pool_maxsize = 16
-        return cls(ApiClient(config), namespace, config.host, read_timeout)
+        return cls(ApiClient(config), namespace, config.host, read_timeout, chosen)
 
     # -- plumbing -----------------------------------------------------------------------
 
@@ -315,7 +352,7 @@ class Cluster:
     ) -> urllib3.BaseHTTPResponse:
         """`media_types`: what the answer may be (Accept) and what the body is (Content-Type)."""
         headers = {"Accept": media_types[0], "Content-Type": media_types[1]}
-        serialized = self.api.param_serialize(
+        verb, url, serialized, payload, form = self.api.param_serialize(
             method,
             path,
             query_params=query or [],
@@ -323,7 +360,15 @@ class Cluster:
             body=body,
             auth_settings=["BearerToken"],
         )
-        response = self.api.call_api(*serialized, _request_timeout=(CONNECT_TIMEOUT, read_timeout))
+        sent: Mapping[str, str] = serialized
+        if self.impersonation:  # a header given more than once: urllib3's multi-valued dict
+            several = urllib3.HTTPHeaderDict(serialized)
+            for name, value in self.impersonation:
+                several.add(name, value)
+            sent = several
+        response = self.api.call_api(
+            verb, url, sent, payload, form, _request_timeout=(CONNECT_TIMEOUT, read_timeout)
+        )
         raw: urllib3.BaseHTTPResponse = response.response
         return raw
 
@@ -614,6 +659,8 @@ class Cluster:
         from kubernetes.stream import stream
 
         what = ref("Pod", pod)
+        if self.impersonation:  # the exec stream is the client's own: it sends no such headers
+            raise GpuctlError(f"{what}: exec cannot be made on behalf of another user")
         try:
             client = stream(
                 CoreV1Api(self.api).connect_get_namespaced_pod_exec,

@@ -57,6 +57,11 @@ RESOURCES: dict[str, Resource] = {
         "apiextensions.k8s.io", "v1", "customresourcedefinitions", False
     ),
     "GPUWorkload": Resource("gpu.warp.dev", "v1alpha1", "gpuworkloads", True),
+    # create-only reviews: who a bearer token is, and what a user may do
+    "TokenReview": Resource("authentication.k8s.io", "v1", "tokenreviews", False),
+    "SelfSubjectAccessReview": Resource(
+        "authorization.k8s.io", "v1", "selfsubjectaccessreviews", False
+    ),
 }
 
 

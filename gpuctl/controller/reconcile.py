@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
-from gpuctl.controller import backoff, resource, strategies
+from gpuctl.controller import backoff, resource
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.resource import Phase
@@ -39,9 +39,11 @@ from gpuctl.controller.workload import (
     WORKLOAD_LABEL,
     Workload,
     WorkloadInvalid,
-    pinned_node,
     render_job,
 )
+from gpuctl.inventory.placement import node_problem
+from gpuctl.verbs import strategies
+from gpuctl.verbs.pinning import pinned_node
 
 ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
 # How long one read of nodes, pods and workloads serves successive placements (each placement
@@ -302,7 +304,7 @@ class Reconciler:
         there is one: no lock, no request)."""
         if self.cache is not None and self.cache.namespace == namespace:
             found = self.cache.nodes.get("", node)
-            problem = strategies.node_problem(found) if found is not None else None
+            problem = node_problem(found) if found is not None else None
         else:
             with self._placing:
                 entries = {entry.name: entry for entry in self._view(namespace).nodes}

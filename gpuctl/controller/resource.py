@@ -16,7 +16,7 @@ import yaml
 
 from gpuctl import __version__
 from gpuctl import constants as c
-from gpuctl.controller.strategies import LEAST_LOADED, STRATEGY_NAMES
+from gpuctl.verbs.strategies import LEAST_LOADED, STRATEGY_NAMES
 
 GROUP: Final = "gpu.warp.dev"
 VERSION: Final = "v1alpha1"

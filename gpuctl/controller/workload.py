@@ -18,9 +18,9 @@ from gpuctl.errors import SpecError
 from gpuctl.render import engine
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
+from gpuctl.verbs.pinning import pin_to_nodes
 
 WORKLOAD_LABEL: Final = f"{resource.GROUP}/workload"
-HOSTNAME_LABEL: Final = "kubernetes.io/hostname"
 MODEL_NAME_ENV: Final = "MODEL_NAME"
 JOB_NAME_MAX: Final = 59  # what a gpuctl training job name may be
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -123,7 +123,7 @@ def render_job(workload: Workload, node: str) -> dict[str, Any]:
     job["metadata"]["labels"][WORKLOAD_LABEL] = workload.name
     job["spec"]["template"]["metadata"]["labels"][WORKLOAD_LABEL] = workload.name
     job["metadata"]["ownerReferences"] = [owner_reference(workload)]
-    pin_to_node(job["spec"]["template"]["spec"], node)
+    pin_to_nodes(job["spec"]["template"]["spec"], [node])
     return job
 
 
@@ -137,31 +137,3 @@ def owner_reference(workload: Workload) -> dict[str, Any]:
         "controller": True,
         "blockOwnerDeletion": True,
     }
-
-
-def pin_to_node(pod_spec: dict[str, Any], node: str) -> None:
-    """Require kubernetes.io/hostname=node in every node selector term (terms are OR-ed, so
-    the node is added to each; a pod spec without terms gets one)."""
-    pinned = {"key": HOSTNAME_LABEL, "operator": "In", "values": [node]}
-    affinity = pod_spec.setdefault("affinity", {})
-    required = affinity.setdefault("nodeAffinity", {}).setdefault(
-        "requiredDuringSchedulingIgnoredDuringExecution", {}
-    )
-    terms = required.setdefault("nodeSelectorTerms", [])
-    if not terms:
-        terms.append({})
-    for term in terms:
-        term.setdefault("matchExpressions", []).append(dict(pinned))
-
-
-def pinned_node(job: dict[str, Any]) -> str:
-    """The node a Job rendered by render_job is held to; "" when it has none."""
-    pod_spec = ((job.get("spec") or {}).get("template") or {}).get("spec") or {}
-    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ) or {}
-    for term in required.get("nodeSelectorTerms") or []:
-        for expression in term.get("matchExpressions") or []:
-            if expression.get("key") == HOSTNAME_LABEL and expression.get("values"):
-                return str(expression["values"][0])
-    return ""

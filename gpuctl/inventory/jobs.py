@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from gpuctl import constants as c
-from gpuctl.cluster.client import Cluster, KubeError, NotFound, TableRow
+from gpuctl.cluster.client import Cluster, Forbidden, KubeError, NotFound, TableRow
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import status
@@ -271,7 +271,10 @@ def gather(cluster: Cluster, name: str, namespace: str) -> Details:
     if job["kind"] != "Job":
         service = cluster.find("Service", c.SERVICE_PREFIX + name, namespace)
         if service is not None:
-            nodes = {n["metadata"]["name"]: n for n in cluster.list("Node")}
+            try:
+                nodes = {n["metadata"]["name"]: n for n in cluster.list("Node")}
+            except Forbidden:
+                nodes = {}  # who may not read nodes gets no access URL
     return Details(job, pods, events, service, nodes)
 
 

@@ -1,6 +1,7 @@
 """A small client for Prometheus' HTTP API (instant queries), on urllib3.
 
-Where Prometheus is: `--prometheus-url`, else the environment variable GPUCTL_PROMETHEUS_URL.
+Where Prometheus is: `--prometheus-url`, else the environment variable GPUCTL_PROMETHEUS_URL,
+else gpuctl's config file (gpuctl.settings) for the kubeconfig context in use.
 """
 
 from __future__ import annotations
@@ -26,16 +27,41 @@ class PrometheusError(GpuctlError):
     pass
 
 
-def url_from(option: str | None) -> str:
-    """The Prometheus base URL from the option, else the environment; NotConfigured when
-    neither gives one."""
-    url = option or os.environ.get(ENV_VAR)
+def resolved(option: str | None, context: str | None) -> tuple[str, str] | None:
+    """(the Prometheus base URL, where it came from), first found of: the option
+    (--prometheus-url), the environment (GPUCTL_PROMETHEUS_URL), gpuctl's config file for
+    kubeconfig context `context`, the config file's default; None when none gives one. The
+    file is read only when it is needed."""
+    from gpuctl import settings
+
+    if option:
+        return option.rstrip("/"), "--prometheus-url"
+    if os.environ.get(ENV_VAR):
+        return os.environ[ENV_VAR].rstrip("/"), f"${ENV_VAR}"
+    found = settings.load()
+    if context is not None and context in found.context_urls:
+        where = f"{settings.config_path()}, context {context}"
+        return found.context_urls[context].rstrip("/"), where
+    if found.prometheus_url:
+        return found.prometheus_url.rstrip("/"), f"{settings.config_path()}, default"
+    return None
+
+
+def configured_url(option: str | None, context: str | None) -> str | None:
+    """The URL `resolved` finds, or None."""
+    found = resolved(option, context)
+    return found[0] if found else None
+
+
+def url_from(option: str | None, context: str | None) -> str:
+    """configured_url, or NotConfigured saying how to configure one."""
+    url = configured_url(option, context)
     if not url:
         raise NotConfigured(
-            f"no Prometheus configured: pass --prometheus-url URL or set {ENV_VAR} "
-            "(e.g. http://prometheus.monitoring:9090)"
+            f"no Prometheus configured: pass --prometheus-url URL, set {ENV_VAR}, or run "
+            "`gpuctl config set-prometheus URL` (e.g. http://prometheus.monitoring:9090)"
         )
-    return url.rstrip("/")
+    return url
 
 
 @dataclass(frozen=True)

@@ -22,14 +22,20 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--ready-file", help="written (with the URL) once the server listens")
     args = parser.parse_args(argv)
-    config = SandboxConfig.load(args.config) if args.config else SandboxConfig()
+    serve(args.config, args.port, args.kubeconfig, args.ready_file)
+
+
+def serve(config_file: str | None, port: int, kubeconfig: str, ready_file: str | None) -> None:
+    """Run a sandbox until SIGTERM or Ctrl-C; write `ready_file` (with the URL) once it
+    listens."""
+    config = SandboxConfig.load(config_file) if config_file else SandboxConfig()
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
-    with Sandbox(config, port=args.port) as sandbox:
-        sandbox.write_kubeconfig(args.kubeconfig)
-        if args.ready_file:
-            Path(args.ready_file).write_text(json.dumps({"url": sandbox.url}))
-        print(f"sandbox listening on {sandbox.url}; KUBECONFIG={args.kubeconfig}", flush=True)
+    with Sandbox(config, port=port) as sandbox:
+        sandbox.write_kubeconfig(kubeconfig)
+        if ready_file:
+            Path(ready_file).write_text(json.dumps({"url": sandbox.url}))
+        print(f"sandbox listening on {sandbox.url}; KUBECONFIG={kubeconfig}", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             done.wait()
 

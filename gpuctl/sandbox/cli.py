@@ -56,6 +56,14 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def _gpuctl_command() -> list[str]:
+    """How to start this gpuctl again: the single-file binary is itself (it has no `python -m`);
+    an installed gpuctl is its Python with `-m gpuctl`."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "gpuctl"]
+
+
 @click.group()
 def sandbox() -> None:
     """A simulated GPU cluster on this machine, for trying gpuctl without a real one.
@@ -101,9 +109,9 @@ def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
     ready.unlink(missing_ok=True)
     log = (directory / "sandbox.log").open("ab")
     command = [
-        sys.executable,
-        "-m",
-        "gpuctl.sandbox",
+        *_gpuctl_command(),
+        "sandbox",
+        "run",
         "--port",
         str(port),
         "--kubeconfig",
@@ -133,6 +141,29 @@ def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
     )
     click.echo(f"sandbox running at {info['url']} (pid {process.pid})", err=True)
     click.echo(f"export KUBECONFIG={kubeconfig_path}")
+
+
+@sandbox.command()
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Nodes and timings (YAML).",
+)
+@click.option(
+    "--port", type=int, default=0, show_default=True, help="Port on 127.0.0.1 (0: any free port)."
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(dir_okay=False),
+    help="Where to write the kubeconfig [default: ~/.gpuctl/sandbox/kubeconfig].",
+)
+@click.option("--ready-file", hidden=True, help="Written (with the URL) once it listens.")
+def run(config_file: str | None, port: int, kubeconfig: str | None, ready_file: str | None) -> None:
+    """Run the sandbox in the foreground until Ctrl-C (`up` starts this in the background)."""
+    from gpuctl.sandbox.__main__ import serve
+
+    serve(config_file, port, kubeconfig or str(state_dir() / "kubeconfig"), ready_file)
 
 
 @sandbox.command()

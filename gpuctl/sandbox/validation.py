@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import re
 import threading
+import zipfile
 from collections.abc import Callable
 from functools import cache
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +47,17 @@ _LABEL_NAMED = {"Namespace"}
 _DNS1035_NAMED = {"Service"}
 
 
-def _schema_dir(version: str) -> Path:
+def _schema_dir(version: str) -> Traversable:
+    """kubernetes-validate's folder of schemas for `version`, or the same folder read from
+    kubernetes-json-schema.zip beside it: the single-file binary ships them zipped, since it
+    unpacks every file it carries at each start and these are 8,000 small files."""
     import kubernetes_validate  # only for where its schemas live; importing it is slow
 
     base = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
-    return base / f"v{version}.0-local-strict"
+    name = f"v{version}.0-local-strict"
+    if base.is_dir():
+        return base / name
+    return zipfile.Path(base.with_suffix(".zip"), f"{name}/")
 
 
 class SchemaValidator:
@@ -69,7 +77,7 @@ class SchemaValidator:
             group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
             path = self._dir / f"{kind.lower()}-{group_version}.json"
             validator = None
-            if path.exists():
+            if path.is_file():
                 if self._defs is None:
                     self._defs = json.loads((self._dir / "_definitions.json").read_text())["$defs"]
                 text = path.read_text().replace("/api/_definitions.json#/$defs/", "#/$defs/")

@@ -57,6 +57,7 @@ class K8sResources(Answer):
 class JobDetail(JobItem):
     version: str | None
     yamlContent: str | None
+    yamlContentNote: str | None = None  # why yamlContent is null when the spec was too large
     image: str
     priority: str
     description: str

@@ -24,7 +24,7 @@ from prometheus_client import (
 from gpuctl import __version__
 from gpuctl.cluster.client import Cluster
 from gpuctl.server import errors
-from gpuctl.server.auth import Tokens
+from gpuctl.server.auth import Authenticator
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas
 
 PREFIX = "/api/v1"
@@ -33,10 +33,11 @@ ASSETS = f"{DOCS}/assets"
 
 
 def create_app(
-    cluster: Cluster, tokens: Tokens | None, prometheus_url: str | None = None
+    cluster: Cluster, auth: Authenticator | None, prometheus_url: str | None = None
 ) -> FastAPI:
-    """The API over one cluster; `tokens` None means no authentication (loopback only);
-    `prometheus_url` None means the jobs' metrics are empty series."""
+    """The API over one cluster; `auth` is the token file (Tokens) or the cluster's token
+    reviews (TokenReviews), None for no authentication (loopback only); `prometheus_url` None
+    means the jobs' metrics are empty series."""
     from gpuctl.monitoring.prometheus import Prometheus
 
     app = FastAPI(
@@ -48,7 +49,7 @@ def create_app(
         redoc_url=None,
     )
     app.state.cluster = cluster
-    app.state.tokens = tokens
+    app.state.auth = auth
     app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
     app.state.log_streams = logs.Streams()
     errors.install(app)

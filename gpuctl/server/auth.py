@@ -13,11 +13,16 @@ digests with `hmac.compare_digest`, over every entry (no early exit), and no tok
 Without a token file there is no authentication: the server then only listens on a loopback
 address, and every caller is the admin `anonymous`.
 
+`gpuctl serve --auth kubernetes` takes Kubernetes bearer tokens instead (gpuctl/server/
+kubeauth.py): the cluster says who the caller is (TokenReview) and, every request being made
+as them (impersonation), what they may do (its RBAC); their role is then `kubernetes`.
+
 The rules (one function, `decide`, which the routes and `POST /auth/check` both call):
 - admin: everything, in every namespace;
 - user: jobs only in the namespace named after them (another user's job is 404 to them), reads
   of pools, nodes and node labels, and their own quota; writes to pools, node labels and
-  quotas, and other users' quotas, are 403.
+  quotas, and other users' quotas, are 403;
+- kubernetes: gpuctl refuses nothing; the cluster answers 403 to what RBAC does not allow.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import hmac
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -35,6 +40,7 @@ from gpuctl.errors import GpuctlError
 from gpuctl.server.errors import ApiError
 
 ROLES = ("user", "admin")
+KUBERNETES = "kubernetes"  # the role of a caller the cluster authenticated (--auth kubernetes)
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 _USER = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")  # a namespace name (DNS-1123 label)
 
@@ -42,14 +48,31 @@ _USER = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")  # a namespace name (DNS-
 @dataclass(frozen=True)
 class Principal:
     user: str
-    role: str
+    role: str  # user, admin, or kubernetes
+    groups: tuple[str, ...] = ()  # kubernetes: the groups the token review gave
+    home: str | None = None  # kubernetes: the namespace they act in when they name none
 
     @property
     def admin(self) -> bool:
         return self.role == "admin"
 
+    @property
+    def impersonated(self) -> bool:
+        """Does the cluster decide for them (every request made as them)?"""
+        return self.role == KUBERNETES
+
+    def sees(self, namespace: str) -> bool:
+        """May they look into `namespace` at all (else its jobs are not found, to them)?"""
+        return self.admin or self.impersonated or namespace == self.user
+
 
 ANONYMOUS = Principal("anonymous", "admin")
+
+
+class Authenticator(Protocol):
+    """The token file, or the cluster's token reviews: who a bearer token is, or None."""
+
+    def who(self, secret: str) -> Principal | None: ...
 
 
 @dataclass(frozen=True)
@@ -105,12 +128,13 @@ def _entry(path: str, index: int, item: Any) -> _Entry:
     return _Entry(digest, Principal(user, role))
 
 
-def authenticate(tokens: Tokens | None, authorization: str | None) -> Principal:
+def authenticate(tokens: Authenticator | None, authorization: str | None) -> Principal:
     """The caller of a request from its Authorization header; 401 when unknown."""
     if tokens is None:
         return ANONYMOUS
     scheme, _, secret = (authorization or "").partition(" ")
-    principal = tokens.who(secret.strip()) if scheme.lower() == "bearer" and secret else None
+    secret = secret.strip()
+    principal = tokens.who(secret) if scheme.lower() == "bearer" and secret else None
     if principal is None:
         raise ApiError(
             401,
@@ -134,6 +158,8 @@ def decide(
     (allowed, the reason in words)."""
     if resource not in RESOURCES or action not in ACTIONS:
         return False, f"unknown resource or action: {resource} {action}"
+    if principal.impersonated:
+        return True, f"the cluster's RBAC decides for {principal.user}"
     if principal.admin:
         return True, f"{principal.user} is an admin"
     if resource == "jobs":

@@ -32,21 +32,32 @@ def is_loopback(host: str) -> bool:
     "--tokens",
     "tokens_file",
     type=click.Path(dir_okay=False),
-    help="YAML token file: tokens: [{token, user, role: user|admin}]. Without it there is no "
-    "authentication, every caller is an admin, and only a loopback --host is allowed.",
+    help="Token-file mode: YAML, tokens: [{token, user, role: user|admin}]. Without --tokens "
+    "or --auth there is no authentication, every caller is an admin, and only a loopback "
+    "--host is allowed.",
+)
+@click.option(
+    "--auth",
+    "auth_mode",
+    type=click.Choice(["kubernetes"]),
+    help="kubernetes: callers send Kubernetes bearer tokens, which the cluster reviews "
+    "(TokenReview); every request is made as the caller (impersonation), so the cluster's RBAC "
+    "decides. Not with --tokens.",
 )
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig.")
 @click.option("--context", help="The kubeconfig context to use.")
 @click.option(
     "--prometheus-url",
     envvar="GPUCTL_PROMETHEUS_URL",
-    help="Prometheus with the DCGM exporter's series, for the jobs' metrics "
-    "(default: $GPUCTL_PROMETHEUS_URL; without one the series are empty).",
+    help="Prometheus with the DCGM exporter's series, for the jobs' metrics (default: "
+    "$GPUCTL_PROMETHEUS_URL, else the context's prometheusUrl in gpuctl's config file; "
+    "without one the series are empty).",
 )
 def serve(
     host: str,
     port: int,
     tokens_file: str | None,
+    auth_mode: str | None,
     kubeconfig: str | None,
     context: str | None,
     prometheus_url: str | None,
@@ -56,21 +67,30 @@ def serve(
     \b
     gpuctl serve --kubeconfig ~/.kube/config
     gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml
+    gpuctl serve --host 0.0.0.0 --port 8000 --auth kubernetes
     """
     import uvicorn
 
     from gpuctl.cluster.client import Cluster
+    from gpuctl.monitoring.prometheus import configured_url
     from gpuctl.server.app import create_app
-    from gpuctl.server.auth import Tokens
+    from gpuctl.server.auth import Authenticator, Tokens
+    from gpuctl.server.kubeauth import TokenReviews
 
-    if tokens_file is None and not is_loopback(host):
+    if tokens_file is not None and auth_mode is not None:
+        raise UsageError("give --tokens FILE or --auth kubernetes, not both")
+    if tokens_file is None and auth_mode is None and not is_loopback(host):
         raise UsageError(
-            f"--host {host} is not a loopback address: give --tokens FILE, or every caller on "
-            "the network would be an admin"
+            f"--host {host} is not a loopback address: give --tokens FILE or --auth kubernetes, "
+            "or every caller on the network would be an admin"
         )
-    tokens = Tokens.load(tokens_file) if tokens_file else None
     cluster = Cluster.connect(kubeconfig, context)
-    app = create_app(cluster, tokens, prometheus_url)
+    auth: Authenticator | None = None
+    if tokens_file is not None:
+        auth = Tokens.load(tokens_file)
+    elif auth_mode == "kubernetes":
+        auth = TokenReviews(cluster)
+    app = create_app(cluster, auth, configured_url(prometheus_url, cluster.context))
     try:
         uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
     except OSError as exc:

@@ -19,12 +19,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from gpuctl.cluster import client as kube
 from gpuctl.errors import GpuctlError, SpecError, UsageError
 from gpuctl.inventory.jobs import JobNotFound
-from gpuctl.inventory.nodes import LabelConflict, LabelNotFound, LabelRefused, NodeNotFound
+from gpuctl.inventory.nodes import NodeNotFound
 from gpuctl.inventory.pools import PoolConflict, PoolNotFound
 from gpuctl.inventory.quotas import NoQuota
 from gpuctl.verbs import delete as delete_verb
-from gpuctl.verbs.common import ApplyFailed
+from gpuctl.verbs.common import ApplyFailed, VerbResult
 from gpuctl.verbs.lease import LockTimeout
+from gpuctl.verbs.node_labels import LabelConflict, LabelNotFound, LabelRefused
 
 log = logging.getLogger("gpuctl.server")
 
@@ -82,7 +83,7 @@ ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
     (kube.NotFound, 404, "NotFound"),
     (kube.AlreadyExists, 409, "AlreadyExists"),
     (kube.Conflict, 409, "Conflict"),
-    (kube.Forbidden, 403, "ClusterForbidden"),
+    (kube.Forbidden, 403, "Forbidden"),
     (kube.Invalid, 422, "ClusterRefused"),
     (kube.KubeError, 502, "ClusterError"),
     (GpuctlError, 400, "BadRequest"),
@@ -97,6 +98,15 @@ def classify(exc: Exception) -> tuple[int, str]:
         if isinstance(exc, cls):
             return status, code
     return 500, "InternalError"
+
+
+def verb_failed(result: VerbResult, status: int, code: str) -> ApiError:
+    """The answer to a verb that did not succeed: its first typed cluster error decides the
+    status and code (AlreadyExists 409, Forbidden 403, Invalid 422, ...), `status`/`code` when
+    it has none; the message is the verb's own lines, as the CLI prints them."""
+    if result.causes:
+        status, code = classify(result.causes[0])
+    return ApiError(status, code, "; ".join(result.errors))
 
 
 def body_of(exc: Exception) -> dict[str, Any]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.client import Cluster, Forbidden
 from gpuctl.errors import Problem, SpecError
 from gpuctl.render import engine
-from gpuctl.server.errors import ApiError
+from gpuctl.server.errors import ApiError, verb_failed
 from gpuctl.spec import document
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.common import VerbResult
@@ -38,23 +38,26 @@ def only_kinds(specs: Sequence[engine.Spec], jobs: bool, where: str) -> None:
             )
 
 
-def workset(specs: Sequence[engine.Spec], cluster: Cluster, namespace: str | None) -> Workset:
-    options = Options(namespace=namespace, default_namespace=cluster.namespace)
+def workset(
+    specs: Sequence[engine.Spec],
+    cluster: Cluster,
+    namespace: str | None,
+    default: str | None = None,
+) -> Workset:
+    """Render for the cluster: in `namespace` whatever the specs say, when given; a spec that
+    names none goes to `default`, else to the kubeconfig's namespace."""
+    options = Options(namespace=namespace, default_namespace=default or cluster.namespace)
     return Workset.of_specs(specs, options)
 
 
 def create(cluster: Cluster, work: Workset) -> VerbResult:
-    """Create the objects (and label a pool's nodes). A failure raises 409 AlreadyExists when
-    an object exists, else 422 CreateFailed, with the verb's words (nothing is left behind)."""
+    """Create the objects (and label a pool's nodes). A failure answers by the cluster's error
+    (409 AlreadyExists when an object exists, 403 Forbidden, ...), else 422 CreateFailed, with
+    the verb's words (nothing is left behind)."""
     _namespaces_exist(cluster, work.manifests)
     result = Create(cluster, node_labels=work.node_labels).run(work.manifests)
     if not result.ok:
-        exists = any(": already exists" in error for error in result.errors)
-        raise ApiError(
-            409 if exists else 422,
-            "AlreadyExists" if exists else "CreateFailed",
-            "; ".join(result.errors),
-        )
+        raise verb_failed(result, 422, "CreateFailed")
     return result
 
 
@@ -63,7 +66,11 @@ def _namespaces_exist(cluster: Cluster, manifests: Sequence[engine.Manifest]) ->
     neither exists nor is created by these manifests: a user's namespace comes with their
     quota. One list request; being a read before any write, it also makes an unreachable
     cluster a 503 rather than a failed create."""
-    existing = {str(ns["metadata"]["name"]) for ns in cluster.list("Namespace")}
+    try:
+        existing = {str(ns["metadata"]["name"]) for ns in cluster.list("Namespace")}
+    except Forbidden:
+        return  # a caller RBAC lets not list namespaces: the create itself will say
+
     made = {m.name for m in manifests if m.kind == "Namespace"}
     missing = sorted({m.namespace for m in manifests if m.namespace} - made - existing)
     if missing:

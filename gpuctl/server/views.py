@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuctl import constants as c
+from gpuctl.errors import GpuctlError
 from gpuctl.inventory import jobs, nodes, quotas, status
 from gpuctl.inventory.pools import Inventory, Pool
 
@@ -48,10 +49,13 @@ def job_item(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def job_detail(details: jobs.Details) -> dict[str, Any]:
-    """GET /jobs/{jobId}. The submitted spec is not kept in the cluster, so `yamlContent` and
-    `version` are null; `metrics` are null until a metrics source is configured."""
+    """GET /jobs/{jobId}. `yamlContent` is the spec as submitted (kept on the workload by
+    create and apply, from the API or the CLI); null for a job written without one, or with a
+    spec too large to keep (`yamlContentNote` says so). `metrics` are null until a metrics
+    source is configured."""
     job, pods = details.job, details.pods
     item = job_item(job)
+    annotations = _meta(job).get("annotations") or {}
     containers = _containers(job)
     first = containers[0] if containers else {}
     resources = first.get("resources") or {}
@@ -59,8 +63,9 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
     running = item["status"] in ("running", "succeeded")
     return {
         **item,
-        "version": None,
-        "yamlContent": None,
+        "version": _spec_version(annotations.get(c.SPEC_ANNOTATION)),
+        "yamlContent": annotations.get(c.SPEC_ANNOTATION),
+        "yamlContentNote": annotations.get(c.SPEC_OMITTED_ANNOTATION),
         "image": first.get("image", ""),
         "priority": nodes.labels_of(job).get(c.Labels.PRIORITY, ""),
         "description": (_meta(job).get("annotations") or {}).get(jobs.DESCRIPTION_ANNOTATION, ""),
@@ -85,6 +90,20 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
             "pods": [nodes.name_of(pod) for pod in pods],
         },
     }
+
+
+def _spec_version(text: str | None) -> str | None:
+    """The `version:` of the kept spec (it passed the checks when it was written)."""
+    if text is None:
+        return None
+    from gpuctl.spec.document import load_text
+
+    try:
+        data = load_text("yamlContent", text)[0].data
+    except GpuctlError:
+        return None
+    version = data.get("version") if isinstance(data, dict) else None
+    return str(version) if version is not None else None
 
 
 # ------------------------------------------------------------------------------ nodes

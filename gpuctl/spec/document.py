@@ -49,6 +49,9 @@ class Document:
     keys: dict[Path_, tuple[int, int]] = field(default_factory=dict)
     # The text the user wrote for every scalar that YAML did not read as a string ("0755").
     raw: dict[Path_, str] = field(default_factory=dict)
+    # The document as the user wrote it: the whole text of a one-document file, else the
+    # document's own lines (from its first node to its end).
+    text: str = ""
 
     def position(self, path: Path_, *, key: bool = False) -> tuple[int, int]:
         """The closest known position for `path`: the field itself, else its nearest parent."""
@@ -207,12 +210,14 @@ def load_text(source: str, text: str) -> list[Document]:
     check_printable(source, text)
     loader = yaml.CSafeLoader(text)
     documents: list[Document] = []
+    spans: list[tuple[int, int]] = []
     try:
         index = 0
         while loader.check_node():
             node = loader.get_node()
             if node is not None and not _is_empty(node):
                 documents.append(_build(source, index, node, loader))
+                spans.append((node.start_mark.index, node.end_mark.index))
             index += 1
     except yaml.MarkedYAMLError as exc:
         raise SpecError([_yaml_problem(source, text, exc)]) from exc
@@ -220,6 +225,8 @@ def load_text(source: str, text: str) -> list[Document]:
         raise SpecError([Problem(source, None, None, "", f"invalid YAML: {exc}")]) from exc
     finally:
         loader.dispose()
+    for document, (start, end) in zip(documents, spans, strict=True):
+        document.text = text if len(documents) == 1 else text[start:end].rstrip() + "\n"
     if not documents:
         raise SpecError(
             [

@@ -121,6 +121,14 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
             )
 
         gpu = res.get("gpu", 0)
+        if "placement" in res and gpu < 1:
+            problems.append(
+                document.problem(
+                    ("resources", "placement"),
+                    "placement picks a node by its free GPUs, so it needs resources.gpu ≥ 1 "
+                    "(remove placement, or ask for GPUs)",
+                )
+            )
         resources = {"cpu": quantity(res["cpu"]), "memory": quantity(res["memory"])}
         if gpu > 0:
             resources[c.GPU_RESOURCE] = str(gpu)
@@ -156,6 +164,8 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
             "resources": resources,
             "pool_selector": ({Labels.POOL: res["pool"]} if res["pool"] != c.DEFAULT_POOL else {}),
             "gpu_type": res.get("gpu-type"),
+            "placement": res.get("placement"),
+            "placement_annotation": c.PLACEMENT_ANNOTATION,
             "gpu_type_labels": list(c.GPU_TYPE_NODE_LABELS),
             "workdirs": [
                 {"name": f"workdir-{i}", "path": w["path"]} for i, w in enumerate(workdirs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from gpuctl.verbs.common import (
     wait_gone,
 )
 from gpuctl.verbs.lease import JobLocks
+from gpuctl.verbs.pinning import Pin, Pinning, describe
 from gpuctl.verbs.plan import (
     Action,
     Change,
@@ -70,15 +72,19 @@ class Apply:
     overwrite: bool = False  # a pool may take nodes of another pool
     wait: Wait | None = None  # after applying, wait until the workloads are up
     on_written: Callable[[VerbResult], None] | None = None  # told before the wait starts
+    rng: random.Random = field(default_factory=random.Random)  # resources.placement: random
     steps: list[_Step] = field(default_factory=list)
 
     def run(self, manifests: list[Manifest]) -> VerbResult:
-        """Check the pool files' nodes, apply, label (and unlabel) the pools' nodes and set
-        the pool records to the files, then wait when asked to."""
+        """Check the pool files' nodes and the jobs' placement, pin the workloads that ask for
+        a placement strategy (keeping a live pin that still fits), apply, label (and unlabel)
+        the pools' nodes and set the pool records to the files, then wait when asked to."""
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check(with_previous=True)
         placement = placement_or_refuse(self.cluster, manifests, self.node_labels)
+        manifests, pins = self.pinned(manifests)
         result = self._apply(manifests)
+        describe(result, pins)
         dry_run = self.dry_run is not DryRun.NONE
         lines, errors = labels.write(None, self.dry_run.suffix, dry_run=dry_run)
         if not dry_run:
@@ -87,6 +93,11 @@ class Apply:
         result.errors += errors
         result.warnings += placement.warnings
         return announce_then_wait(result, self.on_written, self.wait, manifests, not dry_run)
+
+    def pinned(self, manifests: list[Manifest]) -> tuple[list[Manifest], list[Pin]]:
+        """The manifests with resources.placement's pins (see gpuctl.verbs.pinning)."""
+        pinning = Pinning(self.cluster, self.node_labels, keep_live=True, rng=self.rng)
+        return pinning.run(manifests, "nothing was changed")
 
     def plan(self, manifests: list[Manifest]) -> list[Change]:
         prunable: list[dict[str, Any]] = []

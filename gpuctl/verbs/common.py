@@ -68,12 +68,17 @@ class ObjectResult:
 @dataclass
 class VerbResult:
     """What a verb did: the objects in order, the problems that did not stop it (each names
-    what exists afterwards), and warnings worth a look."""
+    what exists afterwards), and warnings worth a look.
+
+    `causes` are the typed cluster errors behind `errors` (AlreadyExists, Forbidden, Invalid,
+    Conflict, ...), in the order met, for a front end that answers by type (the REST API's
+    HTTP codes); an error line of the verb's own (a node in another pool) has none."""
 
     objects: list[ObjectResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     dry_run: DryRun = DryRun.NONE
+    causes: list[KubeError] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -86,6 +91,13 @@ class VerbResult:
         self.objects += other.objects
         self.errors += other.errors
         self.warnings += other.warnings
+        self.causes += other.causes
+
+    def fail(self, line: str, cause: KubeError | None = None) -> None:
+        """Record an error line, and the cluster error behind it when there is one."""
+        self.errors.append(line)
+        if cause is not None:
+            self.causes.append(cause)
 
 
 def result_of(manifest: Manifest, outcome: str, obj: dict[str, Any] | None = None) -> ObjectResult:

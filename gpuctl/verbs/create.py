@@ -7,6 +7,7 @@ that exist already are fine (users' namespaces often do) and are left alone.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,10 +28,13 @@ from gpuctl.verbs.common import (
     result_of,
     wait_gone,
 )
+from gpuctl.verbs.pinning import Pinning, describe
 from gpuctl.verbs.plan import desired_object
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
 from gpuctl.verbs.preflight import placement_or_refuse
 from gpuctl.verbs.wait import Wait, announce_then_wait
+
+Failure = tuple[str, KubeError] | None  # an error line and the cluster error behind it
 
 
 @dataclass
@@ -43,15 +47,21 @@ class Create:
     overwrite: bool = False  # a pool may take nodes of another pool
     wait: Wait | None = None  # after creating, wait until the workloads are up
     on_written: Callable[[VerbResult], None] | None = None  # told before the wait starts
+    rng: random.Random = field(default_factory=random.Random)  # resources.placement: random
     created: list[Manifest] = field(default_factory=list)
 
     def run(self, manifests: list[Manifest]) -> VerbResult:
-        """Check the pool files' nodes (nothing is written when one is refused), create, label
-        the pools' nodes, then wait when asked to."""
+        """Check the pool files' nodes and the jobs' placement, pin the workloads that ask for
+        a placement strategy to their nodes (nothing is written when any is refused), create,
+        label the pools' nodes, then wait when asked to."""
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check()
         placement = placement_or_refuse(self.cluster, manifests, self.node_labels)
+        manifests, pins = Pinning(self.cluster, self.node_labels, rng=self.rng).run(
+            manifests, "nothing was created"
+        )
         result = self._create_all(manifests)
+        describe(result, pins)
         lines, errors = labels.write(
             [item.line() for item in result.objects],
             self.dry_run.suffix,
@@ -67,12 +77,13 @@ class Create:
         """Cluster-scoped objects and namespaces first, then each document's objects in
         install order, documents concurrently."""
         outcomes: dict[int, str] = {}
-        errors: list[str] = []
+        failed = VerbResult(dry_run=self.dry_run)
         shared = [m for m in manifests if not m.namespace]
         for manifest in shared:
-            outcome, error = self._create_one(manifest, shared=True)
+            outcome, failure = self._create_one(manifest, shared=True)
             outcomes[id(manifest)] = outcome
-            errors += [error] if error else []
+            if failure:
+                failed.fail(*failure)
         new_namespaces = {
             m.name for m in shared if m.kind == "Namespace" and outcomes[id(m)] == "created"
         }
@@ -81,46 +92,49 @@ class Create:
             if manifest.namespace:
                 groups.setdefault(id(manifest.document), []).append(manifest)
         with ThreadPoolExecutor(WORKERS) as pool:
-            for group_outcomes, error in pool.map(
+            for group_outcomes, failure in pool.map(
                 lambda group: self._create_document(group, new_namespaces), groups.values()
             ):
                 outcomes.update(group_outcomes)
-                errors += [error] if error else []
-        if errors:
-            return VerbResult(errors=[*errors, self._remove_created()], dry_run=self.dry_run)
+                if failure:
+                    failed.fail(*failure)
+        if failed.errors:
+            failed.errors.append(self._remove_created())
+            return failed
         objects = [result_of(m, outcomes[id(m)]) for m in manifests if outcomes.get(id(m))]
         return VerbResult(objects, dry_run=self.dry_run)
 
-    def _create_one(self, manifest: Manifest, *, shared: bool = False) -> tuple[str, str]:
-        """(outcome, error): "created" / "unchanged" (a namespace that exists), or an error."""
+    def _create_one(self, manifest: Manifest, *, shared: bool = False) -> tuple[str, Failure]:
+        """(outcome, failure): "created" / "unchanged" (a namespace that exists), or the error
+        line with the cluster's error."""
         if self.dry_run is DryRun.CLIENT:
-            return "created", ""
+            return "created", None
         try:
             self.cluster.create(desired_object(manifest), dry_run=self.dry_run is DryRun.SERVER)
-        except AlreadyExists:
+        except AlreadyExists as exc:
             if shared and manifest.kind == "Namespace":
-                return "unchanged", ""
-            return "", f"{manifest.ref}: already exists (gpuctl apply replaces it)"
+                return "unchanged", None
+            return "", (f"{manifest.ref}: already exists (gpuctl apply replaces it)", exc)
         except KubeError as exc:
-            return "", f"{manifest.ref}: {exc}"
+            return "", (f"{manifest.ref}: {exc}", exc)
         if self.dry_run is DryRun.NONE:
             self.created.append(manifest)
-        return "created", ""
+        return "created", None
 
     def _create_document(
         self, group: list[Manifest], new_namespaces: set[str]
-    ) -> tuple[dict[int, str], str]:
+    ) -> tuple[dict[int, str], Failure]:
         """One document's objects in order; stops at the first failure."""
         outcomes: dict[int, str] = {}
         for manifest in group:
             if self.dry_run is DryRun.SERVER and manifest.namespace in new_namespaces:
                 outcomes[id(manifest)] = "created"  # its namespace does not exist to check in
                 continue
-            outcome, error = self._create_one(manifest)
-            if error:
-                return outcomes, error
+            outcome, failure = self._create_one(manifest)
+            if failure:
+                return outcomes, failure
             outcomes[id(manifest)] = outcome
-        return outcomes, ""
+        return outcomes, None
 
     def _remove_created(self) -> str:
         """Delete what this run created, newest first; what exists afterwards, in words."""

@@ -42,6 +42,7 @@ class Delete:
     wait: bool = False  # until the objects and their pods are gone
     timeout: float = DEFAULT_TIMEOUT
     include_namespaces: bool = False
+    ignore_not_found: bool = False  # an object already gone is no error (kubectl's flag)
     progress: Progress = no_progress
 
     def files(self, manifests: list[Manifest], node_labels: Sequence[NodeLabels]) -> VerbResult:
@@ -76,25 +77,26 @@ class Delete:
                     propagation="Foreground",
                     grace_period=0 if self.force else None,
                 )
-            except NotFound:
-                result.errors.append(f"{ref(kind, name)} not found")
+            except NotFound as exc:
+                if not self.ignore_not_found:
+                    result.fail(f"{ref(kind, name)} not found", exc)
                 continue
             except KubeError as exc:
-                result.errors.append(f"{ref(kind, name)}: {exc}")
+                result.fail(f"{ref(kind, name)}: {exc}", exc)
                 continue
             asked.append((kind, name, namespace))
             result.objects.append(ObjectResult(kind, name, namespace, "deleted"))
         if self.wait:
-            result.errors += self._wait_gone(asked)
+            self._wait_gone(asked, result)
         return result
 
-    def _wait_gone(self, asked: list[Target]) -> list[str]:
-        errors = []
+    def _wait_gone(self, asked: list[Target], result: VerbResult) -> None:
         deadline = time.monotonic() + self.timeout
         for kind, name, namespace in asked:
             try:
                 wait_gone(self.cluster, kind, name, namespace, deadline, self.progress)
-            except (KubeError, WaitTimeout) as exc:
-                errors.append(str(exc))
+            except KubeError as exc:
+                result.fail(str(exc), exc)
+            except WaitTimeout as exc:
+                result.fail(str(exc))
         self.progress("")
-        return errors

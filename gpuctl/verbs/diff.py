@@ -7,6 +7,7 @@ create, configure, replace or prune it.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,7 @@ import yaml
 
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.resources import clean
-from gpuctl.render.engine import Manifest
+from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.plan import Action, Change, project
 
@@ -32,9 +33,12 @@ class DiffResult:
 @dataclass
 class Diff:
     cluster: ClusterAPI
+    node_labels: Sequence[NodeLabels] = ()  # what pool files label on their nodes
 
     def run(self, manifests: list[Manifest]) -> DiffResult:
-        changes = Apply(self.cluster).plan(manifests)
+        apply = Apply(self.cluster, node_labels=self.node_labels)
+        manifests, _ = apply.pinned(manifests)  # resources.placement: where apply would pin
+        changes = apply.plan(manifests)
         by_target = {(m.kind, m.name, m.namespace or None): m for m in manifests}
         chunks: list[str] = []
         for change in changes:

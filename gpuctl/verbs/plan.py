@@ -36,6 +36,8 @@ JOB_OBJECT_KINDS = (
     "Service",
     "ConfigMap",
 )
+# A job's workload kinds: the object that carries the spec it was written from.
+SPEC_KINDS = frozenset({"Job", "Deployment", "StatefulSet"})
 
 
 class Action(Enum):
@@ -104,11 +106,26 @@ def fingerprint(obj: dict[str, Any]) -> str:
 
 
 def desired_object(manifest: Manifest) -> dict[str, Any]:
-    """The rendered object with its fingerprint annotation: what create and update send."""
+    """The rendered object with its fingerprint annotation, and on a job's workload the spec
+    it came from (as written): what create and update send."""
     obj = copy.deepcopy(manifest.obj)
     annotations = obj["metadata"].setdefault("annotations", {})
     annotations[c.RENDER_HASH_ANNOTATION] = fingerprint(manifest.obj)
+    labels = obj["metadata"].get("labels") or {}
+    if manifest.kind in SPEC_KINDS and c.Labels.JOB_TYPE in labels and manifest.document.text:
+        annotations.update(spec_annotations(manifest.document.text))
     return obj
+
+
+def spec_annotations(text: str) -> dict[str, str]:
+    """The spec text, or (over SPEC_ANNOTATION_MAX bytes) a note that it was not kept."""
+    size = len(text.encode("utf-8"))
+    if size <= c.SPEC_ANNOTATION_MAX:
+        return {c.SPEC_ANNOTATION: text}
+    return {
+        c.SPEC_OMITTED_ANNOTATION: f"the spec was {size} bytes, over the "
+        f"{c.SPEC_ANNOTATION_MAX}-byte limit of {c.SPEC_ANNOTATION}: not kept"
+    }
 
 
 def is_managed(live: dict[str, Any]) -> bool:

@@ -14,7 +14,7 @@ from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Conflict, KubeError, NotFound
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory.nodes import ATTEMPTS, gpu_type, labels_of, name_of, patch_labels, pool_of
+from gpuctl.inventory.nodes import gpu_type, labels_of, name_of, pool_of
 from gpuctl.inventory.pools import (
     PoolConflict,
     PoolNotFound,
@@ -24,6 +24,7 @@ from gpuctl.inventory.pools import (
 )
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ObjectResult
+from gpuctl.verbs.node_labels import ATTEMPTS, patch_labels
 
 # ------------------------------------------------------------------ add and remove
 

@@ -8,12 +8,13 @@ case-sensitive, so the job could never be placed, and the fix is in the spec.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.errors import Forbidden
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ApplyFailed
 
@@ -31,7 +32,8 @@ def _pod_spec(manifest: Manifest) -> dict[str, Any] | None:
     return spec
 
 
-def _wanted_gpu_type(pod_spec: dict[str, Any]) -> str | None:
+def wanted_gpu_type(pod_spec: Mapping[str, Any]) -> str | None:
+    """The GPU type the pod template requires (its node affinity on a GPU-type label)."""
     affinity = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
         "requiredDuringSchedulingIgnoredDuringExecution"
     ) or {}
@@ -51,9 +53,13 @@ def check_placement(
     result = Placement()
     if not asks:
         return result
+    try:
+        listed = cluster.list("Node")
+    except Forbidden:  # e.g. a user whose RBAC covers only their namespace
+        result.warnings.append("placement not checked: you may not read the cluster's nodes")
+        return result
     nodes: dict[str, dict[str, str]] = {
-        node["metadata"]["name"]: dict(node["metadata"].get("labels") or {})
-        for node in cluster.list("Node")
+        node["metadata"]["name"]: dict(node["metadata"].get("labels") or {}) for node in listed
     }
     for claim in claims:
         nodes.setdefault(claim.node, {}).update(claim.labels)
@@ -70,7 +76,7 @@ def check_placement(
                 f"nodes join the pool (gpuctl add node NODE --pool {pool})"
             )
             continue
-        _check_gpu_type(manifest, _wanted_gpu_type(pod_spec), pool, candidates, result)
+        _check_gpu_type(manifest, wanted_gpu_type(pod_spec), pool, candidates, result)
     return result
 
 

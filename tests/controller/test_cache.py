@@ -7,7 +7,7 @@ import threading
 
 from gpuctl.cluster.client import Cluster
 from gpuctl.controller.cache import Informer, slim_node, slim_pod
-from gpuctl.controller.strategies import node_gpus
+from gpuctl.inventory.placement import node_gpus
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
 
 

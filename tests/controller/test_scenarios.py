@@ -10,8 +10,8 @@ import signal
 import time
 
 from gpuctl.controller import resource
-from gpuctl.controller.workload import pinned_node
 from gpuctl.sandbox.testing import wait_for
+from gpuctl.verbs.pinning import pinned_node
 from tests.controller.scene import CHEAP, MANUAL_CONDITIONS, Scene
 
 

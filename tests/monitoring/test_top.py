@@ -198,7 +198,8 @@ def test_describe_job_without_prometheus_says_so_in_one_line(env: Env) -> None:
     done = env.gpuctl("describe", "job", "tune", env={"GPUCTL_PROMETHEUS_URL": ""})
     assert done.returncode == 0, done.stderr
     assert done.stdout.endswith(
-        "GPU usage:  no Prometheus configured (--prometheus-url or $GPUCTL_PROMETHEUS_URL)\n"
+        "GPU usage:  no Prometheus configured (--prometheus-url, $GPUCTL_PROMETHEUS_URL, or "
+        "`gpuctl config set-prometheus URL`)\n"
     )
 
 

@@ -20,6 +20,7 @@ from gpuctl.cli.views import nodes as node_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import nodes
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
+from gpuctl.verbs import node_labels
 from tests.conftest import Env
 
 GPUCTL = Path(sys.executable).with_name("gpuctl")
@@ -258,8 +259,8 @@ def test_several_nodes_each_reported_and_one_failure_fails_the_command(env: Node
 
 def test_a_concurrent_change_is_read_and_checked_again(env: NodeEnv) -> None:
     env.sandbox.faults.fail("PATCH", "nodes", "gpu-a100-0", status=409, reason="Conflict")
-    line = nodes.change_label(
-        env.cluster, "gpu-a100-0", nodes.LabelChange("g8s.host/rack", "r7"), overwrite=False
+    line = node_labels.change_label(
+        env.cluster, "gpu-a100-0", node_labels.LabelChange("g8s.host/rack", "r7"), overwrite=False
     )
     assert line == "node/gpu-a100-0 labeled"
     assert len(env.sandbox.requests.matching(verb="patch", resource="nodes")) == 2

@@ -105,6 +105,7 @@ def test_the_first_setup_command_runs_the_examples_on_a_sandbox(home: dict[str, 
     assert lines[header].split() == ["NAME", "KIND", "POOL", "STATUS", "READY", "GPU", "AGE"]
     listed = [line.split()[0] for line in lines[header + 1 :]]
     assert listed == [
+        "bert-finetune-binpack",
         "data-prep-notebook",
         "llama3-8b-inference",
         "qwen2-7b-chat",

@@ -100,6 +100,20 @@ def test_serve_refuses_a_network_address_without_tokens(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_serve_takes_one_auth_mode(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text("tokens: [{token: x, user: a}]")
+    done = subprocess.run(
+        [str(GPUCTL), "serve", "--tokens", str(tokens), "--auth", "kubernetes"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: give --tokens FILE or --auth kubernetes, not both"
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

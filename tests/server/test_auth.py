@@ -155,3 +155,14 @@ def test_a_bad_token_file_is_one_clear_error(tmp_path: Path, text: str, problem:
     path.write_text(text)
     with pytest.raises(GpuctlError, match=problem.replace("[", r"\[").replace("`", "`")):
         Tokens.load(str(path))
+
+
+def test_a_namespace_filter_is_a_users_own_or_an_admins_choice(world: Api) -> None:
+    own = world.call("alice", "GET", "/jobs?namespace=alice")
+    assert [item["jobId"] for item in own.json()["items"]] == ["alice.t1"]
+    refused = world.call("bob", "GET", "/jobs?namespace=alice")
+    assert refused.status_code == 403
+    assert refused.json() == {"error": "Forbidden", "message": "bob acts only in namespace bob"}
+    chosen = world.call("admin", "GET", "/jobs?namespace=alice")
+    assert [item["jobId"] for item in chosen.json()["items"]] == ["alice.t1"]
+    assert world.call("admin", "GET", "/jobs?namespace=bob").json() == {"total": 0, "items": []}

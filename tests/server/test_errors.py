@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 
 from gpuctl.server.app import create_app
 
+from ..conftest import Env
 from .conftest import QUOTA, Api, training, unreachable_cluster
 
 BAD_GPU = training("bad-one").replace("gpu: 1", "gpu: lots")
@@ -108,4 +109,19 @@ def test_a_bug_is_500_without_a_traceback() -> None:
     assert answer.json() == {
         "error": "InternalError",
         "message": "internal error; the server log has the details",
+    }
+
+
+def test_kubernetes_auth_on_a_cluster_without_token_reviews_is_a_clear_503(env: Env) -> None:
+    """The sandbox serves no TokenReview (the real control plane does: test_kube_auth.py)."""
+    from gpuctl.server.kubeauth import TokenReviews
+
+    app = create_app(env.cluster, TokenReviews(env.cluster))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        answer = client.get("/api/v1/jobs", headers={"Authorization": "Bearer some-token"})
+    assert answer.status_code == 503
+    assert answer.json() == {
+        "error": "AuthUnavailable",
+        "message": "the cluster serves no TokenReview API (the sandbox does not): "
+        "use --tokens FILE",
     }

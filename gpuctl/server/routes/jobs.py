@@ -15,11 +15,11 @@ from fastapi import APIRouter, Query, Request
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
-from gpuctl.server import answers, bodies, specs
+from gpuctl.server import answers, bodies, kubeauth, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube
-from gpuctl.server.errors import ApiError, body_of
-from gpuctl.server.params import LabelValue, Page, PageSize, page_of
+from gpuctl.server.errors import ApiError, body_of, verb_failed
+from gpuctl.server.params import DNS_LABEL, LabelValue, Page, PageSize, page_of
 from gpuctl.server.views import job_detail, job_item, status_word
 
 router = APIRouter(tags=["jobs"])
@@ -34,13 +34,19 @@ def locate(principal: Principal, jid: str) -> tuple[str, str]:
     """(namespace, name) of a job id the caller may see; 404 otherwise (another user's job is
     not found, to them)."""
     namespace, _, name = jid.partition(".")
-    if not JOB_ID.match(jid) or (not principal.admin and namespace != principal.user):
+    if not JOB_ID.match(jid) or not principal.sees(namespace):
         raise ApiError(404, "JobNotFound", f"no job {jid!r}")
     return namespace, name
 
 
 def _own_namespace(principal: Principal) -> str | None:
-    return None if principal.admin else principal.user
+    """The namespace a token-file user's jobs must go to; None when the caller may choose."""
+    return None if principal.admin or principal.impersonated else principal.user
+
+
+def _default_namespace(cluster: Cluster, principal: Principal) -> str | None:
+    """Where a job goes when its spec names no namespace; None: the spec's kind decides."""
+    return kubeauth.namespace_of(cluster, principal) if principal.impersonated else None
 
 
 @router.post(
@@ -59,7 +65,8 @@ def _create_one(cluster: Cluster, principal: Principal, text: str, source: str) 
     specs.only_kinds(checked, jobs=True, where="POST /jobs")
     if len(checked) != 1:
         raise ApiError(400, "OneJobOnly", "give one job a yamlContent (POST /jobs/batch: more)")
-    work = specs.workset(checked, cluster, _own_namespace(principal))
+    forced, default = _own_namespace(principal), _default_namespace(cluster, principal)
+    work = specs.workset(checked, cluster, forced, default)
     workload = next(m for m in work.manifests if m.kind in rules.WORKLOAD_KINDS)
     result = specs.create(cluster, work)
     return {
@@ -105,14 +112,39 @@ def list_jobs(
     status: Annotated[
         str | None, Query(description="pending, running, partially-running, paused, ...")
     ] = None,
+    namespace: Annotated[
+        str | None,
+        Query(
+            max_length=63,
+            pattern=DNS_LABEL,
+            description="only this namespace (a user's own, unless an admin or RBAC allows)",
+        ),
+    ] = None,
     page: Page = 1,
     page_size: PageSize = 20,
 ) -> dict[str, Any]:
-    require(principal, "jobs", "get")
-    found = inventory.list_jobs(cluster, _own_namespace(principal), pool, kind)
+    require(principal, "jobs", "get", namespace)
+    found = _jobs(cluster, principal, namespace, pool, kind)
     wanted = [obj for obj in found if status is None or status_word(obj) == status]
     listed = page_of(wanted, page, page_size)  # only the page's rows are built
     return {"total": listed["total"], "items": [job_item(obj) for obj in listed["items"]]}
+
+
+def _jobs(
+    cluster: Cluster,
+    principal: Principal,
+    namespace: str | None,
+    pool: str | None,
+    kind: str | None,
+) -> list[dict[str, Any]]:
+    """The jobs the caller asked for and may see: in `namespace`, else in their own (a
+    token-file user), else everywhere (an admin; a kubernetes-mode caller whom RBAC lets list
+    every namespace, else their own)."""
+    if namespace is not None or not principal.impersonated:
+        return inventory.list_jobs(cluster, namespace or _own_namespace(principal), pool, kind)
+    return kubeauth.everywhere_or_home(
+        cluster, principal, lambda where: inventory.list_jobs(cluster, where, pool, kind)
+    )
 
 
 @router.get(
@@ -148,5 +180,5 @@ def delete_job(
     require(principal, "jobs", "delete", namespace)
     result = Delete(cluster, force=force).job(name, namespace)
     if not result.ok:
-        raise ApiError(502, "DeleteFailed", "; ".join(result.errors))
+        raise verb_failed(result, 502, "DeleteFailed")
     return {"jobId": jobId, "status": "terminating", "message": "; ".join(result.lines())}

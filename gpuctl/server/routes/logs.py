@@ -27,6 +27,7 @@ from gpuctl.server import answers
 from gpuctl.server.auth import Principal, authenticate, require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError, body_of
+from gpuctl.server.kubeauth import acting
 from gpuctl.server.routes.jobs import locate
 
 router = APIRouter(tags=["jobs"])
@@ -118,8 +119,10 @@ async def follow_logs(
     app = websocket.app
     streams: Streams = app.state.log_streams
     try:
-        principal = authenticate(app.state.tokens, websocket.headers.get("authorization"))
-        job = await run_in_threadpool(_job, app.state.cluster, principal, jobId, pod)
+        header = websocket.headers.get("authorization")
+        principal = await run_in_threadpool(authenticate, app.state.auth, header)
+        cluster = acting(app.state.cluster, principal)
+        job = await run_in_threadpool(_job, cluster, principal, jobId, pod)
         streams.take()
     except GpuctlError as exc:
         await websocket.close(code=1008, reason=body_of(exc)["message"][:120])
@@ -129,7 +132,7 @@ async def follow_logs(
     watcher = asyncio.create_task(_until_closed(websocket, stop))
     options = inventory.LogOptions(follow=True, tail=tail, pod=pod)
     try:
-        async for line in _lines(app.state.cluster, job, options, stop):
+        async for line in _lines(cluster, job, options, stop):
             await websocket.send_text(line)
         await websocket.close()
     except (WebSocketDisconnect, RuntimeError):

@@ -9,7 +9,6 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from gpuctl.inventory import nodes
-from gpuctl.inventory.nodes import LabelChange, LabelNotFound
 from gpuctl.inventory.pools import Inventory
 from gpuctl.server import answers, bodies
 from gpuctl.server.auth import require
@@ -25,6 +24,8 @@ from gpuctl.server.params import (
     page_of,
 )
 from gpuctl.server.views import NODE_STATUS, gpu_labels, node_detail, node_item
+from gpuctl.verbs import node_labels
+from gpuctl.verbs.node_labels import LabelChange, LabelNotFound
 
 router = APIRouter(tags=["nodes"])
 YAML = "application/yaml"
@@ -126,7 +127,7 @@ def label_batch(body: bodies.LabelBatch, principal: Caller, cluster: Kube) -> di
     failed: list[dict[str, Any]] = []
     for name in dict.fromkeys(body.node_names):
         try:
-            nodes.change_label(cluster, name, change, body.overwrite)
+            node_labels.change_label(cluster, name, change, body.overwrite)
         except Exception as exc:  # each node answers for itself, in the one error shape
             failed.append({"nodeName": name, **body_of(exc)})
             continue
@@ -168,7 +169,7 @@ def set_label(
     require(principal, "labels", "create")
     change = LabelChange(body.key, body.value)
     change.check()
-    message = nodes.change_label(cluster, nodeName, change, body.overwrite)
+    message = node_labels.change_label(cluster, nodeName, change, body.overwrite)
     return {
         "nodeName": nodeName,
         "label": {"key": body.key, "value": body.value},
@@ -202,5 +203,5 @@ def delete_label(
     require(principal, "labels", "delete")
     change = LabelChange(key, None)
     change.check()
-    message = nodes.change_label(cluster, nodeName, change, overwrite=False)
+    message = node_labels.change_label(cluster, nodeName, change, overwrite=False)
     return {"nodeName": nodeName, "labelKey": key, "message": message}

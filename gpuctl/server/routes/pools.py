@@ -15,7 +15,7 @@ from gpuctl.inventory.pools import Inventory, PoolNotFound
 from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube
-from gpuctl.server.errors import ApiError
+from gpuctl.server.errors import verb_failed
 from gpuctl.server.params import PoolName
 from gpuctl.server.views import pool_detail, pool_item
 
@@ -84,8 +84,9 @@ def delete_pool(poolName: PoolName, principal: Caller, cluster: Kube) -> dict[st
     if pools.read_record(cluster, poolName) is None and not labelled:
         raise PoolNotFound(f"pool {poolName} not found")
     work = specs.workset(specs.check(pool_spec(poolName, "", [], []), "pool name"), cluster, None)
-    result = Delete(cluster, wait=True, timeout=WAIT).files(work.manifests, work.node_labels)
-    errors = [e for e in result.errors if not e.endswith(" not found")]  # only labels named it
-    if errors:
-        raise ApiError(502, "DeleteFailed", "; ".join(errors))
+    # a pool only node labels name has no record: that one is not an error
+    gone = Delete(cluster, wait=True, timeout=WAIT, ignore_not_found=True)
+    result = gone.files(work.manifests, work.node_labels)
+    if not result.ok:
+        raise verb_failed(result, 502, "DeleteFailed")
     return {"name": poolName, "status": "deleted", "message": "; ".join(result.lines())}

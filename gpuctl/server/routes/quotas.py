@@ -7,10 +7,10 @@ from typing import Any
 from fastapi import APIRouter
 
 from gpuctl.inventory import quotas
-from gpuctl.server import answers, bodies, specs
+from gpuctl.server import answers, bodies, kubeauth, specs
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube
-from gpuctl.server.errors import ApiError
+from gpuctl.server.errors import verb_failed
 from gpuctl.server.params import UserName
 from gpuctl.server.views import quota_item
 
@@ -26,6 +26,11 @@ router = APIRouter(tags=["quotas"])
     summary="Quotas: every user's for an admin, your own for a user",
 )
 def list_quotas(principal: Caller, cluster: Kube) -> dict[str, Any]:
+    if principal.impersonated:  # every namespace's when RBAC allows, else their own
+        found = kubeauth.everywhere_or_home(
+            cluster, principal, lambda where: quotas.list_quotas(cluster, where)
+        )
+        return {"items": [quota_item(q) for q in found]}
     user = None if principal.admin else principal.user
     require(principal, "quotas", "get", user)
     return {"items": [quota_item(q) for q in quotas.list_quotas(cluster, user)]}
@@ -76,5 +81,5 @@ def delete_quota(userName: UserName, principal: Caller, cluster: Kube) -> dict[s
         [("ResourceQuota", quota.name, userName) for quota in found]
     )
     if not result.ok:
-        raise ApiError(502, "DeleteFailed", "; ".join(result.errors))
+        raise verb_failed(result, 502, "DeleteFailed")
     return {"userName": userName, "status": "deleted", "message": "; ".join(result.lines())}

@@ -3,13 +3,16 @@ choice and explanation."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import pytest
 
 from gpuctl.constants import GPU_RESOURCE
-from gpuctl.controller import strategies as s
+from gpuctl.inventory import placement as accounting
+from gpuctl.spec.resources import schemas_dir
+from gpuctl.verbs import strategies as s
 
 
 def node(
@@ -25,9 +28,9 @@ def node(
 ) -> dict[str, Any]:
     labels = {}
     if label is not None:
-        labels[s.GPU_COUNT_LABEL] = label
+        labels[accounting.GPU_COUNT_LABEL] = label
     if cheap:
-        labels[s.CHEAP_NODE_LABEL] = "true"
+        labels[accounting.CHEAP_NODE_LABEL] = "true"
     status: dict[str, Any] = {
         "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
         "allocatable": {"cpu": "8"},
@@ -55,7 +58,7 @@ def pod(node_name: str, gpus: int, phase: str = "Running") -> dict[str, Any]:
 
 
 def test_gpus_come_from_allocatable_then_capacity_then_label_then_nothing() -> None:
-    nodes = s.node_gpus(
+    nodes = accounting.node_gpus(
         [
             node("a", 8, capacity=16, label="32"),
             node("b", capacity=4, label="32"),
@@ -67,14 +70,14 @@ def test_gpus_come_from_allocatable_then_capacity_then_label_then_nothing() -> N
     assert [(n.name, n.gpus, n.source) for n in nodes] == [
         ("a", 8, "allocatable"),
         ("b", 4, "capacity"),
-        ("c", 2, f"label {s.GPU_COUNT_LABEL}"),
+        ("c", 2, f"label {accounting.GPU_COUNT_LABEL}"),
         ("d", 0, "none"),
     ]
 
 
 def test_free_gpus_subtract_unfinished_pods_and_promised_placements() -> None:
     pods = [pod("a", 2), pod("a", 1, "Pending"), pod("a", 4, "Succeeded"), pod("b", 3, "Failed")]
-    nodes = {n.name: n for n in s.node_gpus([node("a", 8), node("b", 8)], pods, {"b": 5})}
+    nodes = {n.name: n for n in accounting.node_gpus([node("a", 8), node("b", 8)], pods, {"b": 5})}
     assert (nodes["a"].used, nodes["a"].free) == (3, 5)
     assert (nodes["b"].used, nodes["b"].free) == (5, 3)
 
@@ -87,7 +90,7 @@ def test_only_ready_schedulable_untainted_nodes_are_suitable() -> None:
         node("soft", 8, taints=[{"key": "gpu", "effect": "PreferNoSchedule"}]),
         node("cpu"),
     ]
-    placement = s.LeastLoaded().place(s.node_gpus(raw, []), 1)
+    placement = s.LeastLoaded().place(accounting.node_gpus(raw, []), 1)
     verdicts = {cand.node.name: (cand.suitable, cand.reason) for cand in placement.candidates}
     assert placement.chosen is not None and placement.chosen.name == "soft"
     assert verdicts["notready"] == (False, "NotReady")
@@ -96,7 +99,7 @@ def test_only_ready_schedulable_untainted_nodes_are_suitable() -> None:
     assert verdicts["cpu"] == (False, "no GPUs")
 
 
-def cluster() -> list[s.NodeGpus]:
+def cluster() -> list[accounting.NodeGpus]:
     """free GPUs: big 6, mid 4 (cheap), small 2 (cheap), full 0."""
     raw = [
         node("big", 8),
@@ -105,7 +108,7 @@ def cluster() -> list[s.NodeGpus]:
         node("full", 2),
     ]
     pods = [pod("big", 2), pod("mid", 4), pod("small", 2), pod("full", 2)]
-    return s.node_gpus(raw, pods)
+    return accounting.node_gpus(raw, pods)
 
 
 def ranking(placement: s.Placement) -> list[str]:
@@ -167,3 +170,10 @@ def test_fragmentation_counts_free_gpus_too_few_for_the_largest_request() -> Non
     assert s.fragmentation(nodes, 5) == 6  # mid 4 + small 2
     assert s.fragmentation(nodes, 1) == 0
     assert s.fragmentation(nodes, 0) == 0
+
+
+def test_the_spec_field_offers_exactly_the_strategies() -> None:
+    common = json.loads((schemas_dir() / "common.json").read_text())
+    assert common["$defs"]["placement"]["enum"] == list(s.STRATEGY_NAMES)
+    for name in s.STRATEGY_NAMES:
+        assert s.strategy(name).name == name

@@ -1,57 +1,46 @@
-"""Where a GPU workload goes: the nodes' free GPUs, and four strategies that rank them.
+"""Where a GPU workload goes: four strategies that rank the nodes for a request of GPUs.
 
-Pure: live Node and Pod objects (dicts) in, a ranked and explained list out. No cluster, no
-kopf, so `gpuctl controller plan`, the controller and any other front end share one
-implementation.
+Pure: NodeGpus (gpuctl.inventory.placement, from live Node and Pod objects) in, a ranked and
+explained list out. No cluster, no kopf: the controller, `gpuctl controller plan` and
+`gpuctl create`/`apply` with resources.placement share this one implementation.
 
-A node's GPUs: allocatable nvidia.com/gpu, else capacity nvidia.com/gpu, else the GPU-count
-label, else 0. Its free GPUs: those minus the GPU requests of its pods that have not finished,
-minus GPUs promised to placements whose pods do not exist yet. Only Ready nodes that accept new
-pods (not cordoned, no NoSchedule/NoExecute taint) with enough free GPUs are suitable.
+Only nodes that take new pods (Ready, not cordoned, no NoSchedule/NoExecute taint) with enough
+free GPUs are suitable.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from decimal import ROUND_FLOOR
 from typing import Any, Final, Protocol
 
-from gpuctl import constants as c
-from gpuctl.inventory.status import pod_gpus
-from gpuctl.spec import quantity
+from gpuctl.inventory.placement import NodeGpus, node_gpus
 
-# NVIDIA GPU feature discovery's label for the number of GPUs on a node.
-GPU_COUNT_LABEL: Final = "nvidia.com/gpu.count"
-CHEAP_NODE_LABEL: Final = "gpu-orchestrator/cheap-node"
-FINISHED_PHASES: Final = ("Succeeded", "Failed")
-BLOCKING_TAINT_EFFECTS: Final = ("NoSchedule", "NoExecute")
+# The types and the reading the strategies work on, for callers of this module.
+__all__ = [
+    "BINPACK",
+    "COST_OPTIMIZED",
+    "LEAST_LOADED",
+    "RANDOM",
+    "STRATEGY_NAMES",
+    "Binpack",
+    "Candidate",
+    "CostOptimized",
+    "LeastLoaded",
+    "NodeGpus",
+    "Placement",
+    "Random",
+    "Strategy",
+    "fragmentation",
+    "node_gpus",
+    "strategy",
+]
 
 LEAST_LOADED: Final = "leastLoaded"
 RANDOM: Final = "random"
 COST_OPTIMIZED: Final = "costOptimized"
 BINPACK: Final = "binpack"
-
-
-@dataclass(frozen=True)
-class NodeGpus:
-    """One node as placement sees it."""
-
-    name: str
-    labels: Mapping[str, str]
-    gpus: int  # what the node offers in all
-    source: str  # where `gpus` came from: allocatable, capacity, label <key>, or none
-    used: int  # requested by its unfinished pods and promised to pending placements
-    problem: str = ""  # why no new pod can go there (NotReady, cordoned, tainted); "" if none
-
-    @property
-    def free(self) -> int:
-        return max(self.gpus - self.used, 0)
-
-    @property
-    def cheap(self) -> bool:
-        return self.labels.get(CHEAP_NODE_LABEL) == "true"
 
 
 @dataclass(frozen=True)
@@ -90,88 +79,6 @@ class Placement:
             f"no Ready, schedulable node has {self.gpus} free GPU(s) "
             f"(the most free on one node: {most})"
         )
-
-
-# --------------------------------------------------------------------------- node GPUs
-
-
-def _count(value: object) -> int | None:
-    if value is None or isinstance(value, bool) or not isinstance(value, str | int | float):
-        return None
-    try:
-        return int(quantity.parse(value).to_integral_value(rounding=ROUND_FLOOR))
-    except (ValueError, ArithmeticError):
-        return None
-
-
-def node_total_gpus(node: Mapping[str, Any]) -> tuple[int, str]:
-    """(GPUs, where the number came from): allocatable, capacity, the GPU-count label, none."""
-    status = node.get("status") or {}
-    for field_name in ("allocatable", "capacity"):
-        count = _count((status.get(field_name) or {}).get(c.GPU_RESOURCE))
-        if count is not None:
-            return max(count, 0), field_name
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    count = _count(labels.get(GPU_COUNT_LABEL))
-    if count is not None:
-        return max(count, 0), f"label {GPU_COUNT_LABEL}"
-    return 0, "none"
-
-
-def node_problem(node: Mapping[str, Any]) -> str:
-    """Why a new pod cannot be placed on the node; "" when it can."""
-    conditions = (node.get("status") or {}).get("conditions") or []
-    if not any(x.get("type") == "Ready" and x.get("status") == "True" for x in conditions):
-        return "NotReady"
-    spec = node.get("spec") or {}
-    if spec.get("unschedulable"):
-        return "cordoned (unschedulable)"
-    for taint in spec.get("taints") or []:
-        if taint.get("effect") in BLOCKING_TAINT_EFFECTS:
-            value = f"={taint['value']}" if taint.get("value") else ""
-            return f"tainted {taint.get('key')}{value}:{taint.get('effect')}"
-    return ""
-
-
-def gpus_requested(pods: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """node name -> GPUs requested by the unfinished pods bound to it."""
-    used: dict[str, int] = {}
-    for pod in pods:
-        node = (pod.get("spec") or {}).get("nodeName")
-        phase = (pod.get("status") or {}).get("phase")
-        if node and phase not in FINISHED_PHASES:
-            used[node] = used.get(node, 0) + pod_gpus(dict(pod))
-    return used
-
-
-def node_gpus(
-    nodes: Iterable[Mapping[str, Any]],
-    pods: Iterable[Mapping[str, Any]],
-    promised: Mapping[str, int] | None = None,
-) -> list[NodeGpus]:
-    """Every node's GPUs and their use. `promised`: node -> GPUs of placements made whose pods
-    do not exist yet (they hold their GPUs as if they were running)."""
-    requested = gpus_requested(pods)
-    promised = promised or {}
-    result = []
-    for node in nodes:
-        metadata = node.get("metadata") or {}
-        name = str(metadata.get("name", ""))
-        total, source = node_total_gpus(node)
-        result.append(
-            NodeGpus(
-                name=name,
-                labels=dict(metadata.get("labels") or {}),
-                gpus=total,
-                source=source,
-                used=requested.get(name, 0) + promised.get(name, 0),
-                problem=node_problem(node),
-            )
-        )
-    return result
-
-
-# --------------------------------------------------------------------------- strategies
 
 
 class Strategy(Protocol):

@@ -1,0 +1,123 @@
+"""A node's GPUs and how many of them are free, as placement sees it (the controller's
+strategies and `gpuctl create` with resources.placement).
+
+Data only: live Node and Pod objects (dicts) in, one NodeGpus per node out.
+
+A node's GPUs: allocatable nvidia.com/gpu, else capacity nvidia.com/gpu, else the GPU-count
+label, else 0. Its free GPUs: those minus the GPU requests of its pods that have not finished,
+minus GPUs promised to placements whose pods are not on a node yet. A node takes new pods when
+it is Ready, not cordoned and has no NoSchedule/NoExecute taint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from decimal import ROUND_FLOOR
+from typing import Any, Final
+
+from gpuctl import constants as c
+from gpuctl.inventory.status import pod_gpus
+from gpuctl.spec import quantity
+
+# NVIDIA GPU feature discovery's label for the number of GPUs on a node.
+GPU_COUNT_LABEL: Final = "nvidia.com/gpu.count"
+CHEAP_NODE_LABEL: Final = "gpu-orchestrator/cheap-node"
+FINISHED_PHASES: Final = ("Succeeded", "Failed")
+BLOCKING_TAINT_EFFECTS: Final = ("NoSchedule", "NoExecute")
+
+
+@dataclass(frozen=True)
+class NodeGpus:
+    """One node as placement sees it."""
+
+    name: str
+    labels: Mapping[str, str]
+    gpus: int  # what the node offers in all
+    source: str  # where `gpus` came from: allocatable, capacity, label <key>, or none
+    used: int  # requested by its unfinished pods and promised to pending placements
+    problem: str = ""  # why no new pod can go there (NotReady, cordoned, tainted); "" if none
+
+    @property
+    def free(self) -> int:
+        return max(self.gpus - self.used, 0)
+
+    @property
+    def cheap(self) -> bool:
+        return self.labels.get(CHEAP_NODE_LABEL) == "true"
+
+
+def _count(value: object) -> int | None:
+    if value is None or isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    try:
+        return int(quantity.parse(value).to_integral_value(rounding=ROUND_FLOOR))
+    except (ValueError, ArithmeticError):
+        return None
+
+
+def node_total_gpus(node: Mapping[str, Any]) -> tuple[int, str]:
+    """(GPUs, where the number came from): allocatable, capacity, the GPU-count label, none."""
+    status = node.get("status") or {}
+    for field_name in ("allocatable", "capacity"):
+        count = _count((status.get(field_name) or {}).get(c.GPU_RESOURCE))
+        if count is not None:
+            return max(count, 0), field_name
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    count = _count(labels.get(GPU_COUNT_LABEL))
+    if count is not None:
+        return max(count, 0), f"label {GPU_COUNT_LABEL}"
+    return 0, "none"
+
+
+def node_problem(node: Mapping[str, Any]) -> str:
+    """Why a new pod cannot be placed on the node; "" when it can."""
+    conditions = (node.get("status") or {}).get("conditions") or []
+    if not any(x.get("type") == "Ready" and x.get("status") == "True" for x in conditions):
+        return "NotReady"
+    spec = node.get("spec") or {}
+    if spec.get("unschedulable"):
+        return "cordoned (unschedulable)"
+    for taint in spec.get("taints") or []:
+        if taint.get("effect") in BLOCKING_TAINT_EFFECTS:
+            value = f"={taint['value']}" if taint.get("value") else ""
+            return f"tainted {taint.get('key')}{value}:{taint.get('effect')}"
+    return ""
+
+
+def gpus_requested(pods: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """node name -> GPUs requested by the unfinished pods bound to it."""
+    used: dict[str, int] = {}
+    for pod in pods:
+        node = (pod.get("spec") or {}).get("nodeName")
+        phase = (pod.get("status") or {}).get("phase")
+        if node and phase not in FINISHED_PHASES:
+            used[node] = used.get(node, 0) + pod_gpus(dict(pod))
+    return used
+
+
+def node_gpus(
+    nodes: Iterable[Mapping[str, Any]],
+    pods: Iterable[Mapping[str, Any]],
+    promised: Mapping[str, int] | None = None,
+) -> list[NodeGpus]:
+    """Every node's GPUs and their use. `promised`: node -> GPUs of placements made whose pods
+    do not exist yet (they hold their GPUs as if they were running)."""
+    requested = gpus_requested(pods)
+    promised = promised or {}
+    result = []
+    for node in nodes:
+        metadata = node.get("metadata") or {}
+        name = str(metadata.get("name", ""))
+        total, source = node_total_gpus(node)
+        result.append(
+            NodeGpus(
+                name=name,
+                labels=dict(metadata.get("labels") or {}),
+                gpus=total,
+                source=source,
+                used=requested.get(name, 0) + promised.get(name, 0),
+                problem=node_problem(node),
+            )
+        )
+    return result

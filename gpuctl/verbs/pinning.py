@@ -1,0 +1,405 @@
+"""resources.placement at create and apply time: the job's strategy picks its node(s) among
+those its pods may use, and the pod template is pinned there by required node affinity on
+kubernetes.io/hostname (never nodeName: the scheduler still checks that the pods fit).
+
+Render only records the strategy (an annotation on the workload); this step reads the cluster.
+
+- Nodes the pods may use: those matching the pod template's nodeSelector (the pool) and its
+  required node affinity (the GPU type). Free GPUs as gpuctl.inventory.placement counts them;
+  pods not yet on a node that a previous create pinned to one node count on that node.
+- A workload of several pods (a multi-node training run, an inference service with replicas)
+  gets one node per pod, chosen one after the other with the GPUs of the pods already placed
+  taken; a template that allows one pod per node (multi-node training) gets distinct nodes.
+  The template is pinned to the set of chosen nodes.
+- No node fits: nothing is written, and the refusal says what the nodes offer.
+- apply keeps the live object's pin when the strategy is unchanged and its nodes can still
+  host the pods (its own pods' GPUs count as free): a running job is not moved on every apply.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import yaml
+
+from gpuctl import constants as c
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.inventory.nodes import active_pods
+from gpuctl.inventory.placement import NodeGpus, node_gpus
+from gpuctl.inventory.status import pod_gpus
+from gpuctl.render.engine import Manifest, NodeLabels
+from gpuctl.verbs.common import ApplyFailed, ObjectResult, VerbResult
+from gpuctl.verbs.preflight import wanted_gpu_type
+from gpuctl.verbs.strategies import Placement, strategy
+
+HOSTNAME_LABEL: Final = "kubernetes.io/hostname"
+WORKLOAD_KINDS: Final = ("Job", "Deployment", "StatefulSet")
+
+
+# --------------------------------------------------------------------------- pod templates
+
+
+def pod_spec_of(obj: Mapping[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+    return spec
+
+
+def pin_to_nodes(pod_spec: dict[str, Any], nodes: Sequence[str]) -> None:
+    """Require kubernetes.io/hostname In `nodes` in every node selector term (terms are OR-ed,
+    so the requirement is added to each; a pod spec without terms gets one)."""
+    pinned = {"key": HOSTNAME_LABEL, "operator": "In", "values": list(nodes)}
+    affinity = pod_spec.setdefault("affinity", {})
+    required = affinity.setdefault("nodeAffinity", {}).setdefault(
+        "requiredDuringSchedulingIgnoredDuringExecution", {}
+    )
+    terms = required.setdefault("nodeSelectorTerms", [])
+    if not terms:
+        terms.append({})
+    for term in terms:
+        term.setdefault("matchExpressions", []).append(copy.deepcopy(pinned))
+
+
+def _required_terms(pod_spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
+    return list(required.get("nodeSelectorTerms") or [])
+
+
+def pinned_nodes(pod_spec: Mapping[str, Any]) -> list[str]:
+    """The nodes a pod spec is pinned to by pin_to_nodes; [] when it is not pinned."""
+    for term in _required_terms(pod_spec):
+        for expression in term.get("matchExpressions") or []:
+            if expression.get("key") == HOSTNAME_LABEL and expression.get("operator") == "In":
+                return [str(value) for value in expression.get("values") or []]
+    return []
+
+
+def pinned_node(job: Mapping[str, Any]) -> str:
+    """The (first) node a Job's pod template is pinned to; "" when it has none."""
+    nodes = pinned_nodes(pod_spec_of(job))
+    return nodes[0] if nodes else ""
+
+
+def _expression_matches(expression: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    key, operator = expression.get("key", ""), expression.get("operator")
+    values = [str(v) for v in expression.get("values") or []]
+    if operator == "In":
+        return key in labels and labels[key] in values
+    if operator == "NotIn":
+        return key not in labels or labels[key] not in values
+    if operator == "Exists":
+        return key in labels
+    if operator == "DoesNotExist":
+        return key not in labels
+    if operator in ("Gt", "Lt") and key in labels and values:
+        try:
+            have, bound = int(labels[key]), int(values[0])
+        except ValueError:
+            return False
+        return have > bound if operator == "Gt" else have < bound
+    return False
+
+
+def may_run_on(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
+    """Does the node satisfy the pod's nodeSelector and required node affinity (the
+    scheduler's NodeAffinity rules: terms OR-ed, expressions within a term AND-ed)?"""
+    metadata = node.get("metadata") or {}
+    labels = {HOSTNAME_LABEL: str(metadata.get("name", "")), **(metadata.get("labels") or {})}
+    selector = pod_spec.get("nodeSelector") or {}
+    if any(labels.get(key) != value for key, value in selector.items()):
+        return False
+    terms = _required_terms(pod_spec)
+    return not terms or any(
+        all(_expression_matches(e, labels) for e in term.get("matchExpressions") or [])
+        for term in terms
+    )
+
+
+def _one_pod_per_node(pod_spec: Mapping[str, Any]) -> bool:
+    """A required pod anti-affinity on kubernetes.io/hostname: each pod needs a node of its own."""
+    anti = ((pod_spec.get("affinity") or {}).get("podAntiAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or []
+    return any(term.get("topologyKey") == HOSTNAME_LABEL for term in anti)
+
+
+def _pod_count(obj: Mapping[str, Any]) -> int:
+    spec = obj.get("spec") or {}
+    count = spec.get("parallelism") if obj.get("kind") == "Job" else spec.get("replicas")
+    return int(count) if isinstance(count, int) and count > 0 else 1
+
+
+# --------------------------------------------------------------------------- choosing
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What one workload asks of the nodes."""
+
+    manifest: Manifest
+    strategy: str
+    pods: int
+    gpus: int  # per pod
+    distinct: bool  # one pod per node
+
+    @property
+    def job(self) -> str:
+        return str((self.manifest.obj["metadata"].get("labels") or {}).get(c.Labels.INSTANCE, ""))
+
+    def words(self) -> str:
+        pods = f"{self.pods} pods" if self.pods > 1 else "1 pod"
+        each = " each" if self.pods > 1 else ""
+        distinct = " on distinct nodes" if self.distinct and self.pods > 1 else ""
+        return f"{pods} of {self.gpus} GPU(s){each}{distinct}"
+
+
+def ask_of(manifest: Manifest) -> Ask | None:
+    """The placement a rendered workload asks for (resources.placement); None for none."""
+    annotations = manifest.obj["metadata"].get("annotations") or {}
+    name = annotations.get(c.PLACEMENT_ANNOTATION)
+    if not name or manifest.kind not in WORKLOAD_KINDS:
+        return None
+    pod_spec = pod_spec_of(manifest.obj)
+    return Ask(
+        manifest,
+        str(name),
+        _pod_count(manifest.obj),
+        pod_gpus({"spec": pod_spec}),
+        _one_pod_per_node(pod_spec),
+    )
+
+
+def choose(
+    ask: Ask, nodes: Sequence[NodeGpus], rng: random.Random
+) -> tuple[list[Placement], Placement | None]:
+    """One placement per pod, each seeing the GPUs the previous ones took; (placements, the
+    one that found no node, or None when every pod has one)."""
+    rule = strategy(ask.strategy, rng)
+    view = list(nodes)
+    made: list[Placement] = []
+    for _ in range(ask.pods):
+        placement = rule.place(view, ask.gpus)
+        node = placement.chosen
+        if node is None:
+            return made, placement
+        made.append(placement)
+        if ask.distinct:
+            view = [n for n in view if n.name != node.name]
+        else:
+            view = [
+                dataclasses.replace(n, used=n.used + ask.gpus) if n.name == node.name else n
+                for n in view
+            ]
+    return made, None
+
+
+def fill(ask: Ask, pinned: Sequence[str], nodes: Sequence[NodeGpus]) -> dict[str, int] | None:
+    """node -> GPUs when the pinned nodes can host every pod of `ask` (filled in order, at
+    most one pod per node when `ask.distinct`); None when they cannot."""
+    by_name = {n.name: n for n in nodes}
+    if not pinned or any(name not in by_name or by_name[name].problem for name in pinned):
+        return None
+    gpus: dict[str, int] = {}
+    left = ask.pods
+    for name in pinned:
+        room = by_name[name].free // ask.gpus if ask.gpus else left
+        here = min(left, 1 if ask.distinct else room, room)
+        if here > 0:
+            gpus[name] = here * ask.gpus
+            left -= here
+    return gpus if left == 0 else None
+
+
+# --------------------------------------------------------------------------- the step
+
+
+@dataclass(frozen=True)
+class Pin:
+    """Where one workload was pinned, and why, in one line."""
+
+    kind: str
+    name: str
+    namespace: str | None
+    nodes: tuple[str, ...]
+    why: str
+    gpus: Mapping[str, int]  # node -> GPUs its pods take there
+
+    def detail(self) -> str:
+        where = "node" if len(self.nodes) == 1 else "nodes"
+        return f"on {where} {', '.join(self.nodes)} ({self.why})"
+
+
+def _pending_pins(pods: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """node -> GPUs of pods not yet on a node whose template pins them to that one node."""
+    promised: dict[str, int] = {}
+    for pod in pods:
+        spec = pod.get("spec") or {}
+        pinned = pinned_nodes(spec)
+        if not spec.get("nodeName") and len(pinned) == 1:
+            promised[pinned[0]] = promised.get(pinned[0], 0) + pod_gpus(pod)
+    return promised
+
+
+def _owned_by(pod: Mapping[str, Any], ask: Ask) -> bool:
+    metadata = pod.get("metadata") or {}
+    labels = metadata.get("labels") or {}
+    return bool(
+        metadata.get("namespace") == (ask.manifest.namespace or None)
+        and labels.get(c.Labels.INSTANCE) == ask.job
+        and labels.get(c.Labels.MANAGED_BY) == c.MANAGED_BY_VALUE
+    )
+
+
+@dataclass
+class Pinning:
+    """Places every workload of a run that asks for a strategy; reads the cluster once."""
+
+    cluster: ClusterAPI
+    claims: Sequence[NodeLabels] = ()  # labels pool files of the same run put on nodes
+    keep_live: bool = False  # apply and diff: keep a live object's pin that still fits
+    rng: random.Random = dataclasses.field(default_factory=random.Random)
+
+    def run(self, manifests: list[Manifest], refused: str) -> tuple[list[Manifest], list[Pin]]:
+        """The manifests with each asking workload pinned, and the pins. `refused` opens the
+        message when some workload fits nowhere (ApplyFailed; nothing was written)."""
+        asks = [ask for m in manifests if (ask := ask_of(m)) is not None]
+        if not asks:
+            return manifests, []
+        nodes = _with_claims(self.cluster.list("Node"), self.claims)
+        pods = active_pods(self.cluster)
+        taken: dict[str, int] = {}  # GPUs of the pods this run placed already
+        pins: dict[int, Pin] = {}
+        problems = []
+        for ask in asks:
+            pin, problem = self._place(ask, nodes, pods, taken)
+            if pin is None:
+                problems.append(problem)
+                continue
+            pins[id(ask.manifest)] = pin
+            for name, gpus in pin.gpus.items():
+                taken[name] = taken.get(name, 0) + gpus
+        if problems:
+            raise ApplyFailed(f"{refused}: " + "; ".join(problems))
+        placed = [_pinned(m, pins[id(m)]) if id(m) in pins else m for m in manifests]
+        return placed, list(pins.values())
+
+    def _place(
+        self,
+        ask: Ask,
+        nodes: list[dict[str, Any]],
+        pods: list[dict[str, Any]],
+        taken: Mapping[str, int],
+    ) -> tuple[Pin | None, str]:
+        pod_spec = pod_spec_of(ask.manifest.obj)
+        usable = [node for node in nodes if may_run_on(pod_spec, node)]
+        others = [pod for pod in pods if not _owned_by(pod, ask)]
+        promised = _pending_pins(others)
+        for name, count in taken.items():
+            promised[name] = promised.get(name, 0) + count
+        view = node_gpus(usable, others, promised)
+        kept = self._kept(ask, view)
+        if kept is not None:
+            return kept, ""
+        made, failed = choose(ask, view, self.rng)
+        if failed is not None:
+            return None, _refusal(ask, pod_spec, view, made, failed)
+        return _pin_of(ask, made), ""
+
+    def _kept(self, ask: Ask, view: Sequence[NodeGpus]) -> Pin | None:
+        """The live object's pin, when apply may keep it."""
+        if not self.keep_live:
+            return None
+        m = ask.manifest
+        live = self.cluster.find(m.kind, m.name, m.namespace or None)
+        if live is None:
+            return None
+        annotations = (live.get("metadata") or {}).get("annotations") or {}
+        pinned = pinned_nodes(pod_spec_of(live))
+        if annotations.get(c.PLACEMENT_ANNOTATION) != ask.strategy:
+            return None
+        gpus = fill(ask, pinned, view)
+        if gpus is None:
+            return None
+        why = f"kept from the live {m.kind}: {ask.strategy} placed it there and it still fits"
+        return Pin(m.kind, m.name, m.namespace or None, tuple(pinned), why, gpus)
+
+
+def _with_claims(nodes: list[dict[str, Any]], claims: Sequence[NodeLabels]) -> list[dict[str, Any]]:
+    """Nodes as they will be labelled once the run's pool files labelled them."""
+    wanted: dict[str, dict[str, str]] = {}
+    for claim in claims:
+        wanted.setdefault(claim.node, {}).update(claim.labels)
+    result = []
+    for node in nodes:
+        labels = wanted.get(str((node.get("metadata") or {}).get("name", "")))
+        if labels:
+            node = copy.deepcopy(node)
+            node["metadata"].setdefault("labels", {}).update(labels)
+        result.append(node)
+    return result
+
+
+def _pin_of(ask: Ask, made: Sequence[Placement]) -> Pin:
+    gpus: dict[str, int] = {}
+    for placement in made:
+        assert placement.chosen is not None
+        gpus[placement.chosen.name] = gpus.get(placement.chosen.name, 0) + ask.gpus
+    first = {p.chosen.name: p.candidates[0].reason for p in reversed(made) if p.chosen}
+    reasons = [f"{name}: {first[name]}" for name in gpus]
+    if len(gpus) == 1:
+        reasons = [made[0].candidates[0].reason]
+    why = f"{ask.strategy}: " + "; ".join(reasons)
+    m = ask.manifest
+    return Pin(m.kind, m.name, m.namespace or None, tuple(gpus), why, gpus)
+
+
+def _refusal(
+    ask: Ask,
+    pod_spec: Mapping[str, Any],
+    view: Sequence[NodeGpus],
+    made: Sequence[Placement],
+    failed: Placement,
+) -> str:
+    pool = (pod_spec.get("nodeSelector") or {}).get(c.Labels.POOL)
+    gpu_type = wanted_gpu_type(pod_spec)
+    where = (f"pool {pool}" if pool else "the cluster") + (
+        f" with GPU type {gpu_type}" if gpu_type else ""
+    )
+    gpu_nodes = sorted((n for n in view if n.gpus > 0), key=lambda n: n.name)
+    offers = ", ".join(_offer(n) for n in gpu_nodes) or "none"
+    placed = f" after placing {len(made)} of {ask.pods} pods" if made else ""
+    return (
+        f"{ask.manifest.ref}: {ask.strategy} found no node for {ask.words()} in {where}: "
+        f"{failed.reason}{placed}; its GPU nodes: {offers}"
+    )
+
+
+def _offer(node: NodeGpus) -> str:
+    problem = f", {node.problem}" if node.problem else ""
+    return f"{node.name} ({node.free} of {node.gpus} GPUs free{problem})"
+
+
+def _pinned(manifest: Manifest, pin: Pin) -> Manifest:
+    obj = copy.deepcopy(manifest.obj)
+    pin_to_nodes(obj["spec"]["template"].setdefault("spec", {}), pin.nodes)
+    text = yaml.safe_dump(obj, sort_keys=False, allow_unicode=True)
+    return dataclasses.replace(manifest, obj=obj, text=text)
+
+
+def describe(result: VerbResult, pins: Sequence[Pin]) -> None:
+    """Say on each pinned workload's line where it goes and why."""
+    by_target = {(p.kind, p.name, p.namespace): p for p in pins}
+    for item in result.objects:
+        pin = by_target.get((item.kind, item.name, item.namespace))
+        if pin is not None:
+            _set_detail(item, pin)
+
+
+def _set_detail(item: ObjectResult, pin: Pin) -> None:
+    item.detail = pin.detail() if not item.detail else f"{item.detail} {pin.detail()}"

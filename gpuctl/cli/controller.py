@@ -225,6 +225,13 @@ def plan(
     help="Seconds between looks at the node of a placed workload whose pod has not started "
     "(placed again when the node is NotReady or gone).",
 )
+@click.option(
+    "--not-ready-grace",
+    type=click.FloatRange(0),
+    default=30.0,
+    show_default=True,
+    help="Seconds a node must have been NotReady before its waiting workloads are placed again.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Log kopf's own messages too.")
 def run(
     kubeconfig: str | None,
@@ -235,6 +242,7 @@ def run(
     leader_elect: bool,
     node_selector: str | None,
     node_check_interval: float,
+    not_ready_grace: float,
     verbose: bool,
 ) -> int:
     """Run the controller: place each GPUWorkload on a node and create its Job there."""
@@ -253,5 +261,6 @@ def run(
         leader_elect=leader_elect,
         node_selector=node_selector,
         node_check_seconds=node_check_interval,
+        not_ready_grace_seconds=not_ready_grace,
     )
     return operator.run(cluster, options)

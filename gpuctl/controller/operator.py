@@ -28,7 +28,11 @@ from gpuctl.controller import resource
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.metrics import Metrics
-from gpuctl.controller.reconcile import NODE_CHECK_SECONDS, Reconciler
+from gpuctl.controller.reconcile import (
+    NODE_CHECK_SECONDS,
+    NOT_READY_GRACE_SECONDS,
+    Reconciler,
+)
 from gpuctl.errors import GpuctlError
 
 log = logging.getLogger("gpuctl.controller")
@@ -208,6 +212,7 @@ class RunOptions:
     lease_timing: Timing = field(default_factory=Timing)
     node_selector: str | None = None  # only nodes with these labels are placed on
     node_check_seconds: float = NODE_CHECK_SECONDS  # a placed, not started workload's node
+    not_ready_grace_seconds: float = NOT_READY_GRACE_SECONDS  # NotReady this long: place again
 
 
 def run(cluster: Cluster, options: RunOptions) -> int:
@@ -260,6 +265,7 @@ def run(cluster: Cluster, options: RunOptions) -> int:
         node_selector=options.node_selector,
         node_check_seconds=options.node_check_seconds,
         cache=cache,
+        not_ready_grace_seconds=options.not_ready_grace_seconds,
     )
     registry, settings = build_registry(cluster, Requeue(reconciler))
     ready = threading.Event()

@@ -53,6 +53,9 @@ SNAPSHOT_SECONDS: Final = 2.0
 PLACED_MEMORY_SECONDS: Final = 30.0
 # How often a placed workload whose pod has not started is checked for a NotReady node.
 NODE_CHECK_SECONDS: Final = 10.0
+# How long a node must have been NotReady before its waiting workloads are placed again (a
+# kubelet that misses a heartbeat or two under load comes back).
+NOT_READY_GRACE_SECONDS: Final = 30.0
 # How soon to look again while a deleted Job is still terminating.
 TERMINATING_RETRY_SECONDS: Final = 1.0
 CONDITION: Final = "Scheduled"
@@ -198,9 +201,11 @@ class Reconciler:
         node_selector: str | None = None,
         node_check_seconds: float = NODE_CHECK_SECONDS,
         cache: ClusterCache | None = None,
+        not_ready_grace_seconds: float = NOT_READY_GRACE_SECONDS,
     ) -> None:
         self.cluster = cluster
         self.cache = cache
+        self.not_ready_grace_seconds = not_ready_grace_seconds
         self.metrics = metrics or Metrics()
         self.rng = rng or random.Random()
         self.clock = clock
@@ -300,19 +305,26 @@ class Reconciler:
             return self._replace(workload, node, lost)
 
     def _node_lost(self, namespace: str, node: str) -> str:
-        """ "gone", "NotReady", or "" while the node is there and Ready (from the cache when
+        """ "gone", "NotReady" (for at least the grace period), or "" (from the cache when
         there is one: no lock, no request)."""
         if self.cache is not None and self.cache.namespace == namespace:
             found = self.cache.nodes.get("", node)
-            problem = node_problem(found) if found is not None else None
         else:
-            with self._placing:
-                entries = {entry.name: entry for entry in self._view(namespace).nodes}
-            entry = entries.get(node)
-            problem = entry.problem if entry is not None else None
-        if problem is None:
+            nodes = self.cluster.list("Node", label_selector=self.node_selector)
+            found = next((item for item in nodes if item["metadata"]["name"] == node), None)
+        if found is None:
             return "gone"
-        return "NotReady" if problem == "NotReady" else ""
+        if node_problem(found) != "NotReady":
+            return ""
+        ready = [
+            cond
+            for cond in (found.get("status") or {}).get("conditions") or []
+            if cond.get("type") == "Ready"
+        ]
+        since = parse_rfc3339(str(ready[0].get("lastTransitionTime", ""))) if ready else None
+        if since is not None and self.clock() - since < self.not_ready_grace_seconds:
+            return ""
+        return "NotReady"
 
     def _pods_of(self, workload: Workload) -> list[dict[str, Any]]:
         if self.cache is None:

@@ -223,6 +223,8 @@ class Scene:
             str(health_port),
             "--node-check-interval",
             "0.5",
+            "--not-ready-grace",
+            "1",
             *extra,
         ]
         with log.open("w") as out:

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from gpuctl.cli import table
-from gpuctl.cli.main import CONTEXT_SETTINGS
+from gpuctl.cli.main import CONTEXT_SETTINGS, dry_run_option
 from gpuctl.controller import resource
 from gpuctl.errors import Problem, SpecError
 from gpuctl.spec.document import Document
@@ -37,6 +37,53 @@ def manifests(namespace: str, image: str, replicas: int, crd_only: bool) -> None
     """Print the CRD, namespace, ServiceAccount, roles and Deployment that install it."""
     objects = [resource.crd()] if crd_only else resource.manifests(namespace, image, replicas)
     click.echo(resource.to_yaml(objects), nl=False)
+
+
+@controller.command()
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig file.")
+@click.option("--context", help="The kubeconfig context to use.")
+@click.option(
+    "-n", "--namespace", default=resource.NAMESPACE, show_default=True, help="Where it runs."
+)
+@click.option(
+    "--image",
+    default=resource.DEFAULT_CONTROLLER_IMAGE,
+    show_default=True,
+    help="An image whose entrypoint is gpuctl.",
+)
+@click.option("--replicas", type=click.IntRange(1), default=1, show_default=True)
+@dry_run_option
+def install(
+    kubeconfig: str | None,
+    context: str | None,
+    namespace: str,
+    image: str,
+    replicas: int,
+    dry_run: str,
+) -> int:
+    """Apply what `gpuctl controller manifests` prints (through `gpuctl apply`'s verb: what is
+    unchanged stays, what changed is updated), then wait until GPUWorkloads are served.
+
+    \b
+    gpuctl controller install
+    gpuctl controller install --namespace gpu-system --replicas 2 --dry-run=server
+    """
+    from gpuctl.cli.main import progress_line, show_result
+    from gpuctl.cluster.client import Cluster
+    from gpuctl.controller.install import install_manifests, wait_established
+    from gpuctl.verbs.apply import Apply
+    from gpuctl.verbs.common import DryRun
+
+    cluster = Cluster.connect(kubeconfig, context)
+    manifests = install_manifests(cluster, namespace, image, replicas)
+    result = Apply(cluster, DryRun(dry_run), progress=progress_line(), prune=False).run(manifests)
+    show_result(result)
+    if not result.ok:
+        return 1
+    if DryRun(dry_run) is DryRun.NONE:
+        wait_established(cluster)
+        click.echo(f"{resource.CRD_NAME} established: kubectl get {resource.PLURAL}")
+    return 0
 
 
 # --------------------------------------------------------------------------- plan
@@ -97,8 +144,17 @@ def _plan_rows(placement: Any) -> list[list[str]]:
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig file.")
 @click.option("--context", help="The kubeconfig context to use.")
 @click.option("--seed", type=int, help="Seed the random strategy (the same draw every time).")
+@click.option(
+    "-l",
+    "--node-selector",
+    help="Place only on nodes with these labels (a label selector: gpu=a100,team!=ml).",
+)
 def plan(
-    files: tuple[str, ...], kubeconfig: str | None, context: str | None, seed: int | None
+    files: tuple[str, ...],
+    kubeconfig: str | None,
+    context: str | None,
+    seed: int | None,
+    node_selector: str | None,
 ) -> int:
     """Where each GPUWorkload would go: every node's score, and why it was or was not chosen.
 
@@ -115,7 +171,7 @@ def plan(
     if problems:
         raise SpecError(problems)
     cluster = Cluster.connect(kubeconfig, context)
-    view = reconcile.read_cluster(cluster, None)
+    view = reconcile.read_cluster(cluster, None, node_selector)
     rng = random.Random(seed)
     unplaced = 0
     for index, document in enumerate(documents):
@@ -156,6 +212,26 @@ def plan(
     show_default=True,
     help="Reconcile only while holding the Lease gpu-orchestrator (for several replicas).",
 )
+@click.option(
+    "-l",
+    "--node-selector",
+    help="Place only on nodes with these labels (a label selector: gpu=a100,team!=ml).",
+)
+@click.option(
+    "--node-check-interval",
+    type=click.FloatRange(0.1),
+    default=10.0,
+    show_default=True,
+    help="Seconds between looks at the node of a placed workload whose pod has not started "
+    "(placed again when the node is NotReady or gone).",
+)
+@click.option(
+    "--not-ready-grace",
+    type=click.FloatRange(0),
+    default=30.0,
+    show_default=True,
+    help="Seconds a node must have been NotReady before its waiting workloads are placed again.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Log kopf's own messages too.")
 def run(
     kubeconfig: str | None,
@@ -164,6 +240,9 @@ def run(
     metrics_port: int,
     health_port: int,
     leader_elect: bool,
+    node_selector: str | None,
+    node_check_interval: float,
+    not_ready_grace: float,
     verbose: bool,
 ) -> int:
     """Run the controller: place each GPUWorkload on a node and create its Job there."""
@@ -180,5 +259,8 @@ def run(
         metrics_port=metrics_port,
         health_port=health_port,
         leader_elect=leader_elect,
+        node_selector=node_selector,
+        node_check_seconds=node_check_interval,
+        not_ready_grace_seconds=not_ready_grace,
     )
     return operator.run(cluster, options)

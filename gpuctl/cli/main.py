@@ -315,7 +315,7 @@ _timeout_option = click.option(
     show_default=True,
     help="How long to wait for deletions (and with --wait, for the jobs to run).",
 )
-_dry_run_option = click.option(
+dry_run_option = click.option(
     "--dry-run",
     type=click.Choice(["none", "client", "server"]),
     default="none",
@@ -331,7 +331,7 @@ def _write_options(command: Any) -> Any:
     """The options create and apply share."""
     for option in reversed(
         [
-            _dry_run_option,
+            dry_run_option,
             click.option(
                 "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
             ),

@@ -39,6 +39,7 @@ RESOURCES: dict[str, Resource] = {
     "Service": Resource("", "v1", "services", True),
     "ConfigMap": Resource("", "v1", "configmaps", True),
     "Secret": Resource("", "v1", "secrets", True),
+    "ServiceAccount": Resource("", "v1", "serviceaccounts", True),
     "ResourceQuota": Resource("", "v1", "resourcequotas", True),
     "Event": Resource("", "v1", "events", True),
     "Job": Resource("batch", "v1", "jobs", True),
@@ -48,6 +49,10 @@ RESOURCES: dict[str, Resource] = {
     "HorizontalPodAutoscaler": Resource("autoscaling", "v2", "horizontalpodautoscalers", True),
     "PriorityClass": Resource("scheduling.k8s.io", "v1", "priorityclasses", False),
     "Lease": Resource("coordination.k8s.io", "v1", "leases", True),
+    "Role": Resource("rbac.authorization.k8s.io", "v1", "roles", True),
+    "RoleBinding": Resource("rbac.authorization.k8s.io", "v1", "rolebindings", True),
+    "ClusterRole": Resource("rbac.authorization.k8s.io", "v1", "clusterroles", False),
+    "ClusterRoleBinding": Resource("rbac.authorization.k8s.io", "v1", "clusterrolebindings", False),
     "CustomResourceDefinition": Resource(
         "apiextensions.k8s.io", "v1", "customresourcedefinitions", False
     ),

@@ -35,6 +35,12 @@ class Metrics:
             "Retries scheduled after a failed attempt.",
             registry=self.registry,
         )
+        self.replaced = Counter(
+            "warp_gpuworkload_replaced_total",
+            "Placed GPUWorkloads placed again because their node went NotReady or away "
+            "before their pod ran.",
+            registry=self.registry,
+        )
         self.reconcile_duration = Histogram(
             "warp_gpuworkload_reconcile_duration_seconds",
             "Time one reconcile of a GPUWorkload took, by result.",

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -24,12 +25,18 @@ from prometheus_client import start_http_server
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.errors import KubeError, NotFound
 from gpuctl.controller import resource
+from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.metrics import Metrics
-from gpuctl.controller.reconcile import Reconciler
+from gpuctl.controller.reconcile import (
+    NODE_CHECK_SECONDS,
+    NOT_READY_GRACE_SECONDS,
+    Reconciler,
+)
 from gpuctl.errors import GpuctlError
 
 log = logging.getLogger("gpuctl.controller")
+RECONCILE_THREADS = 16
 
 
 @dataclass
@@ -178,7 +185,11 @@ async def _operate(
     ready: threading.Event,
 ) -> None:
     stop = asyncio.Event()
-    switch.attach(asyncio.get_running_loop(), stop)
+    loop = asyncio.get_running_loop()
+    switch.attach(loop, stop)
+    # Reconciles wait on the API server, not the CPU: more of them at once than the default
+    # executor's cores + 4 (placement itself is serialized in the Reconciler).
+    loop.set_default_executor(ThreadPoolExecutor(RECONCILE_THREADS, "reconcile"))
     await kopf.operator(
         registry=registry,
         settings=settings,
@@ -199,6 +210,9 @@ class RunOptions:
         default_factory=lambda: os.environ.get("POD_NAME") or socket.gethostname()
     )
     lease_timing: Timing = field(default_factory=Timing)
+    node_selector: str | None = None  # only nodes with these labels are placed on
+    node_check_seconds: float = NODE_CHECK_SECONDS  # a placed, not started workload's node
+    not_ready_grace_seconds: float = NOT_READY_GRACE_SECONDS  # NotReady this long: place again
 
 
 def run(cluster: Cluster, options: RunOptions) -> int:
@@ -242,7 +256,17 @@ def run(cluster: Cluster, options: RunOptions) -> int:
         keeper = threading.Thread(target=keep, name="lease", daemon=True)
         keeper.start()
     metrics.leader.set(1)
-    reconciler = Reconciler(cluster, metrics)
+    cache = ClusterCache(cluster, options.namespace, options.node_selector, resource.KIND)
+    if not cache.start():
+        log.warning("the node, pod and workload caches did not fill within 60 s; going on")
+    reconciler = Reconciler(
+        cluster,
+        metrics,
+        node_selector=options.node_selector,
+        node_check_seconds=options.node_check_seconds,
+        cache=cache,
+        not_ready_grace_seconds=options.not_ready_grace_seconds,
+    )
     registry, settings = build_registry(cluster, Requeue(reconciler))
     ready = threading.Event()
 
@@ -255,6 +279,7 @@ def run(cluster: Cluster, options: RunOptions) -> int:
         asyncio.run(_operate(registry, settings, options.namespace, kopf_stop, ready))
     finally:
         stop.set()
+        cache.stop()
         metrics.leader.set(0)
         if options.leader_elect:
             keeper.join(timeout=options.lease_timing.retry_period + 5)  # it releases the Lease

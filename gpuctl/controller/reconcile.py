@@ -2,7 +2,11 @@
 `Reconciler.reconcile` on every event and again when it asks to be called back.
 
 The rules:
-- Scheduled and Failed are final (a Failed workload starts over when its spec changes).
+- Failed is final (a Failed workload starts over when its spec changes).
+- Scheduled is final once a pod of its Job has started (Running or finished). Until then the
+  workload is looked at again every NODE_CHECK_SECONDS: when its node is NotReady or gone,
+  the Job is deleted, status.replacements counts it, and the workload is placed again (its
+  retries are kept). A pod that runs on a node that then fails is Kubernetes' to evict.
 - A Job with the workload's job name that the workload owns is adopted, never made twice.
 - Otherwise nodes and pods are read, the workload's strategy picks a node, the Job gpuctl
   renders for it is created there, and the status says Scheduled, where and which Job.
@@ -15,6 +19,7 @@ The rules:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
 import threading
@@ -27,6 +32,7 @@ from typing import Any, Final
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
 from gpuctl.controller import backoff, resource
+from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.resource import Phase
 from gpuctl.controller.workload import (
@@ -35,6 +41,7 @@ from gpuctl.controller.workload import (
     WorkloadInvalid,
     render_job,
 )
+from gpuctl.inventory.placement import node_problem
 from gpuctl.verbs import strategies
 from gpuctl.verbs.pinning import pinned_node
 
@@ -43,7 +50,16 @@ ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
 # is added to it at once). A burst of new workloads then costs one read, not one each; GPUs
 # freed meanwhile are seen at the next read.
 SNAPSHOT_SECONDS: Final = 2.0
+PLACED_MEMORY_SECONDS: Final = 30.0
+# How often a placed workload whose pod has not started is checked for a NotReady node.
+NODE_CHECK_SECONDS: Final = 10.0
+# How long a node must have been NotReady before its waiting workloads are placed again (a
+# kubelet that misses a heartbeat or two under load comes back).
+NOT_READY_GRACE_SECONDS: Final = 30.0
+# How soon to look again while a deleted Job is still terminating.
+TERMINATING_RETRY_SECONDS: Final = 1.0
 CONDITION: Final = "Scheduled"
+STARTED_PHASES: Final = ("Running", "Succeeded", "Failed")
 
 
 class Reason:
@@ -54,6 +70,7 @@ class Reason:
     API_ERROR: Final = "APIError"
     SCHEDULED: Final = "Scheduled"
     ADOPTED: Final = "JobAdopted"
+    NODE_LOST: Final = "NodeNotReady"
 
 
 @dataclass(frozen=True)
@@ -70,11 +87,19 @@ def now_rfc3339(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def micro_rfc3339(at: float) -> str:
+    """With microseconds (Kubernetes' MicroTime): a retry is due exactly when it was meant to
+    be, not up to a second early."""
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 def parse_rfc3339(text: str) -> float | None:
-    try:
-        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
-    except (TypeError, ValueError):
-        return None
+    for layout in ("%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ"):
+        try:
+            return datetime.strptime(text, layout).replace(tzinfo=UTC).timestamp()
+        except (TypeError, ValueError):
+            continue
+    return None
 
 
 # --------------------------------------------------------------------------- reading
@@ -106,6 +131,7 @@ def promised_gpus(
 class ClusterGpus:
     nodes: list[strategies.NodeGpus]
     workloads: list[dict[str, Any]]
+    largest_pending: int = 0  # GPUs of the largest workload waiting for a node, when read
 
     def take(self, node: str, gpus: int) -> None:
         """Count a placement just made on `node` as using `gpus` GPUs."""
@@ -114,16 +140,40 @@ class ClusterGpus:
                 self.nodes[index] = dataclasses.replace(entry, used=entry.used + gpus)
 
 
-def read_cluster(cluster: Cluster, namespace: str | None) -> ClusterGpus:
-    """Every node's GPUs and their use: nodes, all pods (finished ones free nothing), and the
-    GPUWorkloads of `namespace` (none when their CRD is not installed)."""
-    nodes = cluster.list("Node")
+class _Node(strategies.NodeGpus):
+    """A node of one view, equal only to itself: each node is once in a view, and the
+    strategies test membership in lists of every node (comparing all fields each time would
+    cost seconds per placement on a thousand nodes)."""
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+
+def view_of(
+    nodes: list[dict[str, Any]], pods: list[dict[str, Any]], workloads: list[dict[str, Any]]
+) -> ClusterGpus:
+    found = strategies.node_gpus(nodes, pods, promised_gpus(workloads, pods))
+    fields = [field.name for field in dataclasses.fields(strategies.NodeGpus)]
+    return ClusterGpus(
+        [_Node(**{name: getattr(node, name) for name in fields}) for node in found],
+        workloads,
+        largest_pending(workloads),
+    )
+
+
+def read_cluster(
+    cluster: Cluster, namespace: str | None, node_selector: str | None = None
+) -> ClusterGpus:
+    """Every node's GPUs and their use: nodes (those matching `node_selector`, a label
+    selector, when given), all pods (finished ones free nothing), and the GPUWorkloads of
+    `namespace` (none when their CRD is not installed)."""
+    nodes = cluster.list("Node", label_selector=node_selector)
     pods = cluster.list("Pod", None)
     try:
         workloads = cluster.list("GPUWorkload", namespace)
     except NotFound:
         workloads = []
-    return ClusterGpus(strategies.node_gpus(nodes, pods, promised_gpus(workloads, pods)), workloads)
+    return view_of(nodes, pods, workloads)
 
 
 def largest_pending(workloads: Iterable[dict[str, Any]]) -> int:
@@ -148,14 +198,25 @@ class Reconciler:
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
         snapshot_seconds: float = SNAPSHOT_SECONDS,
+        node_selector: str | None = None,
+        node_check_seconds: float = NODE_CHECK_SECONDS,
+        cache: ClusterCache | None = None,
+        not_ready_grace_seconds: float = NOT_READY_GRACE_SECONDS,
     ) -> None:
         self.cluster = cluster
+        self.cache = cache
+        self.not_ready_grace_seconds = not_ready_grace_seconds
         self.metrics = metrics or Metrics()
         self.rng = rng or random.Random()
         self.clock = clock
         self.snapshot_seconds = snapshot_seconds
+        self.node_selector = node_selector or None
+        self.node_check_seconds = node_check_seconds
         self._placing = threading.Lock()  # held while a snapshot is read, used and updated
         self._snapshot: tuple[float, str, ClusterGpus] | None = None
+        # (namespace, name) -> (node, GPUs, when): placements made, counted until a read shows
+        # them (a cache may lag behind this controller's own writes)
+        self._placed: dict[tuple[str, str], tuple[str, int, float]] = {}
 
     def _view(self, namespace: str) -> ClusterGpus:
         """The cluster's GPUs: the snapshot while it is fresh, else a new read."""
@@ -164,9 +225,33 @@ class Reconciler:
             taken, where, view = self._snapshot
             if where == namespace and now - taken < self.snapshot_seconds:
                 return view
-        view = read_cluster(self.cluster, namespace)
+        view = self._read(namespace)
+        self._count_own_placements(view, now)
         self._snapshot = (now, namespace, view)
         return view
+
+    def _read(self, namespace: str) -> ClusterGpus:
+        cache = self.cache
+        if cache is None or cache.namespace != namespace:
+            return read_cluster(self.cluster, namespace, self.node_selector)
+        return view_of(cache.nodes.items(), cache.pods.items(), cache.workloads.items())
+
+    def _count_own_placements(self, view: ClusterGpus, now: float) -> None:
+        """Add the placements made that the read does not show yet (their workload is not
+        Scheduled on that node in it); forget those it shows, and those older than
+        PLACED_MEMORY_SECONDS (any read shows them by then)."""
+        shown = {
+            (Workload.of(obj).namespace, Workload.of(obj).name): (obj.get("status") or {}).get(
+                "assignedNode"
+            )
+            for obj in view.workloads
+            if (obj.get("status") or {}).get("phase") == Phase.SCHEDULED
+        }
+        for key, (node, gpus, when) in list(self._placed.items()):
+            if shown.get(key) == node or now - when > PLACED_MEMORY_SECONDS:
+                del self._placed[key]
+            else:
+                view.take(node, gpus)
 
     def reconcile(self, obj: dict[str, Any]) -> Outcome:
         started = time.monotonic()
@@ -183,19 +268,16 @@ class Reconciler:
             return Outcome("deleted")
         phase = workload.status.get("phase")
         observed = workload.status.get("observedGeneration")
-        if phase == Phase.SCHEDULED or (phase == Phase.FAILED and observed == workload.generation):
+        if phase == Phase.SCHEDULED:
+            return self._check_node(workload)
+        if phase == Phase.FAILED and observed == workload.generation:
             return Outcome("unchanged")
         if phase == Phase.FAILED:  # the spec changed since it failed: start over
             workload = Workload.of({**obj, "status": {}})
         wait = self._waiting(workload)
         if wait is not None:
             return Outcome("waiting", wait)
-        with self._placing:
-            try:
-                return self._place(workload)
-            except BaseException:
-                self._snapshot = None  # a write may or may not have happened: read again
-                raise
+        return self._place(workload)
 
     def _waiting(self, workload: Workload) -> float | None:
         """Seconds until the next retry is due, or None when it is due now."""
@@ -207,32 +289,107 @@ class Reconciler:
         left = due - self.clock()
         return left if left > 0 else None
 
+    def _check_node(self, workload: Workload) -> Outcome:
+        """A placed workload: final once its pod started; placed again when its node went
+        NotReady or away first; else looked at again later."""
+        pods = self._pods_of(workload)
+        if any((pod.get("status") or {}).get("phase") in STARTED_PHASES for pod in pods):
+            return Outcome("unchanged")
+        node = str(workload.status.get("assignedNode") or "")
+        lost = self._node_lost(workload.namespace, node)
+        if not lost:
+            return Outcome("unchanged", self.node_check_seconds)
+        with self._placing:
+            self._snapshot = None  # the GPUs promised there are free again
+            self._placed.pop((workload.namespace, workload.name), None)
+            return self._replace(workload, node, lost)
+
+    def _node_lost(self, namespace: str, node: str) -> str:
+        """ "gone", "NotReady" (for at least the grace period), or "" (from the cache when
+        there is one: no lock, no request)."""
+        if self.cache is not None and self.cache.namespace == namespace:
+            found = self.cache.nodes.get("", node)
+        else:
+            nodes = self.cluster.list("Node", label_selector=self.node_selector)
+            found = next((item for item in nodes if item["metadata"]["name"] == node), None)
+        if found is None:
+            return "gone"
+        if node_problem(found) != "NotReady":
+            return ""
+        ready = [
+            cond
+            for cond in (found.get("status") or {}).get("conditions") or []
+            if cond.get("type") == "Ready"
+        ]
+        since = parse_rfc3339(str(ready[0].get("lastTransitionTime", ""))) if ready else None
+        if since is not None and self.clock() - since < self.not_ready_grace_seconds:
+            return ""
+        return "NotReady"
+
+    def _pods_of(self, workload: Workload) -> list[dict[str, Any]]:
+        if self.cache is None:
+            return self.cluster.list(
+                "Pod", workload.namespace, label_selector=f"{WORKLOAD_LABEL}={workload.name}"
+            )
+        return [
+            pod
+            for pod in self.cache.pods.items()
+            if pod["metadata"].get("namespace") == workload.namespace
+            and (pod["metadata"].get("labels") or {}).get(WORKLOAD_LABEL) == workload.name
+        ]
+
+    def _replace(self, workload: Workload, node: str, lost: str) -> Outcome:
+        with contextlib.suppress(NotFound):  # already gone is what is wanted
+            self.cluster.delete(
+                "Job", workload.job_name, workload.namespace, propagation="Background"
+            )
+        self.metrics.replaced.inc()
+        replacements = int(workload.status.get("replacements") or 0) + 1
+        message = (
+            f"node {node or '?'} is {lost} and the Job's pod had not started: Job "
+            f"{workload.job_name} deleted, placing again (replacement {replacements})"
+        )
+        self._write_status(
+            workload,
+            Phase.PENDING,
+            Reason.NODE_LOST,
+            message,
+            replacements=replacements,
+            assignedNode=None,
+            jobName=None,
+        )
+        return Outcome("replaced", TERMINATING_RETRY_SECONDS, message)
+
     def _place(self, workload: Workload) -> Outcome:
-        job = self.cluster.find("Job", workload.job_name, workload.namespace)
-        if job is not None:
-            return self._adopt(workload, job)
-        view = self._view(workload.namespace)
-        self.metrics.fragmentation.set(
-            strategies.fragmentation(view.nodes, largest_pending(view.workloads))
-        )
-        placement = strategies.strategy(workload.strategy, self.rng).place(
-            view.nodes, workload.gpus
-        )
+        # A workload with no status yet has never been placed, unless a run stopped between
+        # creating its Job and writing status: then the create answers AlreadyExists and the
+        # Job is adopted. Others may have a Job (or one still terminating) to look at first.
+        if workload.status:
+            job = self.cluster.find("Job", workload.job_name, workload.namespace)
+            if job is not None and job["metadata"].get("deletionTimestamp"):
+                return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
+            if job is not None:
+                return self._adopt(workload, job)
+        placement = self._choose(workload)
         if placement.chosen is None:
             return self._no_node(workload, placement.reason)
         node = placement.chosen.name
         try:
             job = render_job(workload, node)
-        except WorkloadInvalid as exc:
-            return self._fail(workload, Reason.INVALID_SPEC, str(exc))
-        try:
             self.cluster.create(job)
+        except WorkloadInvalid as exc:
+            self._release(workload, node)
+            return self._fail(workload, Reason.INVALID_SPEC, str(exc))
         except AlreadyExists:  # made meanwhile by someone else: adopt it if it is ours
-            self._snapshot = None
-            return self._adopt(
-                workload, self.cluster.get("Job", workload.job_name, workload.namespace)
-            )
-        view.take(node, workload.gpus)
+            self._release(workload, node)
+            existing = self.cluster.get("Job", workload.job_name, workload.namespace)
+            if existing["metadata"].get("deletionTimestamp"):
+                return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
+            return self._adopt(workload, existing)
+        except BaseException:
+            with self._placing:  # the Job may or may not have been made: read again
+                self._snapshot = None
+            raise
         self.metrics.scheduled.labels(workload.strategy).inc()
         self._write_status(
             workload,
@@ -244,7 +401,32 @@ class Reconciler:
             jobName=workload.job_name,
             strategy=workload.strategy,
         )
-        return Outcome("scheduled", None, node)
+        return Outcome("scheduled", self.node_check_seconds, node)
+
+    def _choose(self, workload: Workload) -> strategies.Placement:
+        """The strategy's choice, its GPUs taken at once in the view (one choice at a time;
+        the requests that follow run in parallel with other choices)."""
+        with self._placing:
+            view = self._view(workload.namespace)
+            self.metrics.fragmentation.set(
+                strategies.fragmentation(view.nodes, view.largest_pending)
+            )
+            placement = strategies.strategy(workload.strategy, self.rng).place(
+                view.nodes, workload.gpus
+            )
+            if placement.chosen is not None:
+                node = placement.chosen.name
+                view.take(node, workload.gpus)
+                key = (workload.namespace, workload.name)
+                self._placed[key] = (node, workload.gpus, time.monotonic())
+            return placement
+
+    def _release(self, workload: Workload, node: str) -> None:
+        """Give back the GPUs `_choose` took: no Job was made for them."""
+        with self._placing:
+            self._placed.pop((workload.namespace, workload.name), None)
+            if self._snapshot is not None:
+                self._snapshot[2].take(node, -workload.gpus)
 
     def _adopt(self, workload: Workload, job: dict[str, Any]) -> Outcome:
         owners = job["metadata"].get("ownerReferences") or []
@@ -264,7 +446,7 @@ class Reconciler:
             jobName=workload.job_name,
             strategy=workload.strategy,
         )
-        return Outcome("adopted", None, node)
+        return Outcome("adopted", self.node_check_seconds, node)
 
     def _no_node(self, workload: Workload, why: str) -> Outcome:
         self.metrics.failed.labels(Reason.NO_SUITABLE_NODE).inc()
@@ -284,7 +466,7 @@ class Reconciler:
             Reason.NO_SUITABLE_NODE,
             f"{why}; retry {retries + 1} of {workload.max_retries} in {wait:.0f}s",
             retries=retries + 1,
-            nextRetryTime=now_rfc3339(self.clock() + wait),
+            nextRetryTime=micro_rfc3339(self.clock() + wait),
         )
         return Outcome("retry", wait, why)
 

@@ -154,6 +154,7 @@ def _status_schema() -> dict[str, Any]:
             "message": {"type": "string"},
             "reason": {"type": "string"},
             "retries": {"type": "integer", "minimum": 0},
+            "replacements": {"type": "integer", "minimum": 0},
             "nextRetryTime": {"type": "string", "format": "date-time"},
             "observedGeneration": {"type": "integer"},
             "conditions": {
@@ -289,12 +290,14 @@ def _rule(group: str, resources: list[str], verbs: list[str]) -> dict[str, Any]:
 NAMESPACED_RULES: Final = (
     _rule(GROUP, [PLURAL], ["get", "list", "watch"]),  # kopf's watch, our reads
     _rule(GROUP, [f"{PLURAL}/status"], ["patch"]),  # phase, node, job, retries
-    _rule("batch", ["jobs"], ["get", "create"]),  # adopt or create; deletion is the GC's
+    # adopt or create; delete only to place again (a node went NotReady under a waiting Job);
+    # a deleted workload's Job is the garbage collector's (owner reference)
+    _rule("batch", ["jobs"], ["get", "create", "delete"]),
     _rule("coordination.k8s.io", ["leases"], ["get", "create", "update"]),  # leader election
 )
 CLUSTER_RULES: Final = (
-    _rule("", ["nodes"], ["list"]),  # GPUs, readiness, labels
-    _rule("", ["pods"], ["list"]),  # GPUs already requested on each node
+    _rule("", ["nodes"], ["list", "watch"]),  # GPUs, readiness, labels (a watched cache)
+    _rule("", ["pods"], ["list", "watch"]),  # GPUs requested on each node; whether a pod runs
 )
 
 

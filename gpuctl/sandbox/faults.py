@@ -33,6 +33,9 @@ class Request(NamedTuple):
     namespace: str = ""
     name: str = ""
     code: int = 0  # the status sent (0 when the connection was dropped)
+    # the bearer token presented ("" without one): the sandbox authenticates and authorizes
+    # every request, so a token only tells whose request it was, as a user in an audit log
+    token: str = ""
 
 
 READ_VERBS = frozenset({"get", "list", "watch"})

@@ -95,6 +95,11 @@ BUILTIN: list[Resource] = [
     ),
     _r("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, ("pc",)),
     _r("coordination.k8s.io", "v1", "leases", "Lease"),
+    # RBAC objects are stored and served, not enforced: the sandbox authorizes every request.
+    _r("rbac.authorization.k8s.io", "v1", "roles", "Role"),
+    _r("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding"),
+    _r("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", False),
+    _r("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", False),
     Resource(
         "authorization.k8s.io",
         "v1",

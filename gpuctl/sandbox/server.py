@@ -261,6 +261,7 @@ class Handler(BaseHTTPRequestHandler):
                 route.namespace if route else "",
                 route.name if route else "",
                 self._code,
+                _bearer(self.headers.get("Authorization") or ""),
             )
         )
 
@@ -1045,3 +1046,9 @@ class Sandbox:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(yaml.safe_dump(self.kubeconfig(), sort_keys=False))
         return path
+
+
+def _bearer(header: str) -> str:
+    """The token of `Authorization: Bearer <token>` ("" without one)."""
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""

@@ -3,6 +3,7 @@ Jobs run for ten minutes, so GPUs stay taken during a test. The CRD is installed
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,8 +12,10 @@ from gpuctl.cluster.client import Cluster
 from gpuctl.controller import resource
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.config import NodeSpec
+from gpuctl.sandbox.testing import Cluster as TestCluster
 from gpuctl.sandbox.testing import SandboxCluster
 from tests.conftest import Env
+from tests.controller.scene import Scene, scene_on
 
 CHEAP = {"gpu-orchestrator/cheap-node": "true"}
 
@@ -47,3 +50,10 @@ def workload(name: str, gpus: int, strategy: str = "leastLoaded", **spec: Any) -
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"modelName": "llama2", "gpuCount": gpus, "schedulingStrategy": strategy, **spec},
     }
+
+
+@pytest.fixture
+def scene(cluster: TestCluster) -> Iterator[Scene]:
+    """A controller scenario on the cluster fixture (the sandbox, the real control plane)."""
+    with scene_on(cluster) as made:
+        yield made

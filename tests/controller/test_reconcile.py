@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import random
 import threading
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from gpuctl.controller import resource
+from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.reconcile import Reconciler
 from gpuctl.sandbox.testing import wait_for
@@ -202,3 +204,42 @@ def test_a_spec_the_training_schema_refuses_fails_the_workload(crd_env: Env) -> 
     got = status(crd_env, "w")
     assert (got["phase"], got["reason"]) == ("Failed", "InvalidSpec")
     assert "environment.image" in got["message"]
+
+
+def test_placements_a_lagging_cache_does_not_show_yet_still_hold_their_gpus(crd_env: Env) -> None:
+    """The cache holds what was read before any placement and is never updated; each
+    placement reads it anew (no snapshot reuse): the controller's own placements still count."""
+    cache = ClusterCache(crd_env.cluster, "default", None, resource.KIND)
+    cache.nodes.replace_all(crd_env.cluster.list("Node"))
+    cache.pods.replace_all(crd_env.cluster.list("Pod", None))
+    cache.workloads.replace_all([])
+    reconciler = Reconciler(crd_env.cluster, snapshot_seconds=0, cache=cache)
+    first = reconciler.reconcile(make(crd_env, workload("w1", 5)))
+    second = reconciler.reconcile(make(crd_env, workload("w2", 5)))
+    assert (first.message, second.message) == ("big", "mid")
+    # once the cache shows a placement, it is counted from the cache, not twice
+    cache.workloads.replace_all([current(crd_env, "w1"), current(crd_env, "w2")])
+    third = reconciler.reconcile(make(crd_env, workload("w3", 3, "binpack")))
+    assert third.message == "big"  # 3 free on big (0 if counted twice), 1 on mid, 4 on small
+
+
+def test_a_node_notready_for_less_than_the_grace_period_keeps_its_workload(crd_env: Env) -> None:
+    """The Job's pod asks for more CPU than any node has, so it never starts: only the node's
+    readiness, and for how long, decides."""
+    clock = Clock()
+    reconciler = Reconciler(crd_env.cluster, clock=clock, not_ready_grace_seconds=30)
+    placed = reconciler.reconcile(make(crd_env, workload("w", 2, cpu="100")))
+    assert placed.message == "big"
+    since = datetime.fromtimestamp(clock.now, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    not_ready = {"type": "Ready", "status": "False", "lastTransitionTime": since}
+    crd_env.cluster.patch(
+        "Node", "big", None, {"status": {"conditions": [not_ready]}}, subresource="status"
+    )
+    clock.now += 10
+    assert reconciler.reconcile(current(crd_env, "w")).result == "unchanged"
+    assert crd_env.cluster.find("Job", "w", "default") is not None
+    clock.now += 25
+    assert reconciler.reconcile(current(crd_env, "w")).result == "replaced"
+    got = status(crd_env, "w")
+    assert (got["phase"], got["reason"], got["replacements"]) == ("Pending", "NodeNotReady", 1)
+    wait_for(lambda: crd_env.cluster.find("Job", "w", "default") is None, what="the Job deleted")

@@ -44,6 +44,18 @@ BIN = CACHE / f"kubernetes-{KUBERNETES}-kwok-{KWOK}"
 DEFAULT_DIR = CACHE / "cluster"
 COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
 START_TIMEOUT = 120.0
+# The audit log records what service accounts ask (a controller run under its own
+# ServiceAccount, with the roles it installs): one event when the answer is complete (a watch:
+# also when it starts). The components and tests use the admin token and are not recorded.
+AUDIT_POLICY = {
+    "apiVersion": "audit.k8s.io/v1",
+    "kind": "Policy",
+    "omitStages": ["RequestReceived"],
+    "rules": [
+        {"level": "Metadata", "userGroups": ["system:serviceaccounts"]},
+        {"level": "None"},
+    ],
+}
 
 
 class ControlPlaneError(RuntimeError):
@@ -167,6 +179,11 @@ class State:
         return Path(self.directory) / "kubeconfig"
 
     @property
+    def audit_log(self) -> Path:
+        """The API server's audit log (JSON lines): every request made by a service account."""
+        return Path(self.directory) / "logs" / "audit.log"
+
+    @property
     def server(self) -> str:
         return f"https://127.0.0.1:{self.ports['apiserver']}"
 
@@ -257,6 +274,9 @@ def _commands(state: State) -> dict[str, list[str]]:
                            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
                            f"--service-account-key-file={pki_dir / 'sa.pub'}",
                            f"--service-account-signing-key-file={pki_dir / 'sa.key'}",
+                           f"--audit-policy-file={d / 'audit-policy.yaml'}",
+                           f"--audit-log-path={state.audit_log}", "--audit-log-format=json",
+                           "--audit-log-maxsize=200", "--audit-log-maxbackup=1",
                            "--profiling=false"],
         "kube-controller-manager": [kubecp, "kube-controller-manager", f"--kubeconfig={kubeconfig}",
                                     "--secure-port=0", *quick,
@@ -395,6 +415,7 @@ def _prepare(directory: Path) -> State:
     names = ("etcd", "etcd_peer", "apiserver", "kwok")
     state = State(str(directory), {n: _free_port() for n in names}, {}, secrets.token_hex(16))
     (directory / "tokens.csv").write_text(f"{state.token},admin,admin,system:masters\n")
+    (directory / "audit-policy.yaml").write_text(json.dumps(AUDIT_POLICY, indent=2))
     state.kubeconfig.write_text(json.dumps(_kubeconfig(state), indent=2))
     state.kubeconfig.chmod(0o600)
     state.save()

@@ -23,7 +23,12 @@ ENV = "GPUCTL_KUBE_SESSION"
 
 
 class LocalCluster(Cluster):
-    """The local control plane: real Kubernetes, with kwok nodes named as the sandbox's."""
+    """The local control plane: real Kubernetes, with kwok nodes named as the sandbox's;
+    `audit_log` records every request a service account makes."""
+
+    def __init__(self, kubeconfig: Path, namespace: str, workdir: Path, audit_log: Path) -> None:
+        super().__init__(kubeconfig, namespace, workdir)
+        self.audit_log = audit_log
 
 
 def _is_controller(config: Any) -> bool:
@@ -65,4 +70,4 @@ def local_cluster(workdir: Path) -> Iterator[Cluster]:
     """The session's control plane, with a throwaway namespace for the test."""
     state = _started()
     with real_cluster(workdir, state.kubeconfig) as cluster:
-        yield LocalCluster(cluster.kubeconfig, cluster.namespace, cluster.workdir)
+        yield LocalCluster(cluster.kubeconfig, cluster.namespace, cluster.workdir, state.audit_log)

@@ -1,0 +1,73 @@
+"""The watched caches on the sandbox: listed once, then kept current by watch events; nodes
+and pods slimmed to what placement reads."""
+
+from __future__ import annotations
+
+import threading
+
+from gpuctl.cluster.client import Cluster
+from gpuctl.controller.cache import Informer, slim_node, slim_pod
+from gpuctl.inventory.placement import node_gpus
+from gpuctl.sandbox.testing import SandboxCluster, wait_for
+
+
+def names(informer: Informer) -> set[str]:
+    return {obj["metadata"]["name"] for obj in informer.items()}
+
+
+def test_an_informer_lists_then_follows_adds_changes_and_deletes(sandbox: SandboxCluster) -> None:
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    informer = Informer(cluster, "ConfigMap", "default", "team=a")
+    stop = threading.Event()
+    cluster.create(_config_map("before", "a"))
+    try:
+        informer.start(stop)
+        assert informer.synced.wait(10)
+        wait_for(lambda: names(informer) == {"before"}, what="the listed object")
+        cluster.create(_config_map("after", "a"))
+        cluster.create(_config_map("other-team", "b"))  # outside the label selector
+        wait_for(lambda: names(informer) == {"before", "after"}, what="the added object")
+        cluster.patch("ConfigMap", "after", "default", {"data": {"k": "v2"}})
+        wait_for(
+            lambda: (informer.get("default", "after") or {}).get("data") == {"k": "v2"},
+            what="the change",
+        )
+        cluster.delete("ConfigMap", "before", "default")
+        wait_for(lambda: names(informer) == {"after"}, what="the deletion")
+    finally:
+        stop.set()
+
+
+def _config_map(name: str, team: str) -> dict[str, object]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "default", "labels": {"team": team}},
+        "data": {"k": "v1"},
+    }
+
+
+def test_slim_nodes_and_pods_give_placement_the_same_gpus(sandbox: SandboxCluster) -> None:
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    cluster.create(
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "default"},
+            "spec": {
+                "nodeName": "big",
+                "containers": [
+                    {
+                        "name": "main",
+                        "image": "busybox:1.36",
+                        "resources": {"limits": {"nvidia.com/gpu": "3"}},
+                    }
+                ],
+            },
+        }
+    )
+    nodes, pods = cluster.list("Node"), cluster.list("Pod", None)
+    full = node_gpus(nodes, pods)
+    slim = node_gpus([slim_node(n) for n in nodes], [slim_pod(p) for p in pods])
+    assert slim == full
+    assert {entry.name: entry.used for entry in slim}["big"] == 3

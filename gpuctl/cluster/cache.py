@@ -161,12 +161,19 @@ def _kept(obj: Obj, kind: str, api_version: str) -> Obj:
 # ------------------------------------------------------------------------ informer
 
 
-class Informer:
-    """One watched set, kept up to date by a background thread."""
+Transform = Callable[[Obj], Obj]
 
-    def __init__(self, source: Source, watched: Watched) -> None:
+
+class Informer:
+    """One watched set, kept up to date by a background thread. `transform` reduces each
+    object to what its readers need (applied after managedFields are dropped)."""
+
+    def __init__(
+        self, source: Source, watched: Watched, transform: Transform | None = None
+    ) -> None:
         self.source = source
         self.watched = watched
+        self.transform = transform
         self.selector = Selector.parse(watched.label_selector) or Selector([])
         self.synced = threading.Event()  # the first list is in
         self.relists = 0  # lists after the first (a 410, a watch that could not resume)
@@ -187,6 +194,11 @@ class Informer:
             if self._listed is None:
                 self._listed = list(self._objects.values())
             return self._listed
+
+    def get(self, namespace: str, name: str) -> Obj | None:
+        """One object by namespace ("" for cluster-scoped kinds) and name."""
+        with self._changed:
+            return self._objects.get((namespace, name))
 
     @property
     def resource_version(self) -> str:
@@ -230,6 +242,11 @@ class Informer:
             except Gone:
                 log.info("cache %s: resourceVersion gone, listing again", self.watched.kind)
                 self._resource_version = ""
+            except NotFound:  # the kind is not served (yet): a CRD not installed holds nothing
+                failures += 1
+                self.replace_all([])
+                self._resource_version = ""
+                self._stop.wait(_backoff(failures))
             except KubeError as exc:  # unreachable, 5xx, or refused: try again after a while
                 failures += 1
                 log.warning("cache %s: %s", self.watched.kind, exc)
@@ -249,7 +266,11 @@ class Informer:
             field_selector=wanted.field_selector or None,
         )
         self._api_version = next((str(o.get("apiVersion", "")) for o in items), "")
-        fresh = {_ident(obj): _kept(obj, wanted.kind, self._api_version) for obj in items}
+        self.replace_all(items, version)
+
+    def replace_all(self, items: Sequence[Obj], version: str = "") -> None:
+        """Hold exactly `items` (a list's answer, at resourceVersion `version`)."""
+        fresh = {_ident(obj): self._kept(obj) for obj in items}
         with self._changed:
             self._objects = fresh
             self._changed_objects()
@@ -258,6 +279,10 @@ class Informer:
                 self.relists += 1
             self._changed.notify_all()
         self.synced.set()
+
+    def _kept(self, obj: Obj) -> Obj:
+        kept = _kept(obj, self.watched.kind, self._api_version)
+        return self.transform(kept) if self.transform else kept
 
     def _watch(self) -> None:
         wanted = self.watched
@@ -279,7 +304,7 @@ class Informer:
         version = str((obj.get("metadata") or {}).get("resourceVersion") or "")
         with self._changed:
             if event in ("ADDED", "MODIFIED"):
-                self._put(_kept(obj, self.watched.kind, self._api_version))
+                self._put(self._kept(obj))
             elif event == "DELETED":
                 self._remove(_ident(obj), _version(obj))
             if version:
@@ -324,7 +349,7 @@ class Informer:
             if wanted is None:
                 self._objects.pop(ident, None)
             else:
-                self._objects[ident] = _kept(wanted, self.watched.kind, self._api_version)
+                self._objects[ident] = self._kept(wanted)
             self._changed_objects()
             return False
 

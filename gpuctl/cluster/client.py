@@ -14,7 +14,6 @@ request cannot have reached the server (connection refused) or the server said 4
 
 from __future__ import annotations
 
-import builtins
 import importlib.util
 import json
 import os
@@ -418,23 +417,6 @@ class Cluster:
         for page in pages:
             items += _objects(page, kind, res)
         version = str((pages[0].get("metadata") or {}).get("resourceVersion") or "")
-        return items, version
-
-    def list_at_version(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        *,
-        label_selector: str | None = None,
-    ) -> tuple[builtins.list[dict[str, Any]], str]:
-        """Every matching object and the list's resourceVersion, to watch from (a reflector's
-        list then watch)."""
-        res = resource(kind)
-        items: builtins.list[dict[str, Any]] = []
-        version = ""
-        for page in self._pages(res, namespace, label_selector, None):
-            items += _objects(page, kind, res)
-            version = str((page.get("metadata") or {}).get("resourceVersion") or version)
         return items, version
 
     def list_table(

@@ -234,7 +234,7 @@ class Reconciler:
         cache = self.cache
         if cache is None or cache.namespace != namespace:
             return read_cluster(self.cluster, namespace, self.node_selector)
-        return view_of(cache.nodes.items(), cache.pods.items(), cache.workloads.items())
+        return view_of(cache.nodes.objects(), cache.pods.objects(), cache.workloads.objects())
 
     def _count_own_placements(self, view: ClusterGpus, now: float) -> None:
         """Add the placements made that the read does not show yet (their workload is not
@@ -333,7 +333,7 @@ class Reconciler:
             )
         return [
             pod
-            for pod in self.cache.pods.items()
+            for pod in self.cache.pods.objects()
             if pod["metadata"].get("namespace") == workload.namespace
             and (pod["metadata"].get("labels") or {}).get(WORKLOAD_LABEL) == workload.name
         ]

@@ -3,25 +3,23 @@ and pods slimmed to what placement reads."""
 
 from __future__ import annotations
 
-import threading
-
+from gpuctl.cluster.cache import Informer, Watched
 from gpuctl.cluster.client import Cluster
-from gpuctl.controller.cache import Informer, slim_node, slim_pod
+from gpuctl.controller.cache import slim_node, slim_pod
 from gpuctl.inventory.placement import node_gpus
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
 
 
 def names(informer: Informer) -> set[str]:
-    return {obj["metadata"]["name"] for obj in informer.items()}
+    return {obj["metadata"]["name"] for obj in informer.objects()}
 
 
 def test_an_informer_lists_then_follows_adds_changes_and_deletes(sandbox: SandboxCluster) -> None:
     cluster = Cluster.connect(str(sandbox.kubeconfig))
-    informer = Informer(cluster, "ConfigMap", "default", "team=a")
-    stop = threading.Event()
+    informer = Informer(cluster, Watched("ConfigMap", "default", "team=a"))
     cluster.create(_config_map("before", "a"))
     try:
-        informer.start(stop)
+        informer.start()
         assert informer.synced.wait(10)
         wait_for(lambda: names(informer) == {"before"}, what="the listed object")
         cluster.create(_config_map("after", "a"))
@@ -35,7 +33,19 @@ def test_an_informer_lists_then_follows_adds_changes_and_deletes(sandbox: Sandbo
         cluster.delete("ConfigMap", "before", "default")
         wait_for(lambda: names(informer) == {"after"}, what="the deletion")
     finally:
-        stop.set()
+        informer.stop()
+
+
+def test_a_kind_the_server_does_not_serve_is_held_empty(sandbox: SandboxCluster) -> None:
+    """GPUWorkloads before their CRD is installed: synced, holding nothing (no thread dies)."""
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    informer = Informer(cluster, Watched("GPUWorkload", "default"))
+    try:
+        informer.start()
+        assert informer.synced.wait(10)
+        assert informer.objects() == []
+    finally:
+        informer.stop()
 
 
 def _config_map(name: str, team: str) -> dict[str, object]:

@@ -5,63 +5,23 @@ sandbox and the real control plane alike: test_scenarios.py, test_rbac.py."""
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from gpuctl.controller import resource
 from gpuctl.sandbox.testing import wait_for
 from tests.conftest import GPUCTL, REPO, Env
+from tests.controller.scene import Running, free_port, http_get
 
 EXAMPLE = (REPO / "examples" / "controller" / "gpuworkload.yaml").read_text()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def http_get(port: int, path: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
-    except OSError:
-        return 0, ""
-
-
-@dataclass
-class Running:
-    process: subprocess.Popen[str]
-    metrics_port: int
-    health_port: int
-    log: str
-
-    def metric(self, line_start: str) -> float | None:
-        _, text = http_get(self.metrics_port, "/metrics")
-        for line in text.splitlines():
-            if line.startswith(line_start + " "):
-                return float(line.rsplit(" ", 1)[1])
-        return None
-
-    def output(self) -> str:
-        with open(self.log) as handle:
-            return handle.read()
 
 
 @contextmanager
 def controller(env: Env, identity: str = "replica-a") -> Iterator[Running]:
     metrics_port, health_port = free_port(), free_port()
-    log = str(env.sandbox.workdir / f"controller-{identity}.log")
+    log = env.sandbox.workdir / f"controller-{identity}.log"
     with open(log, "w") as out:
         process = subprocess.Popen(
             [
@@ -89,13 +49,7 @@ def controller(env: Env, identity: str = "replica-a") -> Iterator[Running]:
         )
         yield running
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        running.stop()
 
 
 def phase(env: Env, name: str) -> Any:

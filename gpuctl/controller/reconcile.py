@@ -339,9 +339,12 @@ class Reconciler:
         ]
 
     def _replace(self, workload: Workload, node: str, lost: str) -> Outcome:
+        # Foreground: the old Job stays (terminating) until its pods are gone, and _place waits
+        # for it; a new Job of the same name next to the old one's pods can be left without a
+        # pod by the Job controller, which tracks Jobs by name.
         with contextlib.suppress(NotFound):  # already gone is what is wanted
             self.cluster.delete(
-                "Job", workload.job_name, workload.namespace, propagation="Background"
+                "Job", workload.job_name, workload.namespace, propagation="Foreground"
             )
         self.metrics.replaced.inc()
         replacements = int(workload.status.get("replacements") or 0) + 1

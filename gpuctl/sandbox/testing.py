@@ -23,6 +23,7 @@ KUBECTL = os.environ.get("KUBECTL", "kubectl")
 class Cluster:
     """What a conformance scenario needs: a kubeconfig, a namespace of its own, clients, kubectl."""
 
+    __test__ = False  # a fixture value that test modules import: never collected as tests
     is_sandbox = False
 
     def __init__(self, kubeconfig: Path, namespace: str, workdir: Path) -> None:

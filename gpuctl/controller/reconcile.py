@@ -140,22 +140,12 @@ class ClusterGpus:
                 self.nodes[index] = dataclasses.replace(entry, used=entry.used + gpus)
 
 
-class _Node(strategies.NodeGpus):
-    """A node of one view, equal only to itself: each node is once in a view, and the
-    strategies test membership in lists of every node (comparing all fields each time would
-    cost seconds per placement on a thousand nodes)."""
-
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
-
-
 def view_of(
     nodes: list[dict[str, Any]], pods: list[dict[str, Any]], workloads: list[dict[str, Any]]
 ) -> ClusterGpus:
     found = strategies.node_gpus(nodes, pods, promised_gpus(workloads, pods))
-    fields = [field.name for field in dataclasses.fields(strategies.NodeGpus)]
     return ClusterGpus(
-        [_Node(**{name: getattr(node, name) for name in fields}) for node in found],
+        found,
         workloads,
         largest_pending(workloads),
     )

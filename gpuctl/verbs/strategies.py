@@ -107,8 +107,11 @@ def _rank(
     why: Callable[[NodeGpus], str],
 ) -> Placement:
     """Suitable nodes sorted by `order` (ties by name), then the unsuitable ones by name."""
-    fits = [n for n in nodes if not n.problem and n.gpus > 0 and n.free >= gpus]
-    rest = sorted((n for n in nodes if n not in fits), key=lambda n: n.name)
+    fits: list[NodeGpus] = []
+    unfit: list[NodeGpus] = []
+    for node in nodes:  # one pass: no membership tests over a thousand nodes
+        (fits if not node.problem and node.gpus > 0 and node.free >= gpus else unfit).append(node)
+    rest = sorted(unfit, key=lambda n: n.name)
     ranked = sorted(fits, key=lambda n: (*order(n), n.name))
     candidates = [
         Candidate(node, True, score(node), why(node), rank)

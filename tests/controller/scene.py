@@ -205,47 +205,64 @@ class Scene:
         extra: tuple[str, ...] = (),
     ) -> Iterator[Running]:
         """`gpuctl controller run` on this scene's nodes, ready when this is entered."""
-        metrics_port, health_port = free_port(), free_port()
-        log = self.cluster.workdir / f"controller-{identity}.log"
-        command = [
-            str(GPUCTL),
-            "controller",
-            "run",
-            "--kubeconfig",
-            str(kubeconfig or self.cluster.kubeconfig),
-            "--namespace",
-            self.namespace,
-            "--node-selector",
-            self.selector,
-            "--metrics-port",
-            str(metrics_port),
-            "--health-port",
-            str(health_port),
-            "--node-check-interval",
-            "0.5",
-            "--not-ready-grace",
-            "1",
-            *extra,
-        ]
-        with log.open("w") as out:
-            process = subprocess.Popen(
-                command,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                text=True,
-                env={**os.environ, "POD_NAME": identity},
-            )
-        running = Running(process, metrics_port, health_port, log)
-        try:
-            wait_for(
-                lambda: http_get(health_port, "/readyz")[0] == 200 or process.poll() is not None,
-                timeout=30,
-                what="the controller's readiness",
-            )
-            assert process.poll() is None, f"the controller exited:\n{running.output()}"
+        with run_controller(
+            kubeconfig or self.cluster.kubeconfig,
+            self.cluster.workdir,
+            identity,
+            (
+                "--namespace",
+                self.namespace,
+                "--node-selector",
+                self.selector,
+                "--node-check-interval",
+                "0.5",
+                "--not-ready-grace",
+                "1",
+                *extra,
+            ),
+        ) as running:
             yield running
-        finally:
-            running.stop()
+
+
+@contextmanager
+def run_controller(
+    kubeconfig: Path, workdir: Path, identity: str, options: tuple[str, ...] = ()
+) -> Iterator[Running]:
+    """`gpuctl controller run` with `options`, as replica `identity`, ready when this is entered;
+    stopped (SIGTERM) on leaving. Its log is `controller-<identity>.log` in `workdir`."""
+    metrics_port, health_port = free_port(), free_port()
+    log = workdir / f"controller-{identity}.log"
+    command = [
+        str(GPUCTL),
+        "controller",
+        "run",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--metrics-port",
+        str(metrics_port),
+        "--health-port",
+        str(health_port),
+        *options,
+    ]
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "POD_NAME": identity},
+        )
+    running = Running(process, metrics_port, health_port, log)
+    try:
+        wait_for(
+            lambda: http_get(health_port, "/readyz")[0] == 200 or process.poll() is not None,
+            timeout=30,
+            what="the controller's readiness",
+        )
+        assert process.poll() is None, f"the controller exited:\n{running.output()}"
+        yield running
+    finally:
+        running.stop()
 
 
 def ready_condition(status: str) -> dict[str, Any]:

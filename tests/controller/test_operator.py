@@ -4,52 +4,14 @@ sandbox and the real control plane alike: test_scenarios.py, test_rbac.py."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from gpuctl.controller import resource
 from gpuctl.sandbox.testing import wait_for
-from tests.conftest import GPUCTL, REPO, Env
-from tests.controller.scene import Running, free_port, http_get
+from tests.conftest import REPO, Env
+from tests.controller.scene import http_get, run_controller
 
 EXAMPLE = (REPO / "examples" / "controller" / "gpuworkload.yaml").read_text()
-
-
-@contextmanager
-def controller(env: Env, identity: str = "replica-a") -> Iterator[Running]:
-    metrics_port, health_port = free_port(), free_port()
-    log = env.sandbox.workdir / f"controller-{identity}.log"
-    with open(log, "w") as out:
-        process = subprocess.Popen(
-            [
-                str(GPUCTL),
-                "controller",
-                "run",
-                "--kubeconfig",
-                str(env.kubeconfig),
-                "--metrics-port",
-                str(metrics_port),
-                "--health-port",
-                str(health_port),
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env={**os.environ, "POD_NAME": identity},
-        )
-    running = Running(process, metrics_port, health_port, log)
-    try:
-        wait_for(
-            lambda: http_get(health_port, "/readyz")[0] == 200,
-            timeout=30,
-            what=f"the controller's readiness\n{running.output()}",
-        )
-        yield running
-    finally:
-        running.stop()
 
 
 def phase(env: Env, name: str) -> Any:
@@ -64,7 +26,7 @@ def scheduled(env: Env, name: str, timeout: float = 20) -> dict[str, Any]:
 
 
 def test_the_document_example_is_scheduled_with_a_job_on_its_node(crd_env: Env) -> None:
-    with controller(crd_env) as running:
+    with run_controller(crd_env.kubeconfig, crd_env.sandbox.workdir, "replica-a") as running:
         assert http_get(running.health_port, "/healthz") == (200, "ok\n")
         crd_env.sandbox.kubectl("apply", "-f", "-", input=EXAMPLE)
         status = scheduled(crd_env, "my-inference-workload")

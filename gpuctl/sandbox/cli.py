@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,34 @@ def _gpuctl_command() -> list[str]:
     return [sys.executable, "-m", "gpuctl"]
 
 
+def _server_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--config, --port and --kubeconfig: the same for `up` and `run`."""
+    for option in reversed(
+        (
+            click.option(
+                "--config",
+                "config_file",
+                type=click.Path(exists=True, dir_okay=False),
+                help="Nodes and timings (YAML).",
+            ),
+            click.option(
+                "--port",
+                type=int,
+                default=0,
+                show_default=True,
+                help="Port on 127.0.0.1 (0: any free port).",
+            ),
+            click.option(
+                "--kubeconfig",
+                type=click.Path(dir_okay=False),
+                help="Where to write the kubeconfig [default: ~/.gpuctl/sandbox/kubeconfig].",
+            ),
+        )
+    ):
+        command = option(command)
+    return command
+
+
 @click.group()
 def sandbox() -> None:
     """A simulated GPU cluster on this machine, for trying gpuctl without a real one.
@@ -75,20 +104,7 @@ def sandbox() -> None:
 
 
 @sandbox.command()
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(exists=True, dir_okay=False),
-    help="Nodes and timings (YAML).",
-)
-@click.option(
-    "--port", type=int, default=0, show_default=True, help="Port on 127.0.0.1 (0: any free port)."
-)
-@click.option(
-    "--kubeconfig",
-    type=click.Path(dir_okay=False),
-    help="Where to write the kubeconfig [default: ~/.gpuctl/sandbox/kubeconfig].",
-)
+@_server_options
 def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
     """Start the sandbox in the background and write a kubeconfig for it."""
     state = _state()
@@ -144,20 +160,7 @@ def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
 
 
 @sandbox.command()
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(exists=True, dir_okay=False),
-    help="Nodes and timings (YAML).",
-)
-@click.option(
-    "--port", type=int, default=0, show_default=True, help="Port on 127.0.0.1 (0: any free port)."
-)
-@click.option(
-    "--kubeconfig",
-    type=click.Path(dir_okay=False),
-    help="Where to write the kubeconfig [default: ~/.gpuctl/sandbox/kubeconfig].",
-)
+@_server_options
 @click.option("--ready-file", hidden=True, help="Written (with the URL) once it listens.")
 def run(config_file: str | None, port: int, kubeconfig: str | None, ready_file: str | None) -> None:
     """Run the sandbox in the foreground until Ctrl-C (`up` starts this in the background)."""

@@ -21,7 +21,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -245,7 +245,6 @@ class Informer:
             except NotFound:  # the kind is not served (yet): a CRD not installed holds nothing
                 failures += 1
                 self.replace_all([])
-                self._resource_version = ""
                 self._stop.wait(_backoff(failures))
             except KubeError as exc:  # unreachable, 5xx, or refused: try again after a while
                 failures += 1
@@ -370,9 +369,17 @@ def _backoff(failures: int) -> float:
 class Cache:
     """The watched sets of one cluster connection."""
 
-    def __init__(self, source: Source, watched: Sequence[Watched]) -> None:
+    def __init__(
+        self,
+        source: Source,
+        watched: Sequence[Watched],
+        transforms: Mapping[str, Transform] | None = None,
+    ) -> None:
+        """`transforms`: by kind, what each set of that kind keeps of its objects."""
         self.source = source
-        self.informers = [Informer(source, item) for item in watched]
+        self.informers = [
+            Informer(source, item, (transforms or {}).get(item.kind)) for item in watched
+        ]
 
     def start(self) -> None:
         for informer in self.informers:

@@ -8,10 +8,9 @@ small.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from gpuctl.cluster.cache import Informer, Source, Watched
+from gpuctl.cluster.cache import Cache, Source, Watched
 
 
 def _metadata(obj: dict[str, Any]) -> dict[str, Any]:
@@ -62,24 +61,17 @@ class ClusterCache:
         self, cluster: Source, namespace: str, node_selector: str | None, kind: str
     ) -> None:
         self.namespace = namespace
-        self.nodes = Informer(cluster, Watched("Node", None, node_selector or ""), slim_node)
-        self.pods = Informer(cluster, Watched("Pod"), slim_pod)
-        self.workloads = Informer(cluster, Watched(kind, namespace))
-
-    @property
-    def informers(self) -> tuple[Informer, ...]:
-        return (self.nodes, self.pods, self.workloads)
+        self._cache = Cache(
+            cluster,
+            [Watched("Node", None, node_selector or ""), Watched("Pod"), Watched(kind, namespace)],
+            {"Node": slim_node, "Pod": slim_pod},
+        )
+        self.nodes, self.pods, self.workloads = self._cache.informers
 
     def start(self, timeout: float = 60.0) -> bool:
         """Start watching; True once all three have listed (within `timeout`)."""
-        for informer in self.informers:
-            informer.start()
-        deadline = time.monotonic() + timeout
-        return all(
-            informer.synced.wait(max(0.0, deadline - time.monotonic()))
-            for informer in self.informers
-        )
+        self._cache.start()
+        return self._cache.wait_ready(timeout)
 
     def stop(self) -> None:
-        for informer in self.informers:
-            informer.stop()
+        self._cache.stop()

@@ -53,7 +53,8 @@ def pool_labels(env: NodeEnv) -> dict[str, str]:
 
 
 def record(env: NodeEnv, pool: str) -> dict[str, Any] | None:
-    return env.cluster.find("ConfigMap", f"pool-{pool}", c.SYSTEM_NAMESPACE)
+    """The pool's record as gpuctl sees it: one being deleted counts as gone."""
+    return pools.read_record(env.cluster, pool)
 
 
 def record_nodes(env: NodeEnv, pool: str) -> dict[str, Any]:
@@ -116,6 +117,25 @@ def test_a_second_pool_cannot_take_a_node_without_overwrite(env: NodeEnv) -> Non
     ]
     assert pool_labels(env) == {"gpu-a100-1": "inference", "gpu-t4-0": "inference"}
     assert record(env, "training") is None
+    listed = env.gpuctl("get", "pools", "--no-headers")
+    assert [row[0] for row in without_age(listed.stdout)] == ["inference"]
+
+
+def test_a_pool_whose_record_is_being_deleted_is_gone(env: NodeEnv) -> None:
+    env.gpuctl("create", "-f", "-", stdin=TRAIN)
+    hold = {"metadata": {"finalizers": ["example.com/hold"]}}
+    env.cluster.patch("ConfigMap", "pool-training", c.SYSTEM_NAMESPACE, hold)
+    deleted = env.gpuctl("delete", "-f", "-", stdin=TRAIN)
+    assert deleted.returncode == 0, deleted.stderr
+    held = env.cluster.find("ConfigMap", "pool-training", c.SYSTEM_NAMESPACE)
+    assert held is not None and held["metadata"]["deletionTimestamp"]
+    assert record(env, "training") is None
+    assert env.gpuctl("get", "pools", "--no-headers").stdout == ""
+    added = env.gpuctl("add", "node", "gpu-t4-0", "--pool", "training")
+    assert added.returncode == 1 and "pool training not found" in added.stderr
+    env.cluster.patch(
+        "ConfigMap", "pool-training", c.SYSTEM_NAMESPACE, {"metadata": {"finalizers": None}}
+    )
 
 
 def test_a_missing_node_or_a_node_in_two_files_is_refused_before_any_write(

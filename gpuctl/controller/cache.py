@@ -47,6 +47,8 @@ def slim_pod(pod: dict[str, Any]) -> dict[str, Any]:
         "metadata": _metadata(pod),
         "spec": {
             "nodeName": spec.get("nodeName"),
+            # where a pod not yet bound is pinned: placement counts its GPUs there
+            "affinity": {"nodeAffinity": (spec.get("affinity") or {}).get("nodeAffinity")},
             "containers": containers("containers"),
             "initContainers": containers("initContainers"),
         },

@@ -5,8 +5,10 @@ Data only: live Node and Pod objects (dicts) in, one NodeGpus per node out.
 
 A node's GPUs: allocatable nvidia.com/gpu, else capacity nvidia.com/gpu, else the GPU-count
 label, else 0. Its free GPUs: those minus the GPU requests of its pods that have not finished,
-minus GPUs promised to placements whose pods are not on a node yet. A node takes new pods when
-it is Ready, not cordoned and has no NoSchedule/NoExecute taint.
+minus those of unfinished pods not yet on a node whose required node affinity pins them to this
+one node (`gpuctl create` and the controller both pin that way, so each sees the other's
+placements waiting for the scheduler), minus GPUs promised to placements that have no pod yet.
+A node takes new pods when it is Ready, not cordoned and has no NoSchedule/NoExecute taint.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from gpuctl.spec import quantity
 
 # NVIDIA GPU feature discovery's label for the number of GPUs on a node.
 GPU_COUNT_LABEL: Final = "nvidia.com/gpu.count"
+HOSTNAME_LABEL: Final = "kubernetes.io/hostname"
 CHEAP_NODE_LABEL: Final = "gpu-orchestrator/cheap-node"
 FINISHED_PHASES: Final = ("Succeeded", "Failed")
 BLOCKING_TAINT_EFFECTS: Final = ("NoSchedule", "NoExecute")
@@ -85,13 +88,36 @@ def node_problem(node: Mapping[str, Any]) -> str:
     return ""
 
 
+def required_node_terms(pod_spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
+    return list(required.get("nodeSelectorTerms") or [])
+
+
+def pinned_nodes(pod_spec: Mapping[str, Any]) -> list[str]:
+    """The nodes a required `kubernetes.io/hostname In [...]` affinity allows; [] when the pod
+    spec has none."""
+    for term in required_node_terms(pod_spec):
+        for expression in term.get("matchExpressions") or []:
+            if expression.get("key") == HOSTNAME_LABEL and expression.get("operator") == "In":
+                return [str(value) for value in expression.get("values") or []]
+    return []
+
+
 def gpus_requested(pods: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    """node name -> GPUs requested by the unfinished pods bound to it."""
+    """node name -> GPUs of its unfinished pods: those bound to it, and those not yet bound
+    whose affinity pins them to it alone."""
     used: dict[str, int] = {}
     for pod in pods:
-        node = (pod.get("spec") or {}).get("nodeName")
-        phase = (pod.get("status") or {}).get("phase")
-        if node and phase not in FINISHED_PHASES:
+        spec = pod.get("spec") or {}
+        if (pod.get("status") or {}).get("phase") in FINISHED_PHASES:
+            continue
+        node = spec.get("nodeName")
+        if not node:
+            pinned = pinned_nodes(spec)
+            node = pinned[0] if len(pinned) == 1 else None
+        if node:
             used[node] = used.get(node, 0) + pod_gpus(dict(pod))
     return used
 

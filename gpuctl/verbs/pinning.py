@@ -5,8 +5,8 @@ kubernetes.io/hostname (never nodeName: the scheduler still checks that the pods
 Render only records the strategy (an annotation on the workload); this step reads the cluster.
 
 - Nodes the pods may use: those matching the pod template's nodeSelector (the pool) and its
-  required node affinity (the GPU type). Free GPUs as gpuctl.inventory.placement counts them;
-  pods not yet on a node that a previous create pinned to one node count on that node.
+  required node affinity (the GPU type). Free GPUs as gpuctl.inventory.placement counts them
+  (pods not yet on a node that are pinned to one node count on that node).
 - A workload of several pods (a multi-node training run, an inference service with replicas)
   gets one node per pod, chosen one after the other with the GPUs of the pods already placed
   taken; a template that allows one pod per node (multi-node training) gets distinct nodes.
@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -30,14 +30,19 @@ import yaml
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory.nodes import active_pods
-from gpuctl.inventory.placement import NodeGpus, node_gpus
+from gpuctl.inventory.placement import (
+    HOSTNAME_LABEL,
+    NodeGpus,
+    node_gpus,
+    pinned_nodes,
+    required_node_terms,
+)
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ApplyFailed, ObjectResult, VerbResult
 from gpuctl.verbs.preflight import wanted_gpu_type
 from gpuctl.verbs.strategies import Placement, strategy
 
-HOSTNAME_LABEL: Final = "kubernetes.io/hostname"
 WORKLOAD_KINDS: Final = ("Job", "Deployment", "StatefulSet")
 
 
@@ -62,22 +67,6 @@ def pin_to_nodes(pod_spec: dict[str, Any], nodes: Sequence[str]) -> None:
         terms.append({})
     for term in terms:
         term.setdefault("matchExpressions", []).append(copy.deepcopy(pinned))
-
-
-def _required_terms(pod_spec: Mapping[str, Any]) -> list[dict[str, Any]]:
-    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ) or {}
-    return list(required.get("nodeSelectorTerms") or [])
-
-
-def pinned_nodes(pod_spec: Mapping[str, Any]) -> list[str]:
-    """The nodes a pod spec is pinned to by pin_to_nodes; [] when it is not pinned."""
-    for term in _required_terms(pod_spec):
-        for expression in term.get("matchExpressions") or []:
-            if expression.get("key") == HOSTNAME_LABEL and expression.get("operator") == "In":
-                return [str(value) for value in expression.get("values") or []]
-    return []
 
 
 def pinned_node(job: Mapping[str, Any]) -> str:
@@ -114,7 +103,7 @@ def may_run_on(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
     selector = pod_spec.get("nodeSelector") or {}
     if any(labels.get(key) != value for key, value in selector.items()):
         return False
-    terms = _required_terms(pod_spec)
+    terms = required_node_terms(pod_spec)
     return not terms or any(
         all(_expression_matches(e, labels) for e in term.get("matchExpressions") or [])
         for term in terms
@@ -235,17 +224,6 @@ class Pin:
         return f"on {where} {', '.join(self.nodes)} ({self.why})"
 
 
-def _pending_pins(pods: Iterable[dict[str, Any]]) -> dict[str, int]:
-    """node -> GPUs of pods not yet on a node whose template pins them to that one node."""
-    promised: dict[str, int] = {}
-    for pod in pods:
-        spec = pod.get("spec") or {}
-        pinned = pinned_nodes(spec)
-        if not spec.get("nodeName") and len(pinned) == 1:
-            promised[pinned[0]] = promised.get(pinned[0], 0) + pod_gpus(pod)
-    return promised
-
-
 def _owned_by(pod: Mapping[str, Any], ask: Ask) -> bool:
     metadata = pod.get("metadata") or {}
     labels = metadata.get("labels") or {}
@@ -299,10 +277,7 @@ class Pinning:
         pod_spec = pod_spec_of(ask.manifest.obj)
         usable = [node for node in nodes if may_run_on(pod_spec, node)]
         others = [pod for pod in pods if not _owned_by(pod, ask)]
-        promised = _pending_pins(others)
-        for name, count in taken.items():
-            promised[name] = promised.get(name, 0) + count
-        view = node_gpus(usable, others, promised)
+        view = node_gpus(usable, others, taken)
         kept = self._kept(ask, view)
         if kept is not None:
             return kept, ""

@@ -6,8 +6,12 @@ from __future__ import annotations
 from gpuctl.cluster.cache import Informer, Watched
 from gpuctl.cluster.client import Cluster
 from gpuctl.controller.cache import slim_node, slim_pod
+from gpuctl.controller.reconcile import view_of
+from gpuctl.controller.workload import WORKLOAD_LABEL
 from gpuctl.inventory.placement import node_gpus
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
+from tests.controller.conftest import workload
+from tests.verbs.test_strategies import node, pinned_pod
 
 
 def names(informer: Informer) -> set[str]:
@@ -81,3 +85,16 @@ def test_slim_nodes_and_pods_give_placement_the_same_gpus(sandbox: SandboxCluste
     slim = node_gpus([slim_node(n) for n in nodes], [slim_pod(p) for p in pods])
     assert slim == full
     assert {entry.name: entry.used for entry in slim}["big"] == 3
+
+
+def test_a_placed_workload_counts_once_whether_its_pod_exists_or_not() -> None:
+    """Scheduled on a with no pod yet: promised; its pod made but not bound: counted through
+    the pod's pin; bound: through nodeName. Four GPUs used on a at every step."""
+    placed = workload("w", 4)
+    placed["status"] = {"phase": "Scheduled", "assignedNode": "a"}
+    pod = pinned_pod(["a"], 4)
+    pod["metadata"] = {"name": "w-x", "namespace": "default", "labels": {WORKLOAD_LABEL: "w"}}
+    bound = {**pod, "spec": {**pod["spec"], "nodeName": "a"}, "status": {"phase": "Running"}}
+    for pods in ([], [pod], [bound]):
+        view = view_of([node("a", 8)], [slim_pod(p) for p in pods], [placed])
+        assert [(n.name, n.used) for n in view.nodes] == [("a", 4)], pods

@@ -117,6 +117,46 @@ def test_gpus_placed_but_not_yet_running_are_not_given_twice(crd_env: Env) -> No
     assert len(crd_env.cluster.list("Job", "default")) == 2
 
 
+def test_a_pod_pinned_elsewhere_but_not_yet_bound_holds_its_gpus(crd_env: Env) -> None:
+    """What `gpuctl create` pinned to big and the scheduler has not bound (here: it asks for
+    more CPU than big has) keeps its 6 GPUs from the controller, which goes to mid."""
+    waiting = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "pinned", "namespace": "default"},
+        "spec": {
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {
+                                        "key": "kubernetes.io/hostname",
+                                        "operator": "In",
+                                        "values": ["big"],
+                                    }
+                                ]
+                            }
+                        ]
+                    }
+                }
+            },
+            "containers": [
+                {
+                    "name": "main",
+                    "image": "busybox:1.36",
+                    "resources": {"limits": {"nvidia.com/gpu": "6", "cpu": "500"}},
+                }
+            ],
+        },
+    }
+    make(crd_env, waiting)
+    outcome = Reconciler(crd_env.cluster).reconcile(make(crd_env, workload("w", 4)))
+    assert (outcome.result, outcome.message) == ("scheduled", "mid")
+    assert not crd_env.cluster.get("Pod", "pinned", "default")["spec"].get("nodeName")
+
+
 def test_over_capacity_retries_with_backoff_then_fails(crd_env: Env) -> None:
     clock, metrics = Clock(), Metrics()
     reconciler = Reconciler(crd_env.cluster, metrics, random.Random(1), clock)

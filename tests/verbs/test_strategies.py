@@ -82,6 +82,35 @@ def test_free_gpus_subtract_unfinished_pods_and_promised_placements() -> None:
     assert (nodes["b"].used, nodes["b"].free) == (5, 3)
 
 
+def pinned_pod(nodes: list[str], gpus: int, phase: str = "Pending") -> dict[str, Any]:
+    """A pod not yet bound whose required node affinity allows only `nodes`."""
+    made = pod("", gpus, phase)
+    made["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {"key": accounting.HOSTNAME_LABEL, "operator": "In", "values": nodes}
+                        ]
+                    }
+                ]
+            }
+        }
+    }
+    return made
+
+
+def test_an_unbound_pod_pinned_to_one_node_counts_there() -> None:
+    pods = [
+        pinned_pod(["a"], 3),  # waiting for the scheduler: its GPUs are a's
+        pinned_pod(["a", "b"], 2),  # may go to either: counted nowhere yet
+        pinned_pod(["b"], 4, "Failed"),  # finished before it was bound
+    ]
+    nodes = {n.name: n for n in accounting.node_gpus([node("a", 8), node("b", 8)], pods)}
+    assert (nodes["a"].used, nodes["b"].used) == (3, 0)
+
+
 def test_only_ready_schedulable_untainted_nodes_are_suitable() -> None:
     raw = [
         node("notready", 8, ready=False),

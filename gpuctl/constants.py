@@ -122,6 +122,7 @@ class Status:
     PAUSED: Final = "Paused"
     QUEUED: Final = "Queued"  # a suspended Job that Kueue has not admitted yet
     PENDING: Final = "Pending"
+    TERMINATING: Final = "Terminating"  # deleted; its pods are still stopping
 
 
 # Input limits that keep hostile files from exhausting time or memory.

@@ -27,8 +27,11 @@ def workload_status(obj: dict[str, Any]) -> str:
     node as active; when the server reports `ready` (Kubernetes 1.24+), Running means a pod is
     ready, so an unschedulable job reads Pending. Deployment/StatefulSet: all ready > some
     ready > scaled to zero (Paused) > Pending. A suspended Job with a Kueue queue label is
-    Queued: Kueue resumes it when it admits it."""
+    Queued: Kueue resumes it when it admits it. Any workload being deleted (foreground
+    deletion keeps it until its pods are gone) is Terminating."""
     status, spec = _status(obj), _spec(obj)
+    if (obj.get("metadata") or {}).get("deletionTimestamp"):
+        return Status.TERMINATING
     if obj.get("kind") == "Job":
         if status.get("succeeded", 0) > 0:
             return Status.SUCCEEDED

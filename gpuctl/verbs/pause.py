@@ -22,10 +22,13 @@ class NotPausable(GpuctlError):
 
 
 def _finished(job: dict[str, Any]) -> str:
-    if job["kind"] != "Job":
-        return ""
+    """How the job ended, in words ("has succeeded", "is being deleted"); "" while it lives."""
     state = status.workload_status(job)
-    return state if state in (Status.SUCCEEDED, Status.FAILED) else ""
+    if state == Status.TERMINATING:
+        return "is being deleted"
+    if job["kind"] == "Job" and state in (Status.SUCCEEDED, Status.FAILED):
+        return f"has {state.lower()}"
+    return ""
 
 
 @dataclass
@@ -38,7 +41,7 @@ class Pause:
         result = ObjectResult(kind, meta["name"], meta["namespace"], "paused")
         finished = _finished(job)
         if finished:
-            raise NotPausable(f"{result.ref} has {finished.lower()}; there is nothing to pause")
+            raise NotPausable(f"{result.ref} {finished}; there is nothing to pause")
         if kind == "Job":
             if (job.get("spec") or {}).get("suspend"):
                 result.outcome = "is already paused"
@@ -67,7 +70,7 @@ class Resume:
         result = ObjectResult(kind, meta["name"], meta["namespace"], "resumed")
         finished = _finished(job)
         if finished:
-            raise NotPausable(f"{result.ref} has {finished.lower()}; there is nothing to resume")
+            raise NotPausable(f"{result.ref} {finished}; there is nothing to resume")
         if kind == "Job":
             if not (job.get("spec") or {}).get("suspend"):
                 result.outcome = "is not paused"

@@ -193,6 +193,27 @@ def test_describe_job_says_why_and_where(every_status: Env) -> None:
     assert "Why:         not enough free GPUs" in gpus
 
 
+def test_a_job_being_deleted_reads_terminating(env: Env) -> None:
+    """Foreground deletion keeps the workload until its pods are gone (here a finalizer holds
+    it): it is Terminating, not Running, in get jobs and describe job alike."""
+    Apply(env.cluster).run(env.render(EVERY_STATUS["running"]))
+    _wait(
+        lambda: (
+            status.workload_status(env.cluster.get("Deployment", "running", "default")) == "Running"
+        )
+    )
+    hold = {"metadata": {"finalizers": ["example.com/hold"]}}
+    env.cluster.patch("Deployment", "running", "default", hold)
+    assert env.gpuctl("delete", "job", "running").returncode == 0
+    listed = env.gpuctl("get", "jobs", "--no-headers").stdout.split()
+    assert listed[:4] == ["running", "inference", "default", "Terminating"], listed
+    assert "Status:      Terminating" in env.gpuctl("describe", "job", "running").stdout
+    paused = env.gpuctl("pause", "running")
+    assert paused.returncode == 1
+    assert "deployment.apps/running is being deleted; there is nothing to pause" in paused.stderr
+    env.cluster.patch("Deployment", "running", "default", {"metadata": {"finalizers": None}})
+
+
 def test_describe_notebook_gives_the_url_with_its_token(env: Env) -> None:
     notebook = spec(
         "notebook",

@@ -4,7 +4,9 @@ cluster decides.
 - Who: the server asks the cluster (a TokenReview, authentication.k8s.io/v1, made with the
   server's own credentials) who the token belongs to. A token the cluster does not accept is
   a 401. A successful review is kept for `TTL` seconds, keyed by the SHA-256 of the token (the
-  token itself is neither kept nor logged), so a busy client costs one review a minute.
+  token itself is neither kept nor logged), so a busy client costs one review a minute; a
+  refused one for `REFUSED_TTL` seconds, so a client retrying a bad token cannot turn each of
+  its requests into a review.
 - What: every cluster request of the caller's API request is made as them (impersonation:
   `Impersonate-User` and one `Impersonate-Group` per group of the review), so RBAC decides; a
   refusal is the API's 403 `{"error": "Forbidden", ...}`. The server's credentials need
@@ -32,6 +34,7 @@ from gpuctl.server.auth import KUBERNETES, Principal
 from gpuctl.server.errors import ApiError
 
 TTL = 60.0  # seconds a successful token review is trusted
+REFUSED_TTL = 10.0  # seconds a refused token stays refused without asking again
 MAX_CACHED = 10_000  # reviews kept at most (the oldest go first)
 _SERVICE_ACCOUNT = re.compile(r"^system:serviceaccount:([^:]+):[^:]+$")
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -57,7 +60,7 @@ class TokenReviews:
         self._ttl = ttl
         self._clock = clock
         self._lock = threading.Lock()
-        self._cache: OrderedDict[bytes, tuple[float, Principal]] = OrderedDict()
+        self._cache: OrderedDict[bytes, tuple[float, Principal | None]] = OrderedDict()
         self.reviews = 0  # reviews sent to the cluster (the cache's misses)
 
     def who(self, secret: str) -> Principal | None:
@@ -68,12 +71,12 @@ class TokenReviews:
             if hit is not None and hit[0] > now:
                 return hit[1]
         principal = self._review(secret)
-        if principal is not None:
-            with self._lock:
-                self._cache[key] = (now + self._ttl, principal)
-                self._cache.move_to_end(key)
-                while len(self._cache) > MAX_CACHED:
-                    self._cache.popitem(last=False)
+        kept_for = self._ttl if principal is not None else min(self._ttl, REFUSED_TTL)
+        with self._lock:
+            self._cache[key] = (now + kept_for, principal)
+            self._cache.move_to_end(key)
+            while len(self._cache) > MAX_CACHED:
+                self._cache.popitem(last=False)
         return principal
 
     def _review(self, secret: str) -> Principal | None:

@@ -191,7 +191,7 @@ def test_reviews_are_cached_by_the_tokens_digest(kube_api: KubeApi) -> None:
     for _ in range(2):
         assert kube_api.call(None, "GET", "/jobs").status_code == 401
         assert kube_api.call("bogus", "GET", "/jobs").status_code == 401
-    assert kube_api.reviews.reviews == before + 3  # a refused token is asked about each time
+    assert kube_api.reviews.reviews == before + 2  # a refused token too is asked about once
     cached = kube_api.reviews._cache
     assert kube_api.tokens["runner"].encode() not in b"".join(cached)
 
@@ -218,7 +218,7 @@ def test_each_group_is_its_own_impersonation_header(local: TestCluster) -> None:
         member.exec("any-pod", local.namespace, ["true"])
 
 
-def test_a_review_is_trusted_for_a_minute_only(kube_api: KubeApi) -> None:
+def test_a_review_is_trusted_for_a_minute_and_a_refusal_for_10_s(kube_api: KubeApi) -> None:
     now = [1000.0]
     reviews = TokenReviews(Cluster.connect(str(kube_api.local.kubeconfig)), clock=lambda: now[0])
     first = reviews.who(kube_api.tokens["runner"])
@@ -229,6 +229,13 @@ def test_a_review_is_trusted_for_a_minute_only(kube_api: KubeApi) -> None:
     now[0] += 2
     assert reviews.who(kube_api.tokens["runner"]) == first
     assert reviews.reviews == 2
+    assert reviews.who("bogus") is None
+    now[0] += 9
+    assert reviews.who("bogus") is None
+    assert reviews.reviews == 3  # refused, and trusted to stay refused for 10 s
+    now[0] += 2
+    assert reviews.who("bogus") is None
+    assert reviews.reviews == 4
 
 
 def test_logs_over_a_websocket_are_read_as_the_caller(kube_api: KubeApi) -> None:

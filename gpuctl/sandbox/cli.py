@@ -103,16 +103,38 @@ def sandbox() -> None:
     """
 
 
+def _keep_running(
+    state: dict[str, object], config_file: str | None, port: int, kubeconfig: str | None
+) -> None:
+    """Print the running sandbox's export line, unless an option asks for something else."""
+    url, pid = str(state["url"]), state["pid"]
+    differs = []
+    if config_file and str(Path(config_file).resolve()) != state.get("config"):
+        differs.append(f"--config {config_file}")
+    if port and not url.endswith(f":{port}"):
+        differs.append(f"--port {port}")
+    if kubeconfig and str(Path(kubeconfig).resolve()) != state.get("kubeconfig"):
+        differs.append(f"--kubeconfig {kubeconfig}")
+    if differs:
+        raise click.ClickException(
+            f"a sandbox is already running at {url} (pid {pid}) without "
+            f"{', '.join(differs)}; run `gpuctl sandbox down` first"
+        )
+    click.echo(f"sandbox already running at {url} (pid {pid})", err=True)
+    click.echo(f"export KUBECONFIG={state['kubeconfig']}")
+
+
 @sandbox.command()
 @_server_options
 def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
-    """Start the sandbox in the background and write a kubeconfig for it."""
+    """Start the sandbox in the background and write a kubeconfig for it.
+
+    When one is running already and the options asked for do not differ from its own, it is
+    kept, and the export line printed again (so the command can be run twice)."""
     state = _state()
     if state and _alive(int(str(state["pid"]))) and _healthy(str(state["url"])):
-        raise click.ClickException(
-            f"a sandbox is already running at {state['url']} (pid {state['pid']}); "
-            "run `gpuctl sandbox down` first"
-        )
+        _keep_running(state, config_file, port, kubeconfig)
+        return
     if config_file:
         try:  # refuse a bad file here, with its own message, rather than from the background
             SandboxConfig.load(config_file)
@@ -152,8 +174,16 @@ def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
             raise click.ClickException("the sandbox did not start within 20 seconds")
         time.sleep(0.05)
     info = json.loads(ready.read_text())
+    config_path = str(Path(config_file).resolve()) if config_file else None
     (directory / "state.json").write_text(
-        json.dumps({"pid": process.pid, "url": info["url"], "kubeconfig": str(kubeconfig_path)})
+        json.dumps(
+            {
+                "pid": process.pid,
+                "url": info["url"],
+                "kubeconfig": str(kubeconfig_path),
+                "config": config_path,
+            }
+        )
     )
     click.echo(f"sandbox running at {info['url']} (pid {process.pid})", err=True)
     click.echo(f"export KUBECONFIG={kubeconfig_path}")

@@ -46,8 +46,16 @@ def test_up_status_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         )
         assert up.exit_code == 0, up.output
         assert up.stdout.strip() == f"export KUBECONFIG={kubeconfig}"
-        again = runner.invoke(sandbox, ["up"])
-        assert again.exit_code == 1 and "already running" in again.output
+        again = runner.invoke(sandbox, ["up", "--config", str(config)])
+        assert again.exit_code == 0, again.output  # kept: `up` may be run twice
+        assert again.stdout.strip() == f"export KUBECONFIG={kubeconfig}"
+        assert "sandbox already running at http://127.0.0.1:" in again.stderr
+        (tmp_path / "other.yaml").write_text(config.read_text())
+        other = runner.invoke(sandbox, ["up", "--config", str(tmp_path / "other.yaml")])
+        assert other.exit_code == 1
+        assert f"without --config {tmp_path / 'other.yaml'}; run `gpuctl sandbox down`" in (
+            other.output
+        )
         status = runner.invoke(sandbox, ["status"])
         assert status.exit_code == 0 and "big" in status.output and "H100-80G" in status.output
         nodes = subprocess.run(

@@ -16,6 +16,7 @@ from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.errors import GpuctlError, UsageError
 from gpuctl.inventory import status
+from gpuctl.inventory.placement import node_total_gpus
 from gpuctl.spec import quantity
 
 # Pods that still hold their resources: everything not finished (terminating ones included,
@@ -59,17 +60,10 @@ def pool_of(node: dict[str, Any]) -> str:
     return labels_of(node).get(c.Labels.POOL, "")
 
 
-def _resource(node: dict[str, Any], field: str, name: str) -> Decimal:
-    value = ((node.get("status") or {}).get(field) or {}).get(name)
-    try:
-        return quantity.parse(value) if value is not None else Decimal(0)
-    except ValueError:
-        return Decimal(0)
-
-
 def node_gpus(node: dict[str, Any]) -> int:
-    """Whole GPUs the scheduler may hand out (allocatable nvidia.com/gpu)."""
-    return int(_resource(node, "allocatable", c.GPU_RESOURCE))
+    """The node's GPUs as placement counts them: allocatable nvidia.com/gpu, else capacity,
+    else the GPU-count label, else 0."""
+    return node_total_gpus(node)[0]
 
 
 def active_pods(cluster: ClusterAPI) -> list[dict[str, Any]]:
@@ -82,7 +76,8 @@ def node_name_of(pod: dict[str, Any]) -> str:
 
 
 def gpus_in_use(pods: Iterable[dict[str, Any]]) -> dict[str, int]:
-    """node name -> GPUs requested by the pods placed on it."""
+    """node name -> GPUs requested by the pods bound to it (what the node runs; placement
+    also holds back the GPUs of pods pinned there and not yet bound)."""
     used: dict[str, int] = {}
     for pod in pods:
         node = node_name_of(pod)

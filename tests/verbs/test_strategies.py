@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gpuctl.constants import GPU_RESOURCE
+from gpuctl.inventory import nodes as nodes_inventory
 from gpuctl.inventory import placement as accounting
 from gpuctl.spec.resources import schemas_dir
 from gpuctl.verbs import strategies as s
@@ -58,21 +59,21 @@ def pod(node_name: str, gpus: int, phase: str = "Running") -> dict[str, Any]:
 
 
 def test_gpus_come_from_allocatable_then_capacity_then_label_then_nothing() -> None:
-    nodes = accounting.node_gpus(
-        [
-            node("a", 8, capacity=16, label="32"),
-            node("b", capacity=4, label="32"),
-            node("c", label="2"),
-            node("d"),
-        ],
-        [],
-    )
+    raw = [
+        node("a", 8, capacity=16, label="32"),
+        node("b", capacity=4, label="32"),
+        node("c", label="2"),
+        node("d"),
+    ]
+    nodes = accounting.node_gpus(raw, [])
     assert [(n.name, n.gpus, n.source) for n in nodes] == [
         ("a", 8, "allocatable"),
         ("b", 4, "capacity"),
         ("c", 2, f"label {accounting.GPU_COUNT_LABEL}"),
         ("d", 0, "none"),
     ]
+    # get nodes and get pools show the same count
+    assert [nodes_inventory.node_gpus(n) for n in raw] == [8, 4, 2, 0]
 
 
 def test_free_gpus_subtract_unfinished_pods_and_promised_placements() -> None:

@@ -102,6 +102,7 @@ from kubernetes.config.incluster_config import load_incluster_config  # noqa: E4
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 30.0
 EXEC_TIMEOUT = 3600.0  # a copy of a large directory may take long
+ERROR_CHANNEL = 3  # the exec stream channel that carries the closing Status
 ATTEMPTS = 4  # one try and three retries
 BACKOFF = 0.2  # seconds, doubled each retry, with full jitter
 PAGE_SIZE = 500  # objects a list page: kubectl's --chunk-size
@@ -705,6 +706,7 @@ class ExecResult:
     stdout: bytes
     stderr: bytes
     returncode: int
+    failure: str = ""  # why the command failed when it gave no exit code (see exit_status)
 
 
 class ExecTimeout(KubeError):
@@ -746,10 +748,31 @@ def _drive(client: Any, stdin: Iterable[bytes] | None, timeout: float, what: str
             client.update(timeout=1)
             drain()
         drain()
-        code = client.returncode
+        code, failure = exit_status(client.read_channel(ERROR_CHANNEL))
     finally:
         client.close()
-    return ExecResult(bytes(out), bytes(err), int(code or 0))
+    return ExecResult(bytes(out), bytes(err), code, failure)
+
+
+def exit_status(error_channel: str) -> tuple[int, str]:
+    """(exit code, failure) from the exec stream's closing Status. A command that ran and
+    exited non-zero is `NonZeroExitCode` with an `ExitCode` cause; any other Failure (the
+    command could not start, the runtime failed) has no exit code: 1, with the Status's
+    message. (The client's own `returncode` assumes the first cause is always an exit code
+    and raises on the rest.)"""
+    try:
+        status = json.loads(error_channel) if error_channel.strip() else {}
+    except ValueError:
+        return 1, error_channel.strip()
+    if not isinstance(status, dict) or status.get("status", "Success") == "Success":
+        return 0, ""
+    for cause in (status.get("details") or {}).get("causes") or []:
+        if cause.get("reason") == "ExitCode":
+            try:
+                return int(cause.get("message", "")), ""
+            except ValueError:
+                break
+    return 1, str(status.get("message") or "the command failed")
 
 
 def _in_cluster() -> bool:

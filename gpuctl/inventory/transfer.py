@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.client import Cluster, ExecResult
 from gpuctl.errors import GpuctlError, UsageError
 
 CHUNK = 256 * 1024
@@ -150,10 +150,13 @@ def notebook_pod(cluster: Cluster, notebook: str, namespace: str) -> str:
     return str(running[0]["metadata"]["name"])
 
 
-def _check(result_code: int, stderr: bytes, what: str) -> None:
-    if result_code != 0:
-        text = stderr.decode("utf-8", "replace").strip() or f"exit code {result_code}"
-        raise CopyFailed(f"{what}: {text}")
+def _check(result: ExecResult, what: str) -> None:
+    """A failed copy in one line: tar's own words (its lines joined), else why the exec
+    failed, else the exit code."""
+    if result.returncode != 0:
+        lines = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        said = "; ".join(line.strip() for line in lines if line.strip())
+        raise CopyFailed(f"{what}: {said or result.failure or f'exit code {result.returncode}'}")
 
 
 def copy(cluster: Cluster, source: str, destination: str, namespace: str) -> str:
@@ -165,12 +168,12 @@ def copy(cluster: Cluster, source: str, destination: str, namespace: str) -> str
         data = pack(local, name)
         pod = notebook_pod(cluster, dst.notebook, namespace)
         result = cluster.exec(pod, namespace, command, stdin=chunks(data))
-        _check(result.returncode, result.stderr, f"copy to {destination}")
+        _check(result, f"copy to {destination}")
         target = posixpath.join(command[-1], name)
         return f"{source} -> {dst.notebook}:{target} ({len(data)} bytes of tar)"
     assert src is not None
     pod = notebook_pod(cluster, src.notebook, namespace)
     result = cluster.exec(pod, namespace, pack_command(src.path))
-    _check(result.returncode, result.stderr, f"copy from {source}")
+    _check(result, f"copy from {source}")
     written = unpack(result.stdout, PurePosixPath(src.path).name, Path(destination))
     return f"{source} -> {destination} ({len(written)} entries)"

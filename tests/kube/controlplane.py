@@ -232,7 +232,9 @@ def _kubeconfig(state: State) -> dict[str, Any]:
 
 
 def _kwok_config(directory: Path) -> Path:
-    """kwok's stages (stages/stages.yaml) and one log file served for every container."""
+    """kwok's stages (stages/stages.yaml), one log file served for every container, and exec
+    into any container running the command on this machine, in a scratch directory (so
+    `kubectl exec` and `gpuctl cp` go through the real exec stream: API server, then kwok)."""
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     lines = ["kwok plays this pod: its containers do not run", "step 1", "step 2"]
     log = directory / "container.log"
@@ -243,8 +245,16 @@ def _kwok_config(directory: Path) -> Path:
         "metadata": {"name": "every-container"},
         "spec": {"logs": [{"logsFile": str(log), "follow": False}]},
     }
+    (directory / "exec").mkdir(exist_ok=True)
+    execs = {
+        "apiVersion": "kwok.x-k8s.io/v1alpha1",
+        "kind": "ClusterExec",
+        "metadata": {"name": "every-container"},
+        "spec": {"execs": [{"local": {"workDir": str(directory / "exec")}}]},
+    }
     path = directory / "kwok.yaml"
-    path.write_text((HERE / "stages" / "stages.yaml").read_text() + "\n---\n" + json.dumps(logs))
+    documents = [(HERE / "stages" / "stages.yaml").read_text(), json.dumps(logs), json.dumps(execs)]
+    path.write_text("\n---\n".join(documents))
     return path
 
 

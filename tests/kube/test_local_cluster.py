@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ import yaml
 from gpuctl.sandbox.testing import Cluster
 from tests.apply.test_scenarios import gpuctl
 from tests.conftest import EXAMPLES
+from tests.operate.test_notebooks import NAME as NB_NAME
+from tests.operate.test_notebooks import NOTEBOOK
 
 pytestmark = pytest.mark.kube
 
@@ -95,3 +98,40 @@ def test_logs_come_from_kwok(local: Cluster) -> None:
     local.kubectl("wait", "--for=condition=Ready", "pod/talker", "--timeout=60s")
     logs = local.kubectl("logs", "talker").stdout
     assert "step 1" in logs
+
+
+def test_exec_runs_through_kwok(local: Cluster) -> None:
+    """kwok runs an exec'd command on this machine (tests/kube/controlplane.py)."""
+    local.kubectl("run", "shell", "--image=busybox:1.36", "--restart=Never")
+    local.kubectl("wait", "--for=condition=Ready", "pod/shell", "--timeout=60s")
+    said = local.kubectl("exec", "shell", "--", "sh", "-c", "echo hello; echo oops >&2")
+    assert said.stdout == "hello\n"
+
+
+def test_cp_goes_through_the_real_exec_stream(local: Cluster, tmp_path: Path) -> None:
+    """`gpuctl cp` both ways over the official client's exec WebSocket, through the API server
+    to kwok, whose exec runs tar on this machine: the notebook's path is a local directory."""
+    made = gpuctl(local, "create", "-f", "-", "--wait", "--timeout", "90s", stdin=NOTEBOOK)
+    assert made.returncode == 0, made.stderr
+    source = tmp_path / "project"
+    (source / "data").mkdir(parents=True)
+    (source / "train.py").write_text("print('hi')\n")
+    payload = bytes(range(256)) * 4096  # 1 MiB: several WebSocket frames each way
+    (source / "data" / "x.bin").write_bytes(payload)
+    pod_root = tmp_path / "pod"
+    pod_root.mkdir()
+
+    sent = gpuctl(local, "cp", str(source), f"{NB_NAME}:{pod_root}/code")
+    assert sent.returncode == 0, sent.stderr
+    assert (pod_root / "code" / "train.py").read_text() == "print('hi')\n"
+    assert (pod_root / "code" / "data" / "x.bin").read_bytes() == payload
+
+    back = tmp_path / "back"
+    fetched = gpuctl(local, "cp", f"{NB_NAME}:{pod_root}/code", str(back))
+    assert fetched.returncode == 0, fetched.stderr
+    assert (back / "data" / "x.bin").read_bytes() == payload
+
+    missing = gpuctl(local, "cp", f"{NB_NAME}:{pod_root}/missing", str(tmp_path / "x"))
+    assert missing.returncode == 1
+    assert "No such file" in missing.stderr and len(missing.stderr.splitlines()) == 1
+    assert not (tmp_path / "x").exists()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from gpuctl.cluster.client import Cluster, ExecResult
+from gpuctl.cluster.client import Cluster, ExecResult, exit_status
 from gpuctl.errors import UsageError
 from gpuctl.inventory import transfer
 from gpuctl.sandbox.testing import wait_for
@@ -151,6 +151,48 @@ def test_cp_reports_the_containers_error(env: Env, tmp_path: Path) -> None:
     start(env)
     with pytest.raises(transfer.CopyFailed, match=r"copy from .*No such file"):
         transfer.copy(local_exec(env), f"{NAME}:{tmp_path}/missing", str(tmp_path / "x"), "default")
+
+
+@pytest.mark.parametrize(
+    ("channel", "status"),
+    [
+        ('{"metadata":{},"status":"Success"}', (0, "")),
+        ("", (0, "")),
+        (
+            '{"status":"Failure","reason":"NonZeroExitCode","message":"command terminated with '
+            'non-zero exit code: error executing command [tar], exit code 2","details":{"causes":'
+            '[{"reason":"ExitCode","message":"2"}]}}',
+            (2, ""),
+        ),
+        # what a container runtime answers for an image without tar: no exit code at all
+        (
+            '{"status":"Failure","reason":"InternalError","message":"Internal error occurred: '
+            'exec: \\"tar\\": executable file not found in $PATH","details":{"causes":'
+            '[{"message":"exec: \\"tar\\": executable file not found in $PATH"}]},"code":500}',
+            (1, 'Internal error occurred: exec: "tar": executable file not found in $PATH'),
+        ),
+        ("not json", (1, "not json")),
+    ],
+)
+def test_the_exec_streams_closing_status_gives_the_exit_code_or_why(
+    channel: str, status: tuple[int, str]
+) -> None:
+    assert exit_status(channel) == status
+
+
+def test_a_copy_that_could_not_run_says_why_in_one_line(env: Env, tmp_path: Path) -> None:
+    start(env)
+
+    class NoTar(LocalExec):
+        def exec(self, *args: Any, **kwargs: Any) -> ExecResult:
+            return ExecResult(b"", b"", 1, 'exec: "tar": executable file not found in $PATH')
+
+    cluster = NoTar(env.cluster.api, env.cluster.namespace, env.cluster.server)
+    with pytest.raises(transfer.CopyFailed) as failed:
+        transfer.copy(cluster, f"{NAME}:/w/out", str(tmp_path / "x"), "default")
+    assert str(failed.value) == (
+        f'copy from {NAME}:/w/out: exec: "tar": executable file not found in $PATH'
+    )
 
 
 def test_cp_needs_exactly_one_notebook_side() -> None:

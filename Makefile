@@ -44,7 +44,7 @@ e2e: dev                        ## the cluster scenarios against the real cluste
 # A real control plane (Kubernetes from source, kwok nodes) on loopback ports: tests/kube/.
 KUBE := $(BIN)/python -m tests.kube.controlplane
 
-kube-build: dev                 ## compile it once (needs Go; cached under ~/.cache/gpuctl-kube)
+kube-build: dev                 ## compile it and Kueue once (needs Go; cached under ~/.cache/gpuctl-kube)
 	$(KUBE) build
 
 kube-up: dev                    ## start it; the last line is KUBECONFIG=...

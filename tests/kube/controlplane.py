@@ -3,6 +3,7 @@
     python -m tests.kube.controlplane build            # compile once (cached under ~/.cache)
     python -m tests.kube.controlplane up [--dir DIR]   # start; prints KUBECONFIG=... last
     python -m tests.kube.controlplane status|down [--dir DIR]
+    python -m tests.kube.controlplane kueue [--dir DIR]  # Kueue on it, until Ctrl-C
     python -m tests.kube.controlplane gomod            # rewrite go.mod after a version change
 
 etcd, kube-apiserver, kube-controller-manager and kube-scheduler are the real components, built
@@ -85,7 +86,7 @@ def unavailable_reason() -> str | None:
     return "the local control plane needs Go >= 1.24 to build it (no `go` on PATH or /usr/local/go)"
 
 
-def _go(args: list[str], cwd: Path, **environ: str) -> None:
+def run_go(args: list[str], cwd: Path, **environ: str) -> None:
     go = go_binary()
     if go is None:
         raise ControlPlaneError(unavailable_reason() or "no go")
@@ -113,7 +114,7 @@ def build() -> Path:
     BIN.mkdir(parents=True, exist_ok=True)
     flags = ["-trimpath", "-ldflags=-s -w"]
     if not (BIN / "kubecp").exists():
-        _go(
+        run_go(
             [
                 "build",
                 "-trimpath",
@@ -128,7 +129,7 @@ def build() -> Path:
     if not (BIN / "kwok").exists():
         # `go install pkg@version` outside this module: kwok keeps its own k8s.io/* versions
         gobin = BIN / "gobin"
-        _go(["install", *flags, f"sigs.k8s.io/kwok/cmd/kwok@{KWOK}"], BIN, GOBIN=str(gobin))
+        run_go(["install", *flags, f"sigs.k8s.io/kwok/cmd/kwok@{KWOK}"], BIN, GOBIN=str(gobin))
         (gobin / "kwok").rename(BIN / "kwok")
     return BIN
 
@@ -159,7 +160,7 @@ def regenerate_gomod() -> None:
         f"module gpuctl.test/kube\n\n{go_line}\n\ngodebug default=go1.24\n\n"
         f"require k8s.io/kubernetes {KUBERNETES}\n\nreplace (\n{replaces})\n"
     )
-    _go(["mod", "tidy"], HERE)
+    run_go(["mod", "tidy"], HERE)
 
 
 # ------------------------------------------------------------------ state
@@ -199,7 +200,7 @@ def load(directory: Path) -> State | None:
     return State(**data)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
@@ -423,7 +424,7 @@ def _prepare(directory: Path) -> State:
     (directory / "logs").mkdir(parents=True)
     pki.generate(directory / "pki")
     names = ("etcd", "etcd_peer", "apiserver", "kwok")
-    state = State(str(directory), {n: _free_port() for n in names}, {}, secrets.token_hex(16))
+    state = State(str(directory), {n: free_port() for n in names}, {}, secrets.token_hex(16))
     (directory / "tokens.csv").write_text(f"{state.token},admin,admin,system:masters\n")
     (directory / "audit-policy.yaml").write_text(json.dumps(AUDIT_POLICY, indent=2))
     state.kubeconfig.write_text(json.dumps(_kubeconfig(state), indent=2))
@@ -500,14 +501,35 @@ def status(directory: Path = DEFAULT_DIR) -> str:
     return f"{'ready' if ready else 'not ready'}: running {', '.join(alive) or 'nothing'}"
 
 
+def run_kueue(directory: Path) -> None:
+    """Kueue's manager on the running control plane, in the foreground until Ctrl-C."""
+    from tests.kube import kueue  # it builds on this module
+
+    state = load(directory)
+    if state is None or not state.pids:
+        raise ControlPlaneError(f"no control plane is running in {directory} (make kube-up)")
+    with kueue.running(state.kubeconfig) as log:
+        print(f"Kueue {kueue.KUEUE} is running (log: {log}); Ctrl-C stops it")
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.kube.controlplane")
-    parser.add_argument("command", choices=["build", "up", "down", "status", "gomod"])
+    parser.add_argument("command", choices=["build", "up", "down", "status", "kueue", "gomod"])
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="where state and logs go")
     args = parser.parse_args(argv)
     try:
         if args.command == "build":
+            from tests.kube import kueue  # it builds on this module
+
             print(build())
+            print(kueue.build())
+        elif args.command == "kueue":
+            run_kueue(args.dir)
         elif args.command == "gomod":
             regenerate_gomod()
         elif args.command == "up":

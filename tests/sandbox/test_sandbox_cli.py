@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,14 +18,14 @@ from gpuctl.sandbox.cli import sandbox
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
 
 
-def test_start_and_stop_are_quick() -> None:
-    timings = []
+def test_a_stopped_sandbox_frees_its_port() -> None:
+    """Start and stop, three times; its speed is benchmarks/bench_sandbox.py's to measure."""
     for _ in range(3):
-        started = time.perf_counter()
-        Sandbox(SandboxConfig.fast()).start().stop()
-        timings.append(time.perf_counter() - started)
-    # the issue asks for well under 100 ms; CI machines vary, so leave room
-    assert min(timings) < 0.25, timings
+        sandbox = Sandbox(SandboxConfig.fast()).start()
+        port = int(sandbox.url.rsplit(":", 1)[1])
+        sandbox.stop()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", port))
 
 
 def test_up_status_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

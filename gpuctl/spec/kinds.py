@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from gpuctl import constants as c
 from gpuctl.constants import Labels
@@ -83,6 +83,56 @@ def _duplicates(document: Document, items: list[Any], field: str, base: Path_) -
     return problems
 
 
+ENV_PATH: Final = ("environment", "env")
+
+
+def _workload_problems(document: Document, spec: dict[str, Any]) -> list[Problem]:
+    """What the schema cannot say: duplicate env names and workdirs, autoscaling bounds the
+    wrong way round, placement without GPUs."""
+    res, service = spec["resources"], spec.get("service", {})
+    problems = _duplicates(document, spec["environment"].get("env", []), "name", ENV_PATH)
+    workdirs = spec.get("storage", {}).get("workdirs", [])
+    problems += _duplicates(document, workdirs, "path", ("storage", "workdirs"))
+    autoscaling = service.get("autoscaling")
+    if autoscaling and autoscaling["min_replicas"] > autoscaling["max_replicas"]:
+        problems.append(
+            document.problem(
+                ("service", "autoscaling", "min_replicas"),
+                f"min_replicas ({autoscaling['min_replicas']}) is above max_replicas "
+                f"({autoscaling['max_replicas']})",
+            )
+        )
+    if "placement" in res and res.get("gpu", 0) < 1:
+        problems.append(
+            document.problem(
+                ("resources", "placement"),
+                "placement picks a node by its free GPUs, so it needs resources.gpu ≥ 1 "
+                "(remove placement, or ask for GPUs)",
+            )
+        )
+    return problems
+
+
+def _env(document: Document, items: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The container's env; numbers and booleans as the text the user wrote."""
+    env = []
+    for index, item in enumerate(items):
+        value = item.get("value", "")
+        if not isinstance(value, str):
+            value = document.raw.get((*ENV_PATH, index, "value"), str(value))
+        env.append({"name": item["name"], "value": value})
+    return env
+
+
+def _container_resources(res: dict[str, Any]) -> dict[str, str]:
+    resources = {"cpu": quantity(res["cpu"]), "memory": quantity(res["memory"])}
+    if res.get("gpu", 0) > 0:
+        resources[c.GPU_RESOURCE] = str(res["gpu"])
+    if "gpu-share" in res:
+        resources[c.GPU_SHARE_RESOURCE] = res["gpu-share"].removesuffix("Gi")
+    return resources
+
+
 def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
     """The builder shared by the four workload kinds (training, inference, notebook, compute).
 
@@ -94,54 +144,16 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
     ) -> tuple[dict[str, Any], list[Problem]]:
         job, env_spec, res = spec["job"], spec["environment"], spec["resources"]
         service = spec.get("service", {})
-        problems: list[Problem] = []
         name = job["name"]
         namespace = options.namespace or job.get("namespace") or options.default_namespace
-
-        env_items = env_spec.get("env", [])
-        problems += _duplicates(document, env_items, "name", ("environment", "env"))
-        env = []
-        for index, item in enumerate(env_items):
-            value = item.get("value", "")
-            if not isinstance(value, str):  # numbers and booleans: the text the user wrote
-                value = document.raw.get(("environment", "env", index, "value"), str(value))
-            env.append({"name": item["name"], "value": value})
-
         workdirs = spec.get("storage", {}).get("workdirs", [])
-        problems += _duplicates(document, workdirs, "path", ("storage", "workdirs"))
-
-        autoscaling = service.get("autoscaling")
-        if autoscaling and autoscaling["min_replicas"] > autoscaling["max_replicas"]:
-            problems.append(
-                document.problem(
-                    ("service", "autoscaling", "min_replicas"),
-                    f"min_replicas ({autoscaling['min_replicas']}) is above max_replicas "
-                    f"({autoscaling['max_replicas']})",
-                )
-            )
-
-        gpu = res.get("gpu", 0)
-        if "placement" in res and gpu < 1:
-            problems.append(
-                document.problem(
-                    ("resources", "placement"),
-                    "placement picks a node by its free GPUs, so it needs resources.gpu ≥ 1 "
-                    "(remove placement, or ask for GPUs)",
-                )
-            )
-        resources = {"cpu": quantity(res["cpu"]), "memory": quantity(res["memory"])}
-        if gpu > 0:
-            resources[c.GPU_RESOURCE] = str(gpu)
-        if "gpu-share" in res:
-            resources[c.GPU_SHARE_RESOURCE] = res["gpu-share"].removesuffix("Gi")
-
         labels = {
             Labels.JOB_TYPE: kind,
             Labels.PRIORITY: job["priority"],
             Labels.POOL: res["pool"],
             Labels.NAMESPACE: namespace,
         }
-        node_count = res.get("node_count", 1)
+        gpu, node_count = res.get("gpu", 0), res.get("node_count", 1)
         command, args = env_spec.get("command", []), env_spec.get("args", [])
         paths = [w["path"] for w in workdirs]
         ds = runtime.deepspeed(command, args, paths) if supplies_deepspeed else None
@@ -160,8 +172,8 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
             "image_pull_secret": env_spec.get("imagePullSecret"),
             "command": command,
             "args": args,
-            "env": env,
-            "resources": resources,
+            "env": _env(document, env_spec.get("env", [])),
+            "resources": _container_resources(res),
             "pool_selector": ({Labels.POOL: res["pool"]} if res["pool"] != c.DEFAULT_POOL else {}),
             "gpu_type": res.get("gpu-type"),
             "placement": res.get("placement"),
@@ -176,7 +188,7 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
             "replicas": service.get("replicas", 1),
             "port": service.get("port"),
             "health_check": service.get("health_check"),
-            "autoscaling": autoscaling,
+            "autoscaling": service.get("autoscaling"),
             "gpu_metric": c.GPU_UTILIZATION_METRIC,
             "node_count": node_count,
             "distributed": node_count > 1,
@@ -192,7 +204,7 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
             ),
             **_gpu_runtime(name, res, paths, ds),
         }
-        return context, problems
+        return context, _workload_problems(document, spec)
 
     return build
 

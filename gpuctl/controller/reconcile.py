@@ -41,7 +41,7 @@ from gpuctl.controller.workload import (
     WorkloadInvalid,
     render_job,
 )
-from gpuctl.inventory.placement import FINISHED_PHASES, node_problem
+from gpuctl.inventory.placement import node_problem
 from gpuctl.verbs import strategies
 from gpuctl.verbs.pinning import pinned_node
 
@@ -108,15 +108,14 @@ def parse_rfc3339(text: str) -> float | None:
 def promised_gpus(
     workloads: Iterable[dict[str, Any]], pods: Iterable[dict[str, Any]]
 ) -> dict[str, int]:
-    """node -> GPUs of Scheduled workloads that have no unfinished pod yet (their Job's pod
-    is still to be made: the GPUs are taken all the same). A pod that exists counts where the
-    placement rules count every pod: on its node, or, not yet bound, on the node it is pinned
-    to."""
-    started = {
+    """node -> GPUs of Scheduled workloads that have no pod yet (their Job's pod is still to
+    be made: the GPUs are taken all the same). A pod that exists counts where the placement
+    rules count every pod: on its node, or, not yet bound, on the node it is pinned to; once
+    finished (the workload stays Scheduled), nowhere."""
+    made = {
         (pod["metadata"].get("namespace"), (pod["metadata"].get("labels") or {})[WORKLOAD_LABEL])
         for pod in pods
         if WORKLOAD_LABEL in (pod["metadata"].get("labels") or {})
-        and (pod.get("status") or {}).get("phase") not in FINISHED_PHASES
     }
     promised: dict[str, int] = {}
     for obj in workloads:
@@ -124,7 +123,7 @@ def promised_gpus(
         node = workload.status.get("assignedNode")
         if workload.status.get("phase") != Phase.SCHEDULED or not node:
             continue
-        if (workload.namespace, workload.name) not in started:
+        if (workload.namespace, workload.name) not in made:
             promised[node] = promised.get(node, 0) + workload.gpus
     return promised
 

@@ -89,7 +89,8 @@ def test_slim_nodes_and_pods_give_placement_the_same_gpus(sandbox: SandboxCluste
 
 def test_a_placed_workload_counts_once_whether_its_pod_exists_or_not() -> None:
     """Scheduled on a with no pod yet: promised; its pod made but not bound: counted through
-    the pod's pin; bound: through nodeName. Four GPUs used on a at every step."""
+    the pod's pin; bound: through nodeName. Four GPUs used on a at every step, and none once
+    the pod has finished (the workload stays Scheduled)."""
     placed = workload("w", 4)
     placed["status"] = {"phase": "Scheduled", "assignedNode": "a"}
     pod = pinned_pod(["a"], 4)
@@ -98,3 +99,6 @@ def test_a_placed_workload_counts_once_whether_its_pod_exists_or_not() -> None:
     for pods in ([], [pod], [bound]):
         view = view_of([node("a", 8)], [slim_pod(p) for p in pods], [placed])
         assert [(n.name, n.used) for n in view.nodes] == [("a", 4)], pods
+    finished = {**bound, "status": {"phase": "Succeeded"}}
+    view = view_of([node("a", 8)], [slim_pod(finished)], [placed])
+    assert [(n.name, n.used) for n in view.nodes] == [("a", 0)]

@@ -98,7 +98,7 @@ def install(kubeconfig: Path) -> None:
     """Kueue's CRDs and what its manager expects to find (idempotent)."""
     crds = _source() / "config" / "components" / "crd" / "bases"
     _kubectl(kubeconfig, "apply", "--server-side", "--force-conflicts", "-f", str(crds))
-    _kubectl(kubeconfig, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
+    _kubectl(kubeconfig, "wait", "--for=condition=Established", "-f", str(crds), "--timeout=60s")
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
     secret = {
         "apiVersion": "v1",

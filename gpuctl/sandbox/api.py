@@ -647,7 +647,7 @@ class Api:
             if causes:
                 raise invalid(res, name, causes)
             self._allocate(res, new, old, dry_run)
-            if "generation" in meta and _spec_of(new) != _spec_of(old):
+            if "generation" in meta and _generation_moves(res, old, new):
                 meta["generation"] = int(old_meta.get("generation", 1)) + 1
             if _same(old, new):
                 return old
@@ -1064,6 +1064,15 @@ def _without_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_nulls(v) for v in value]
     return value
+
+
+def _generation_moves(res: Resource, old: Obj, new: Obj) -> bool:
+    """A change to the spec moves metadata.generation; so does a change to a Deployment's
+    annotations, which the real API server counts because its ReplicaSets copy them."""
+    if _spec_of(new) != _spec_of(old):
+        return True
+    annotations = [(obj["metadata"].get("annotations") or {}) for obj in (old, new)]
+    return res.key == ("apps", "deployments") and annotations[0] != annotations[1]
 
 
 def _spec_of(obj: Obj) -> Any:

@@ -45,6 +45,7 @@ from gpuctl.verbs.plan import (
     NotManaged,
     fingerprint,
     make_plan,
+    stored_spec,
     with_version,
 )
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
@@ -57,7 +58,7 @@ class _Step:
     """How far a change got; what rollback must undo."""
 
     change: Change
-    stage: str  # "create", "update", "replace", "prune"
+    stage: str  # "create", "update", "annotate", "replace", "prune"
 
 
 @dataclass
@@ -172,7 +173,9 @@ class Apply:
         problems = []
         raced = False
         for change in changes:
-            if change.action in (Action.UNCHANGED, Action.PRUNE):
+            # an annotation patch holds nothing for the server to check (the text is capped
+            # well below the server's size limit)
+            if change.action in (Action.UNCHANGED, Action.PRUNE, Action.ANNOTATE):
                 continue
             if change.namespace in new_namespaces:
                 continue
@@ -216,6 +219,11 @@ class Apply:
         elif change.action is Action.UPDATE:
             self.steps.append(_Step(change, "update"))
             update_in_place(self.cluster, change)
+        elif change.action is Action.ANNOTATE:
+            assert change.desired is not None
+            self.steps.append(_Step(change, "annotate"))
+            patch = {"metadata": {"annotations": stored_spec(change.desired)}}
+            self.cluster.patch(kind, name, namespace, patch)
         elif change.action in (Action.REPLACE, Action.PRUNE):
             self.steps.append(_Step(change, change.action.value))
             with contextlib.suppress(NotFound):  # already gone is what we want
@@ -331,6 +339,13 @@ def undo(
     assert change.live is not None
     if stage == "update":
         return _undo_update(cluster, change, current)
+    if stage == "annotate":
+        if current is None:
+            return False
+        cluster.patch(
+            kind, name, namespace, {"metadata": {"annotations": stored_spec(change.live)}}
+        )
+        return True
     if stage == "prune":
         if current is not None and not terminating(current):
             return False

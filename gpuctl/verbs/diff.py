@@ -63,6 +63,8 @@ def _object_diff(change: Change, manifest: Manifest | None) -> str:
         tofile=f"rendered/{label}",
     )
     text = "".join(lines)
+    if change.action is Action.ANNOTATE:
+        return f"# {label}: will be {change.action.done} (only the spec text kept with it)\n"
     if not text:  # only gpuctl's own bookkeeping differs; apply rewrites it
         return f"# {label}: will be {change.action.done} (only gpuctl's fingerprint differs)\n"
     return text

@@ -46,6 +46,9 @@ class Action(Enum):
     REPLACE = "replace"  # delete (foreground, waited for), then create
     UNCHANGED = "unchanged"
     PRUNE = "prune"  # a job's object that the new render no longer produces
+    # the same objects rendered from an edited spec text (a comment, the formatting): only the
+    # text kept on the workload is patched, so the job is neither replaced nor restarted
+    ANNOTATE = "annotate"
 
     @property
     def done(self) -> str:
@@ -56,6 +59,7 @@ class Action(Enum):
             "replace": "replaced",
             "unchanged": "unchanged",
             "prune": "pruned",
+            "annotate": "configured",
         }[self.value]
 
 
@@ -115,6 +119,13 @@ def desired_object(manifest: Manifest) -> dict[str, Any]:
     if manifest.kind in SPEC_KINDS and c.Labels.JOB_TYPE in labels and manifest.document.text:
         annotations.update(spec_annotations(manifest.document.text))
     return obj
+
+
+def stored_spec(obj: dict[str, Any]) -> dict[str, str | None]:
+    """The spec text kept on a workload (or the note that it was not kept); None for each
+    annotation it does not carry."""
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    return {key: annotations.get(key) for key in (c.SPEC_ANNOTATION, c.SPEC_OMITTED_ANNOTATION)}
 
 
 def spec_annotations(text: str) -> dict[str, str]:
@@ -200,10 +211,20 @@ def _change_for(
         change.notes.append("--force")
         return change
     if unchanged(manifest, current):
+        wanted = stored_spec(desired)
+        if any(wanted.values()) and _keeps_spec(current) and wanted != stored_spec(current):
+            return Change.of(Action.ANNOTATE, manifest, desired, current)
         return Change.of(Action.UNCHANGED, manifest, desired, current)
     action = Action.REPLACE if manifest.kind in REPLACE_ONLY else Action.UPDATE
     keep_server_fields(desired, current)
     return Change.of(action, manifest, desired, current)
+
+
+def _keeps_spec(live: dict[str, Any]) -> bool:
+    """Was it written by gpuctl create or apply (which keep the spec text on a workload)? An
+    object of `gpuctl render | kubectl apply` carries neither the text nor the fingerprint."""
+    annotations = (live.get("metadata") or {}).get("annotations") or {}
+    return c.RENDER_HASH_ANNOTATION in annotations
 
 
 def _deletion_order(obj: dict[str, Any]) -> tuple[int, str]:

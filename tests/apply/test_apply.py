@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from gpuctl.constants import RENDER_HASH_ANNOTATION
+from gpuctl.constants import RENDER_HASH_ANNOTATION, SPEC_ANNOTATION
 from gpuctl.errors import GpuctlError
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import ApplyFailed, DryRun
@@ -57,6 +57,32 @@ def test_a_changed_job_is_replaced_and_its_pods_are_gone_first(env: Env) -> None
     ):
         owner = pod["metadata"]["ownerReferences"][0]["uid"]
         assert owner == new["metadata"]["uid"]
+
+
+def test_a_spec_edited_only_in_its_text_keeps_the_job_and_stores_the_new_text(env: Env) -> None:
+    """A comment added: the objects render the same, so the Job is neither replaced nor
+    restarted; only the spec text kept on it is patched (what GET /jobs/{id} answers)."""
+    name = "qwen2-7b-llamafactory-sft"
+    Apply(env.cluster).run(env.render(TRAINING))
+    old = env.objects("Job")[name]
+    edited = "# lr from Tuesday's sweep\n" + TRAINING
+    shown = env.gpuctl("diff", "-f", "-", stdin=edited)
+    assert shown.returncode == 1
+    assert shown.stdout == (
+        f"# default/job.batch/{name}: will be configured (only the spec text kept with it)\n"
+    )
+    env.sandbox.requests.clear()
+    lines = Apply(env.cluster).run(env.render(edited)).lines()
+    assert lines == [f"configmap/{name}-deepspeed unchanged", f"job.batch/{name} configured"]
+    job_writes = [r for r in env.sandbox.requests.writes() if r.resource == "jobs"]
+    assert [(r.verb, r.name) for r in job_writes] == [("patch", name)]
+    new = env.objects("Job")[name]
+    assert new["metadata"]["uid"] == old["metadata"]["uid"]
+    assert new["metadata"]["annotations"][SPEC_ANNOTATION] == edited
+    env.sandbox.requests.clear()
+    again = Apply(env.cluster).run(env.render(edited)).lines()
+    assert all(line.endswith(" unchanged") for line in again)
+    assert env.sandbox.requests.only_reads()
 
 
 def test_a_changed_deployment_is_updated_in_place_and_keeps_its_node_port(env: Env) -> None:

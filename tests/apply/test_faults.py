@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gpuctl.cluster.client import Cluster
-from gpuctl.constants import RENDER_HASH_ANNOTATION
+from gpuctl.constants import RENDER_HASH_ANNOTATION, SPEC_ANNOTATION
 from gpuctl.render.engine import Manifest
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import ApplyFailed
@@ -118,3 +118,26 @@ def test_a_fault_leaves_old_or_new_never_a_mix(
         assert "nothing was changed" in error or "rolled back" in error, error
     else:
         assert error is None, f"the new state is in place, yet apply failed: {error}"
+
+
+def test_a_failure_after_a_text_only_change_puts_the_old_text_back(env: Env) -> None:
+    """The inference spec gains a comment (its Deployment keeps its objects, only the spec
+    text kept on it is patched), then creating the changed training Job fails: the rollback
+    re-creates the old Job and puts the old text back."""
+    cluster = Cluster.connect(str(env.kubeconfig))
+    Apply(cluster).run(env.render(OLD))
+    deployment = env.render(INFERENCE)[-1]
+    old_text = cluster.get("Deployment", deployment.name, "default")["metadata"]["annotations"][
+        SPEC_ANNOTATION
+    ]
+    commented = INFERENCE.replace("replicas: 2", "replicas: 2  # enough for now")
+    new = env.render(commented + "---\n" + TRAINING.replace("gpu: 8", "gpu: 4"))
+    env.sandbox.faults.fail("POST", "jobs", status=500).after = 1  # the dry run passes
+    env.sandbox.requests.clear()
+    with pytest.raises(ApplyFailed, match="rolled back") as failed:
+        Apply(cluster, timeout=20).run(new)
+    patches = env.sandbox.requests.matching(verb="patch", resource="deployments")
+    assert len(patches) == 2, failed.value  # the new text, then the old one back
+    kept = cluster.get("Deployment", deployment.name, "default")["metadata"]["annotations"]
+    assert kept[SPEC_ANNOTATION] == old_text
+    assert _state(cluster, env.render(OLD)) == _expected(env.render(OLD), env.render(OLD))

@@ -98,6 +98,22 @@ def test_apply_create_keep_update_replace_and_delete(cluster: Cluster) -> None:
     assert live(cluster, "job/e2e-train")["metadata"]["uid"] != job_uid
     assert live(cluster, "deployment/e2e-web")["spec"]["replicas"] == 1
 
+    # a comment only: the Deployment keeps its spec and its ReplicaSets (no rollout), only
+    # the text it keeps with it changes; the Job is left alone
+    replica_sets = cluster.kubectl("get", "replicasets", "-o", "name").stdout
+    train_uid = live(cluster, "job/e2e-train")["metadata"]["uid"]
+    commented = changed.replace("replicas: 1", "replicas: 1  # one is enough", 1)
+    annotated = gpuctl(cluster, "apply", "-f", "-", stdin=commented)
+    assert annotated.stdout.splitlines() == [
+        "service/svc-e2e-web unchanged",
+        "deployment.apps/e2e-web configured",
+        "job.batch/e2e-train unchanged",
+    ], annotated.stderr
+    web = live(cluster, "deployment/e2e-web")["metadata"]
+    assert "replicas: 1  # one is enough" in web["annotations"]["gpuctl.runwhere.ai/spec"]
+    assert cluster.kubectl("get", "replicasets", "-o", "name").stdout == replica_sets
+    assert live(cluster, "job/e2e-train")["metadata"]["uid"] == train_uid
+
     deleted = gpuctl(cluster, "delete", "-f", "-", "--wait", stdin=changed)
     assert deleted.returncode == 0, deleted.stderr
     left = cluster.kubectl("get", "deployments,jobs,services", "-o", "name").stdout

@@ -229,3 +229,22 @@ def test_rendered_manifests_apply_cleanly(sandbox: SandboxCluster) -> None:
     sandbox.requests.clear()
     sandbox.kubectl("apply", "-f", str(path), namespaced=False)
     assert sandbox.requests.only_reads()
+
+
+def test_an_annotation_moves_a_deployments_generation_but_not_a_jobs(cluster: Cluster) -> None:
+    """A Deployment's ReplicaSets copy its annotations, so the API server counts a change to
+    them as a new generation; a Job's annotations are only metadata."""
+    cluster.kubectl("apply", "-f", _write(cluster, "d.yaml", _deployment("conf-gen")))
+
+    def generation(what: str) -> int:
+        return int(cluster.kubectl("get", what, "-o", "jsonpath={.metadata.generation}").stdout)
+
+    before = generation("deployment/conf-gen")
+    cluster.kubectl("annotate", "deployment/conf-gen", "example.com/note=one")
+    assert generation("deployment/conf-gen") == before + 1
+    cluster.kubectl("label", "deployment/conf-gen", "example.com/team=a")
+    assert generation("deployment/conf-gen") == before + 1  # labels are not copied: no move
+    cluster.kubectl("apply", "-f", _write(cluster, "j.yaml", _job("conf-gen-job")))
+    job_before = generation("job/conf-gen-job")
+    cluster.kubectl("annotate", "job/conf-gen-job", "example.com/note=one")
+    assert generation("job/conf-gen-job") == job_before

@@ -42,6 +42,7 @@ from gpuctl.controller.workload import (
     render_job,
 )
 from gpuctl.inventory.placement import node_problem
+from gpuctl.inventory.status import terminating
 from gpuctl.verbs import strategies
 from gpuctl.verbs.pinning import pinned_node
 
@@ -255,7 +256,7 @@ class Reconciler:
         return outcome
 
     def _reconcile(self, workload: Workload, obj: dict[str, Any]) -> Outcome:
-        if (obj.get("metadata") or {}).get("deletionTimestamp"):
+        if terminating(obj):
             return Outcome("deleted")
         phase = workload.status.get("phase")
         observed = workload.status.get("observedGeneration")
@@ -360,7 +361,7 @@ class Reconciler:
         # Job is adopted. Others may have a Job (or one still terminating) to look at first.
         if workload.status:
             job = self.cluster.find("Job", workload.job_name, workload.namespace)
-            if job is not None and job["metadata"].get("deletionTimestamp"):
+            if job is not None and terminating(job):
                 return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
             if job is not None:
                 return self._adopt(workload, job)
@@ -377,7 +378,7 @@ class Reconciler:
         except AlreadyExists:  # made meanwhile by someone else: adopt it if it is ours
             self._release(workload, node)
             existing = self.cluster.get("Job", workload.job_name, workload.namespace)
-            if existing["metadata"].get("deletionTimestamp"):
+            if terminating(existing):
                 return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
             return self._adopt(workload, existing)
         except BaseException:

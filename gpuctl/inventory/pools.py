@@ -57,15 +57,11 @@ def recorded_nodes(record: dict[str, Any] | None) -> dict[str, str | None]:
     )
 
 
-def _deleting(record: dict[str, Any]) -> bool:
-    return bool((record.get("metadata") or {}).get("deletionTimestamp"))
-
-
 def read_record(cluster: ClusterAPI, pool: str) -> dict[str, Any] | None:
     """The pool's record; None when there is none or it is being deleted (`delete` reported it
     deleted, and the garbage collector removes it a moment later)."""
     record = cluster.find("ConfigMap", record_name(pool), c.SYSTEM_NAMESPACE)
-    return None if record is None or _deleting(record) else record
+    return None if record is None or status.terminating(record) else record
 
 
 def read_records(cluster: ClusterAPI) -> dict[str, dict[str, Any]]:
@@ -76,7 +72,7 @@ def read_records(cluster: ClusterAPI) -> dict[str, dict[str, Any]]:
         c.SYSTEM_NAMESPACE,
         label_selector=RECORD_SELECTOR,
     ):
-        if _deleting(item):
+        if status.terminating(item):
             continue
         name = ((item.get("data") or {}).get("name")) or labels_of(item).get(c.Labels.POOL)
         if name:

@@ -22,6 +22,12 @@ def _spec(obj: dict[str, Any]) -> dict[str, Any]:
     return obj.get("spec") or {}
 
 
+def terminating(obj: dict[str, Any]) -> bool:
+    """Being deleted: it carries a deletionTimestamp, and finalizers (foreground deletion's
+    among them) keep it until they are done."""
+    return bool((obj.get("metadata") or {}).get("deletionTimestamp"))
+
+
 def workload_status(obj: dict[str, Any]) -> str:
     """Job: succeeded > failed > running > paused > pending. A Job counts pods that wait for a
     node as active; when the server reports `ready` (Kubernetes 1.24+), Running means a pod is
@@ -30,7 +36,7 @@ def workload_status(obj: dict[str, Any]) -> str:
     Queued: Kueue resumes it when it admits it. Any workload being deleted (foreground
     deletion keeps it until its pods are gone) is Terminating."""
     status, spec = _status(obj), _spec(obj)
-    if (obj.get("metadata") or {}).get("deletionTimestamp"):
+    if terminating(obj):
         return Status.TERMINATING
     if obj.get("kind") == "Job":
         if status.get("succeeded", 0) > 0:
@@ -123,7 +129,7 @@ def printed_pod_status(pod: dict[str, Any]) -> str:
         reason = initializing
     if not initializing or _condition_true(status, "Initialized"):
         reason = _container_reason(status, reason)
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+    if terminating(pod):
         if status.get("reason") == "NodeLost":
             return "Unknown"
         if phase not in ("Succeeded", "Failed"):
@@ -302,7 +308,7 @@ def workload_up(obj: dict[str, Any], pods: list[dict[str, Any]]) -> bool:
     as its parallelism, or what is left to complete); a Deployment or StatefulSet with every
     wanted replica ready and no pod of it not Ready? Scaled to zero counts as up."""
     spec, status = _spec(obj), _status(obj)
-    live = [p for p in pods if not (p.get("metadata") or {}).get("deletionTimestamp")]
+    live = [p for p in pods if not terminating(p)]
     if obj.get("kind") == "Job":
         if status.get("succeeded", 0) >= spec.get("completions", 1) or _complete(obj):
             return True

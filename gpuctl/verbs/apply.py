@@ -20,6 +20,7 @@ from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError, NotFound
 from gpuctl.cluster.resources import clean
+from gpuctl.inventory.status import terminating
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import (
     DEFAULT_TIMEOUT,
@@ -34,7 +35,6 @@ from gpuctl.verbs.common import (
     objects_of_jobs,
     ours,
     read_live,
-    terminating,
     wait_gone,
 )
 from gpuctl.verbs.lease import JobLocks
@@ -45,7 +45,7 @@ from gpuctl.verbs.plan import (
     NotManaged,
     fingerprint,
     make_plan,
-    stored_spec,
+    stored_spec_patch,
     with_version,
 )
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
@@ -222,8 +222,7 @@ class Apply:
         elif change.action is Action.ANNOTATE:
             assert change.desired is not None
             self.steps.append(_Step(change, "annotate"))
-            patch = {"metadata": {"annotations": stored_spec(change.desired)}}
-            self.cluster.patch(kind, name, namespace, patch)
+            self.cluster.patch(kind, name, namespace, stored_spec_patch(change.desired))
         elif change.action in (Action.REPLACE, Action.PRUNE):
             self.steps.append(_Step(change, change.action.value))
             with contextlib.suppress(NotFound):  # already gone is what we want
@@ -342,9 +341,7 @@ def undo(
     if stage == "annotate":
         if current is None:
             return False
-        cluster.patch(
-            kind, name, namespace, {"metadata": {"annotations": stored_spec(change.live)}}
-        )
+        cluster.patch(kind, name, namespace, stored_spec_patch(change.live))
         return True
     if stage == "prune":
         if current is not None and not terminating(current):

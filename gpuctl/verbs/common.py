@@ -113,10 +113,6 @@ def ours(obj: dict[str, Any] | None, desired: dict[str, Any]) -> bool:
     return bool(have == want)
 
 
-def terminating(obj: dict[str, Any]) -> bool:
-    return bool((obj.get("metadata") or {}).get("deletionTimestamp"))
-
-
 def locate(manifest: Manifest) -> Target:
     return manifest.kind, manifest.name, manifest.namespace or None
 

@@ -51,6 +51,8 @@ class Diff:
 
 def _object_diff(change: Change, manifest: Manifest | None) -> str:
     label = f"{change.namespace or '-'}/{change.ref}"
+    if change.action is Action.ANNOTATE:  # the objects render the same: nothing to compare
+        return f"# {label}: will be {change.action.done} (only the spec text kept with it)\n"
     if manifest is None:  # pruned: the whole live object goes
         before, after = _dump(_shown(change.live)), ""
     else:
@@ -63,8 +65,6 @@ def _object_diff(change: Change, manifest: Manifest | None) -> str:
         tofile=f"rendered/{label}",
     )
     text = "".join(lines)
-    if change.action is Action.ANNOTATE:
-        return f"# {label}: will be {change.action.done} (only the spec text kept with it)\n"
     if not text:  # only gpuctl's own bookkeeping differs; apply rewrites it
         return f"# {label}: will be {change.action.done} (only gpuctl's fingerprint differs)\n"
     return text

@@ -128,6 +128,11 @@ def stored_spec(obj: dict[str, Any]) -> dict[str, str | None]:
     return {key: annotations.get(key) for key in (c.SPEC_ANNOTATION, c.SPEC_OMITTED_ANNOTATION)}
 
 
+def stored_spec_patch(obj: dict[str, Any]) -> dict[str, Any]:
+    """The merge patch that makes a workload keep `obj`'s spec text (removing what it lacks)."""
+    return {"metadata": {"annotations": stored_spec(obj)}}
+
+
 def spec_annotations(text: str) -> dict[str, str]:
     """The spec text, or (over SPEC_ANNOTATION_MAX bytes) a note that it was not kept."""
     size = len(text.encode("utf-8"))

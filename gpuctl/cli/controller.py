@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -16,22 +17,37 @@ from gpuctl.errors import Problem, SpecError
 from gpuctl.spec.document import Document
 
 
+def _deployment_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--namespace, --image and --replicas: what `manifests` prints and `install` applies."""
+    for option in reversed(
+        (
+            click.option(
+                "-n",
+                "--namespace",
+                default=resource.NAMESPACE,
+                show_default=True,
+                help="Where it runs.",
+            ),
+            click.option(
+                "--image",
+                default=resource.DEFAULT_CONTROLLER_IMAGE,
+                show_default=True,
+                help="An image whose entrypoint is gpuctl.",
+            ),
+            click.option("--replicas", type=click.IntRange(1), default=1, show_default=True),
+        )
+    ):
+        command = option(command)
+    return command
+
+
 @click.group(context_settings=CONTEXT_SETTINGS)
 def controller() -> None:
     """The GPUWorkload scheduling controller (gpu.warp.dev/v1alpha1)."""
 
 
 @controller.command()
-@click.option(
-    "-n", "--namespace", default=resource.NAMESPACE, show_default=True, help="Where it runs."
-)
-@click.option(
-    "--image",
-    default=resource.DEFAULT_CONTROLLER_IMAGE,
-    show_default=True,
-    help="An image whose entrypoint is gpuctl.",
-)
-@click.option("--replicas", type=click.IntRange(1), default=1, show_default=True)
+@_deployment_options
 @click.option("--crd-only", is_flag=True, help="Only the CustomResourceDefinition.")
 def manifests(namespace: str, image: str, replicas: int, crd_only: bool) -> None:
     """Print the CRD, namespace, ServiceAccount, roles and Deployment that install it."""
@@ -42,16 +58,7 @@ def manifests(namespace: str, image: str, replicas: int, crd_only: bool) -> None
 @controller.command()
 @click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Path to the kubeconfig file.")
 @click.option("--context", help="The kubeconfig context to use.")
-@click.option(
-    "-n", "--namespace", default=resource.NAMESPACE, show_default=True, help="Where it runs."
-)
-@click.option(
-    "--image",
-    default=resource.DEFAULT_CONTROLLER_IMAGE,
-    show_default=True,
-    help="An image whose entrypoint is gpuctl.",
-)
-@click.option("--replicas", type=click.IntRange(1), default=1, show_default=True)
+@_deployment_options
 @dry_run_option
 def install(
     kubeconfig: str | None,

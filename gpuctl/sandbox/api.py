@@ -647,7 +647,11 @@ class Api:
             if causes:
                 raise invalid(res, name, causes)
             self._allocate(res, new, old, dry_run)
-            if "generation" in meta and _generation_moves(res, old, new):
+            if (
+                "generation" in meta
+                and subresource != "status"
+                and _generation_moves(res, old, new)
+            ):
                 meta["generation"] = int(old_meta.get("generation", 1)) + 1
             if _same(old, new):
                 return old
@@ -1068,7 +1072,9 @@ def _without_nulls(value: Any) -> Any:
 
 def _generation_moves(res: Resource, old: Obj, new: Obj) -> bool:
     """A change to the spec moves metadata.generation; so does a change to a Deployment's
-    annotations, which the real API server counts because its ReplicaSets copy them."""
+    annotations, which the real API server counts because its ReplicaSets copy them (its own
+    controller writes the revision annotation through the status subresource, which moves
+    nothing)."""
     if _spec_of(new) != _spec_of(old):
         return True
     annotations = [(obj["metadata"].get("annotations") or {}) for obj in (old, new)]
@@ -1126,9 +1132,13 @@ def _carry_over(res: Resource, old: Obj, new: Obj, subresource: str) -> Obj:
         else:
             meta.pop(key, None)
     if subresource == "status":
-        status = new.get("status")
+        status, annotations = new.get("status"), meta.get("annotations")
         new = copy.deepcopy(old)
         new["status"] = status
+        if res.key == ("apps", "deployments"):  # the Deployment controller writes its revision
+            new["metadata"].pop("annotations", None)  # annotation this way
+            if annotations:
+                new["metadata"]["annotations"] = annotations
     elif "status" in res.subresources or res.kind == "Namespace":
         if "status" in old:
             new["status"] = copy.deepcopy(old["status"])

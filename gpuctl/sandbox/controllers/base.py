@@ -128,13 +128,14 @@ class Controller:
         except ApiError:
             return obj
 
-    def update(self, res: Resource, obj: Obj) -> Obj | None:
+    def update(self, res: Resource, obj: Obj, subresource: str = "") -> Obj | None:
         try:
             return self.api.update(
                 res,
                 obj["metadata"].get("namespace", ""),
                 obj["metadata"]["name"],
                 obj,
+                subresource=subresource,
                 internal=True,
             )
         except ApiError:

@@ -127,7 +127,8 @@ class DeploymentController(Controller):
         if dep["metadata"].get("annotations", {}).get(REVISION) != str(revision):
             annotated = copy.deepcopy(dep)
             annotated["metadata"].setdefault("annotations", {})[REVISION] = str(revision)
-            dep = self.update(self.deployments, annotated) or dep
+            # through the status subresource, as the real controller does: no new generation
+            dep = self.update(self.deployments, annotated, "status") or dep
         return current, dep
 
     def _scale_down(self, dep: Obj, old: list[Obj]) -> None:

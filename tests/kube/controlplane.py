@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import fcntl
 import json
 import os
 import secrets
@@ -28,6 +29,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -110,8 +113,24 @@ def _version_flags() -> str:
 
 
 def build() -> Path:
-    """Compile kubecp (main.go beside this file) and kwok into BIN, unless already there."""
+    """Compile kubecp (main.go beside this file) and kwok into BIN, unless already there. One
+    build at a time on the machine (a file lock): a second caller, a test session of another
+    checkout, waits for the first and finds the binaries, instead of compiling them again."""
     BIN.mkdir(parents=True, exist_ok=True)
+    with build_lock():
+        return _build_locked()
+
+
+@contextmanager
+def build_lock() -> Iterator[None]:
+    """Held while a Go build writes into CACHE: builds of the same binaries wait for each other."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with (CACHE / "build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _build_locked() -> Path:
     flags = ["-trimpath", "-ldflags=-s -w"]
     if not (BIN / "kubecp").exists():
         run_go(

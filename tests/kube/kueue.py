@@ -35,14 +35,15 @@ START_TIMEOUT = 120.0
 def build() -> Path:
     """Compile Kueue's manager into BINARY, unless already there. Built inside its own module
     (its go.mod and go.sum), as its release is."""
-    if BINARY.exists():
+    with controlplane.build_lock():
+        if BINARY.exists():
+            return BINARY
+        part = BINARY.with_suffix(".part")
+        controlplane.run_go(
+            ["build", "-trimpath", "-ldflags=-s -w", "-o", str(part), "./cmd/kueue"], _source()
+        )
+        part.rename(BINARY)
         return BINARY
-    part = BINARY.with_suffix(".part")
-    controlplane.run_go(
-        ["build", "-trimpath", "-ldflags=-s -w", "-o", str(part), "./cmd/kueue"], _source()
-    )
-    part.rename(BINARY)
-    return BINARY
 
 
 def _source() -> Path:

@@ -44,6 +44,11 @@ PRIORITY_CLASS_PREFIX: Final = "gpuctl-"
 PRIORITY_CLASS_VALUES: Final = {"high": 1000, "medium": 500, "low": 100}
 
 SYSTEM_NAMESPACE: Final = "gpuctl-system"  # where pool records (ConfigMaps) live
+CONTROLLER_NAMESPACE: Final = "gpu-orchestrator-system"  # the GPUWorkload controller's own
+# Namespaces no user may be named after (a user's jobs and quota live in the namespace of their
+# name): the cluster's own (and every kube-* one), gpuctl's and the controller's.
+RESERVED_NAMESPACES: Final = ("default", SYSTEM_NAMESPACE, CONTROLLER_NAMESPACE)
+RESERVED_NAMESPACE_PREFIX: Final = "kube-"
 SERVICE_PREFIX: Final = "svc-"
 POOL_CONFIGMAP_PREFIX: Final = "pool-"
 

@@ -54,6 +54,17 @@ def is_loopback(host: str) -> bool:
     "without one the series are empty).",
 )
 @click.option(
+    "--tls-cert",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Serve HTTPS with this certificate (PEM; with --tls-key). Give it, or put a TLS "
+    "proxy in front, before --host 0.0.0.0: bearer tokens must not cross a network in clear.",
+)
+@click.option(
+    "--tls-key",
+    type=click.Path(dir_okay=False, exists=True),
+    help="The private key (PEM) of --tls-cert.",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
@@ -67,13 +78,16 @@ def serve(
     kubeconfig: str | None,
     context: str | None,
     prometheus_url: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
     access_log: bool,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
 
     \b
     gpuctl serve --kubeconfig ~/.kube/config
-    gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml
+    gpuctl serve --host 0.0.0.0 --port 8443 --tokens tokens.yaml \\
+        --tls-cert tls.crt --tls-key tls.key
     gpuctl serve --host 0.0.0.0 --port 8000 --auth kubernetes
     """
     import uvicorn
@@ -81,7 +95,7 @@ def serve(
     from gpuctl.cluster.client import Cluster
     from gpuctl.monitoring.prometheus import configured_url
     from gpuctl.server.app import create_app
-    from gpuctl.server.auth import Authenticator, Tokens
+    from gpuctl.server.auth import Authenticator, Tokens, exposed
     from gpuctl.server.kubeauth import TokenReviews
 
     if tokens_file is not None and auth_mode is not None:
@@ -91,11 +105,18 @@ def serve(
             f"--host {host} is not a loopback address: give --tokens FILE or --auth kubernetes, "
             "or every caller on the network would be an admin"
         )
-    cluster = Cluster.connect(kubeconfig, context)
+    if (tls_cert is None) != (tls_key is None):
+        raise UsageError("give --tls-cert FILE and --tls-key FILE together")
+    if tls_cert is not None and tls_key is not None:
+        _check_tls(tls_cert, tls_key)
     auth: Authenticator | None = None
     if tokens_file is not None:
         auth = Tokens.load(tokens_file)
-    elif auth_mode == "kubernetes":
+        warning = exposed(tokens_file)
+        if warning is not None:
+            click.echo(f"warning: {warning}", err=True)
+    cluster = Cluster.connect(kubeconfig, context)
+    if auth_mode == "kubernetes":
         auth = TokenReviews(cluster)
     app = create_app(cluster, auth, configured_url(prometheus_url, cluster.context))
     try:
@@ -106,6 +127,19 @@ def serve(
             log_level="info",
             server_header=False,
             access_log=access_log,
+            ssl_certfile=tls_cert,
+            ssl_keyfile=tls_key,
         )
     except OSError as exc:
         raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from exc
+
+
+def _check_tls(cert: str, key: str) -> None:
+    """The certificate and key load, and belong together (else one clear line, before
+    anything listens)."""
+    import ssl
+
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise GpuctlError(f"--tls-cert {cert} --tls-key {key}: cannot load them: {exc}") from None

@@ -133,4 +133,7 @@ class Status:
 # Input limits that keep hostile files from exhausting time or memory.
 MAX_FILE_BYTES: Final = 8 * 1024 * 1024
 MAX_YAML_NODES: Final = 200_000  # counted with aliases expanded (alias bombs)
+# Values reached again through YAML aliases (`*name`): a few reused lists in a spec are far
+# below; a 600-byte alias bomb ("billion laughs") reaches it at once, before it costs CPU.
+MAX_YAML_ALIAS_VALUES: Final = 10_000
 MAX_YAML_DEPTH: Final = 64  # no spec nests deeper than ~6; this stops stack exhaustion

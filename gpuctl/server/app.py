@@ -35,7 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gpuctl import __version__
 from gpuctl.cluster.cache import Cache, CachedReads
 from gpuctl.cluster.client import Cluster
-from gpuctl.server import errors
+from gpuctl.server import errors, limits
 from gpuctl.server.auth import Authenticator, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas
 
@@ -89,10 +89,12 @@ def create_app(
     app.state.auth = auth
     app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
     app.state.log_streams = logs.Streams()
+    app.state.writes = limits.PerUser(limits.WRITES_PER_USER, "TooManyRequests", "writes")
     errors.install(app)
     for module in (jobs, logs, pools, nodes, quotas, access):
         app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
+    app.add_middleware(limits.Gate, prefix=PREFIX)  # inside Measure: its answers are counted
     _metrics(app)
     _readiness(app)
     return app

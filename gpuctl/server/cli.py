@@ -5,10 +5,20 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
 from gpuctl.errors import GpuctlError, UsageError
+
+if TYPE_CHECKING:
+    import uvicorn
+
+# Seconds the shutdown waits for open requests (each followed log stream ends at once) before
+# it cancels them: the process exits within a few seconds of SIGTERM or Ctrl-C.
+GRACE = 3
+STARTUP_FAILURE = 3  # uvicorn.run's exit code when the server could not start
 
 
 def is_loopback(host: str) -> bool:
@@ -65,6 +75,20 @@ def is_loopback(host: str) -> bool:
     help="The private key (PEM) of --tls-cert.",
 )
 @click.option(
+    "--max-log-streams",
+    default=32,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Followed log streams open at once, all users together (429 beyond).",
+)
+@click.option(
+    "--max-log-streams-per-user",
+    default=8,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Followed log streams one user may have open at once (429 beyond).",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
@@ -80,6 +104,8 @@ def serve(
     prometheus_url: str | None,
     tls_cert: str | None,
     tls_key: str | None,
+    max_log_streams: int,
+    max_log_streams_per_user: int,
     access_log: bool,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
@@ -118,20 +144,44 @@ def serve(
     cluster = Cluster.connect(kubeconfig, context)
     if auth_mode == "kubernetes":
         auth = TokenReviews(cluster)
-    app = create_app(cluster, auth, configured_url(prometheus_url, cluster.context))
+    app = create_app(
+        cluster,
+        auth,
+        configured_url(prometheus_url, cluster.context),
+        max_streams=max_log_streams,
+        max_streams_per_user=max_log_streams_per_user,
+    )
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="info",
+        server_header=False,
+        access_log=access_log,
+        ssl_certfile=tls_cert,
+        ssl_keyfile=tls_key,
+        timeout_graceful_shutdown=GRACE,
+    )
+    server = _server(config, app.state.log_streams.stop_all)
     try:
-        uvicorn.run(
-            app,
-            host=host,
-            port=port,
-            log_level="info",
-            server_header=False,
-            access_log=access_log,
-            ssl_certfile=tls_cert,
-            ssl_keyfile=tls_key,
-        )
+        server.run()
     except OSError as exc:
         raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from exc
+    if not server.started:
+        raise SystemExit(STARTUP_FAILURE)
+
+
+def _server(config: uvicorn.Config, on_shutdown: Callable[[], None]) -> uvicorn.Server:
+    """uvicorn's server, which at the start of its shutdown (SIGTERM, Ctrl-C) calls
+    `on_shutdown` (ending every followed log stream) before it waits for the open requests."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            on_shutdown()
+            await super().shutdown(sockets)
+
+    return Server(config)
 
 
 def _check_tls(cert: str, key: str) -> None:

@@ -47,6 +47,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (403, "not allowed for this user"),
         (404, "not found (another user's job too)"),
         (409, "exists already, or a conflicting label or pool"),
+        (413, "a request body over 2 MiB (TooLarge)"),
+        (429, "too many writes or log streams of this user at once; see Retry-After"),
         (503, "the cluster does not answer"),
     )
 }

@@ -44,6 +44,11 @@ PRIORITY_CLASS_PREFIX: Final = "gpuctl-"
 PRIORITY_CLASS_VALUES: Final = {"high": 1000, "medium": 500, "low": 100}
 
 SYSTEM_NAMESPACE: Final = "gpuctl-system"  # where pool records (ConfigMaps) live
+CONTROLLER_NAMESPACE: Final = "gpu-orchestrator-system"  # the GPUWorkload controller's own
+# Namespaces no user may be named after (a user's jobs and quota live in the namespace of their
+# name): the cluster's own (and every kube-* one), gpuctl's and the controller's.
+RESERVED_NAMESPACES: Final = ("default", SYSTEM_NAMESPACE, CONTROLLER_NAMESPACE)
+RESERVED_NAMESPACE_PREFIX: Final = "kube-"
 SERVICE_PREFIX: Final = "svc-"
 POOL_CONFIGMAP_PREFIX: Final = "pool-"
 
@@ -128,4 +133,7 @@ class Status:
 # Input limits that keep hostile files from exhausting time or memory.
 MAX_FILE_BYTES: Final = 8 * 1024 * 1024
 MAX_YAML_NODES: Final = 200_000  # counted with aliases expanded (alias bombs)
+# Values reached again through YAML aliases (`*name`): a few reused lists in a spec are far
+# below; a 600-byte alias bomb ("billion laughs") reaches it at once, before it costs CPU.
+MAX_YAML_ALIAS_VALUES: Final = 10_000
 MAX_YAML_DEPTH: Final = 64  # no spec nests deeper than ~6; this stops stack exhaustion

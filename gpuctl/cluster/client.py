@@ -14,12 +14,14 @@ request cannot have reached the server (connection refused) or the server said 4
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import random
 import re
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -616,8 +618,10 @@ class Cluster:
         tail: int | None = None,
         since_seconds: int | None = None,
         follow: bool = False,
+        ends: LogEnds | None = None,
     ) -> Iterator[str]:
-        """A pod's log lines (without line ends); with `follow`, until the container stops."""
+        """A pod's log lines (without line ends); with `follow`, until the container stops or
+        `ends` is ended (from any thread)."""
         query: list[tuple[str, str]] = []
         if container:
             query.append(("container", container))
@@ -637,6 +641,8 @@ class Cluster:
             # a followed log may stay quiet for long: no read timeout then
             read_timeout=24 * 3600 if follow else None,
         )
+        if ends is not None:
+            ends.add(response)
         try:
             buffer = b""
             for chunk in response.stream(4096, decode_content=True):
@@ -699,6 +705,38 @@ class Cluster:
         metadata = obj.get("metadata") or {}
         namespace = metadata.get("namespace") if res.namespaced else None
         return res, namespace, str(metadata.get("name", ""))
+
+
+class LogEnds:
+    """Open log streams that another thread may end: a followed pod that writes nothing
+    otherwise holds its reader (a thread and a connection) until it writes. `end()` shuts each
+    stream's socket for reading, so a blocked read returns at once; a stream added later is
+    shut as it is added."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: list[urllib3.BaseHTTPResponse] = []
+        self.ended = False
+
+    def add(self, response: urllib3.BaseHTTPResponse) -> None:
+        with self._lock:
+            self._open.append(response)
+            if not self.ended:
+                return
+        _shut(response)
+
+    def end(self) -> None:
+        with self._lock:
+            self.ended = True
+            responses, self._open = self._open, []
+        for response in responses:
+            _shut(response)
+
+
+def _shut(response: urllib3.BaseHTTPResponse) -> None:
+    # released or closed already: nothing reads from it
+    with contextlib.suppress(ValueError, RuntimeError, OSError, NotImplementedError):
+        response.shutdown()
 
 
 @dataclass

@@ -27,7 +27,7 @@ SINGULAR: Final = "gpuworkload"
 SHORT_NAMES: Final = ("gw",)
 CRD_NAME: Final = f"{PLURAL}.{GROUP}"
 
-NAMESPACE: Final = "gpu-orchestrator-system"
+NAMESPACE: Final = c.CONTROLLER_NAMESPACE
 NAME: Final = "gpu-orchestrator"  # ServiceAccount, roles, Deployment, Lease
 DEFAULT_JOB_IMAGE: Final = "busybox:1.36"
 DEFAULT_CONTROLLER_IMAGE: Final = f"gpuctl:{__version__}"

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.client import Cluster, Forbidden, KubeError, NotFound, TableRow
+from gpuctl.cluster.client import Cluster, Forbidden, KubeError, LogEnds, NotFound, TableRow
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import status
@@ -317,7 +317,13 @@ def _shown(pod: str, line: str, prefix: bool) -> str:
 
 
 def _pod_lines(
-    cluster: Cluster, pod: str, namespace: str, options: LogOptions, *, follow: bool
+    cluster: Cluster,
+    pod: str,
+    namespace: str,
+    options: LogOptions,
+    *,
+    follow: bool,
+    ends: LogEnds | None = None,
 ) -> Iterator[str]:
     try:
         for line in cluster.logs(
@@ -326,6 +332,7 @@ def _pod_lines(
             tail=options.tail,
             since_seconds=options.since_seconds,
             follow=follow,
+            ends=ends,
         ):
             if options.grep is None or options.grep.search(line):
                 yield line
@@ -342,6 +349,21 @@ def _follow(
     options: LogOptions,
     stop: threading.Event,
 ) -> Iterator[str]:
+    ends = LogEnds()  # the pods' streams, ended when following ends: a quiet pod's reader
+    try:  # would otherwise wait (a thread, a connection) until the pod writes again
+        yield from _follow_pods(cluster, job, pods, options, stop, ends)
+    finally:
+        ends.end()
+
+
+def _follow_pods(
+    cluster: Cluster,
+    job: dict[str, Any],
+    pods: list[dict[str, Any]],
+    options: LogOptions,
+    stop: threading.Event,
+    ends: LogEnds,
+) -> Iterator[str]:
     namespace = job["metadata"]["namespace"]
     lines: queue.Queue[tuple[str, str | None]] = queue.Queue()
     started: set[str] = set()
@@ -351,7 +373,7 @@ def _follow(
 
     def pump(pod: str) -> None:
         try:
-            for line in _pod_lines(cluster, pod, namespace, options, follow=True):
+            for line in _pod_lines(cluster, pod, namespace, options, follow=True, ends=ends):
                 if stop.is_set():
                     break
                 lines.put((pod, line))

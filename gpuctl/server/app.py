@@ -35,7 +35,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gpuctl import __version__
 from gpuctl.cluster.cache import Cache, CachedReads
 from gpuctl.cluster.client import Cluster
-from gpuctl.server import errors
+from gpuctl.server import errors, limits
 from gpuctl.server.auth import Authenticator, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas
 
@@ -51,11 +51,15 @@ def create_app(
     prometheus_url: str | None = None,
     *,
     cache: bool = True,
+    max_streams: int = logs.MAX_STREAMS,
+    max_streams_per_user: int = logs.MAX_STREAMS_PER_USER,
 ) -> FastAPI:
     """The API over one cluster; `auth` is the token file (Tokens) or the cluster's token
     reviews (TokenReviews), None for no authentication (loopback only); `prometheus_url` None
     means the jobs' metrics are empty series; `cache` False makes every list a request to the
-    cluster. With token reviews there is no cache: every caller reads as themselves."""
+    cluster. With token reviews there is no cache: every caller reads as themselves.
+    `max_streams` caps the followed log streams open at once, `max_streams_per_user` one
+    user's."""
     from gpuctl.inventory.watched import LISTED
     from gpuctl.monitoring.prometheus import Prometheus
 
@@ -71,6 +75,7 @@ def create_app(
         try:
             yield
         finally:
+            app.state.log_streams.stop_all()
             if watch_cache is not None:
                 watch_cache.stop()
 
@@ -88,11 +93,13 @@ def create_app(
     app.state.reads = CachedReads(cluster, watch_cache) if watch_cache is not None else cluster
     app.state.auth = auth
     app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
-    app.state.log_streams = logs.Streams()
+    app.state.log_streams = logs.Streams(max_streams, max_streams_per_user)
+    app.state.writes = limits.PerUser(limits.WRITES_PER_USER, "TooManyRequests", "writes")
     errors.install(app)
     for module in (jobs, logs, pools, nodes, quotas, access):
         app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
+    app.add_middleware(limits.Gate, prefix=PREFIX)  # inside Measure: its answers are counted
     _metrics(app)
     _readiness(app)
     return app
@@ -148,12 +155,25 @@ def _metrics(app: FastAPI) -> None:
     )
 
     app.add_middleware(Measure, requests=requests, latency=latency)
+    registry.register(StreamsCollector(app.state.log_streams))
     if app.state.cache is not None:
         registry.register(CacheCollector(app.state.cache))
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class StreamsCollector(Collector):
+    """The followed log streams open now."""
+
+    def __init__(self, streams: logs.Streams) -> None:
+        self.streams = streams
+
+    def collect(self) -> Iterator[Metric]:
+        yield GaugeMetricFamily(
+            "gpuctl_api_log_streams_open", "Followed log streams open now", self.streams.open
+        )
 
 
 class CacheCollector(Collector):

@@ -3,12 +3,15 @@
 The token file (`gpuctl serve --tokens FILE`) is YAML:
 
     tokens:
-      - {token: "s3cret-admin", user: ops, role: admin}
+      - {token: "8d0c6f3a1b2e4d5c9a7f", user: ops, role: admin}
       - {token: "sha256:<64 hex digits>", user: alice, role: user}
 
-A token is the secret itself or `sha256:` and the hex SHA-256 of it (so the file need not hold
-the secret). Callers send `Authorization: Bearer <secret>`. Every comparison is between SHA-256
-digests with `hmac.compare_digest`, over every entry (no early exit), and no token is logged.
+A token is the secret itself (at least 16 characters) or `sha256:` and the hex SHA-256 of it
+(so the file need not hold the secret). Each token names one user: a file that gives the same
+token twice (also as the digest of the other) is refused, as is a user named after a system
+namespace (`default`, `kube-*`, gpuctl's and its controller's). Callers send
+`Authorization: Bearer <secret>`. Every comparison is between SHA-256 digests with
+`hmac.compare_digest`, over every entry (no early exit), and no token is logged.
 
 Without a token file there is no authentication: the server then only listens on a loopback
 address, and every caller is the admin `anonymous`.
@@ -29,19 +32,22 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import re
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-import yaml
-
-from gpuctl.errors import GpuctlError
+from gpuctl import constants as c
+from gpuctl.errors import GpuctlError, SpecError
 from gpuctl.server.errors import ApiError
+from gpuctl.spec.document import Document, load_text
 
 ROLES = ("user", "admin")
 KUBERNETES = "kubernetes"  # the role of a caller the cluster authenticated (--auth kubernetes)
 _HEX = re.compile(r"^[0-9a-f]{64}$")
+MIN_TOKEN = 16  # characters of a secret given as itself
 _USER = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")  # a namespace name (DNS-1123 label)
 
 
@@ -89,14 +95,27 @@ class Tokens:
 
     @classmethod
     def load(cls, path: str) -> Tokens:
-        try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            raise GpuctlError(f"{path}: cannot read the token file: {exc}") from exc
+        """The token file's entries; GpuctlError (one line: file, line, column, field, what is
+        wrong) for a file that breaks a rule. No message ever quotes a token."""
+        document = _read(path)
+        data = document.data
         items = data.get("tokens") if isinstance(data, dict) else None
         if not isinstance(items, list) or not items:
             raise GpuctlError(f"{path}: give `tokens:` as a list of {{token, user, role}}")
-        return cls([_entry(path, index, item) for index, item in enumerate(items)])
+        entries: list[_Entry] = []
+        for index, item in enumerate(items):
+            entry = _entry(_Where(document, index), item)
+            for earlier, other in enumerate(entries):
+                if hmac.compare_digest(entry.digest, other.digest):
+                    raise GpuctlError(
+                        _Where(document, index).say(
+                            "token",
+                            f"the same token as tokens[{earlier}] (also when one is the sha256: "
+                            "of the other): give each user a secret of their own",
+                        )
+                    )
+            entries.append(entry)
+        return cls(entries)
 
     def who(self, secret: str) -> Principal | None:
         given = hashlib.sha256(secret.encode("utf-8")).digest()
@@ -107,25 +126,89 @@ class Tokens:
         return found
 
 
-def _entry(path: str, index: int, item: Any) -> _Entry:
-    where = f"{path}: tokens[{index}]"
+def _read(path: str) -> Document:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise GpuctlError(f"{path}: cannot read the token file: {reason}") from None
+    try:
+        documents = load_text(path, text)
+    except SpecError as exc:  # the position and the parser's words, never the file's text
+        first = exc.problems[0]
+        raise GpuctlError(
+            str(replace(first, message=f"cannot read the token file: {first.message}"))
+        ) from None
+    return documents[0]
+
+
+@dataclass(frozen=True)
+class _Where:
+    """An entry of the token file, to name in a message: file:line:column: tokens[i].field."""
+
+    document: Document
+    index: int
+
+    def say(self, field: str, message: str) -> str:
+        path = ("tokens", self.index, field)
+        line, column = self.document.position(path)
+        return f"{self.document.source}:{line}:{column}: tokens[{self.index}].{field}: {message}"
+
+
+def _entry(where: _Where, item: Any) -> _Entry:
     if not isinstance(item, dict):
-        raise GpuctlError(f"{where}: give token, user and role")
+        raise GpuctlError(where.say("token", "give token, user and role"))
     token, user, role = item.get("token"), item.get("user"), item.get("role", "user")
     if not isinstance(token, str) or not token:
-        raise GpuctlError(f"{where}.token: give the secret, or sha256:<hex of its SHA-256>")
-    if not isinstance(user, str) or not _USER.match(user):
-        raise GpuctlError(f"{where}.user: a user name is a namespace name (e.g. alice)")
+        raise GpuctlError(where.say("token", "give the secret, or sha256:<hex of its SHA-256>"))
+    if not isinstance(user, str) or not _USER.match(user) or len(user) > 63:
+        raise GpuctlError(where.say("user", "a user name is a namespace name (e.g. alice)"))
+    if reserved_namespace(user):
+        raise GpuctlError(
+            where.say(
+                "user",
+                f"{user} is a system namespace, and a user's jobs go to the namespace of their "
+                "name: choose another name",
+            )
+        )
     if role not in ROLES:
-        raise GpuctlError(f"{where}.role: {role!r} is not one of {', '.join(ROLES)}")
+        raise GpuctlError(where.say("role", f"{role!r} is not one of {', '.join(ROLES)}"))
+    return _Entry(_digest(where, token), Principal(user, role))
+
+
+def _digest(where: _Where, token: str) -> bytes:
     if token.startswith("sha256:"):
         hexdigest = token.removeprefix("sha256:").lower()
         if not _HEX.match(hexdigest):
-            raise GpuctlError(f"{where}.token: sha256: takes 64 hex digits")
-        digest = bytes.fromhex(hexdigest)
-    else:
-        digest = hashlib.sha256(token.encode("utf-8")).digest()
-    return _Entry(digest, Principal(user, role))
+            raise GpuctlError(where.say("token", "sha256: takes 64 hex digits"))
+        return bytes.fromhex(hexdigest)
+    if len(token) < MIN_TOKEN:
+        raise GpuctlError(
+            where.say(
+                "token",
+                f"a token has at least {MIN_TOKEN} characters (e.g. `openssl rand -hex 32`)",
+            )
+        )
+    return hashlib.sha256(token.encode("utf-8")).digest()
+
+
+def reserved_namespace(name: str) -> bool:
+    """Is `name` a namespace of the cluster's or gpuctl's own, which no user may be named?"""
+    return name in c.RESERVED_NAMESPACES or name.startswith(c.RESERVED_NAMESPACE_PREFIX)
+
+
+def exposed(path: str) -> str | None:
+    """A warning when others than the file's owner may read the token file, else None."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return None
+    if mode & 0o044 == 0:
+        return None
+    return (
+        f"{path} is readable by group or others (mode {mode:04o}): chmod 600 {path}, or "
+        "keep sha256: digests in it instead of the secrets"
+    )
 
 
 def authenticate(tokens: Authenticator | None, authorization: str | None) -> Principal:

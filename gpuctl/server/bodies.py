@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
@@ -18,7 +20,9 @@ class JobCreate(Body):
 
 
 class JobBatch(Body):
-    yaml_contents: list[str] = Field(max_length=MAX_BATCH)
+    yaml_contents: list[Annotated[str, Field(max_length=MAX_YAML)]] = Field(
+        max_length=MAX_BATCH, description="job specs, each as in a YAML file (1 MiB each at most)"
+    )
 
 
 class QuotaCreate(Body):

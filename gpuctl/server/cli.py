@@ -5,10 +5,20 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
 from gpuctl.errors import GpuctlError, UsageError
+
+if TYPE_CHECKING:
+    import uvicorn
+
+# Seconds the shutdown waits for open requests (each followed log stream ends at once) before
+# it cancels them: the process exits within a few seconds of SIGTERM or Ctrl-C.
+GRACE = 3
+STARTUP_FAILURE = 3  # uvicorn.run's exit code when the server could not start
 
 
 def is_loopback(host: str) -> bool:
@@ -54,6 +64,31 @@ def is_loopback(host: str) -> bool:
     "without one the series are empty).",
 )
 @click.option(
+    "--tls-cert",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Serve HTTPS with this certificate (PEM; with --tls-key). Give it, or put a TLS "
+    "proxy in front, before --host 0.0.0.0: bearer tokens must not cross a network in clear.",
+)
+@click.option(
+    "--tls-key",
+    type=click.Path(dir_okay=False, exists=True),
+    help="The private key (PEM) of --tls-cert.",
+)
+@click.option(
+    "--max-log-streams",
+    default=32,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Followed log streams open at once, all users together (429 beyond).",
+)
+@click.option(
+    "--max-log-streams-per-user",
+    default=8,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Followed log streams one user may have open at once (429 beyond).",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
@@ -67,13 +102,18 @@ def serve(
     kubeconfig: str | None,
     context: str | None,
     prometheus_url: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    max_log_streams: int,
+    max_log_streams_per_user: int,
     access_log: bool,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
 
     \b
     gpuctl serve --kubeconfig ~/.kube/config
-    gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml
+    gpuctl serve --host 0.0.0.0 --port 8443 --tokens tokens.yaml \\
+        --tls-cert tls.crt --tls-key tls.key
     gpuctl serve --host 0.0.0.0 --port 8000 --auth kubernetes
     """
     import uvicorn
@@ -81,7 +121,7 @@ def serve(
     from gpuctl.cluster.client import Cluster
     from gpuctl.monitoring.prometheus import configured_url
     from gpuctl.server.app import create_app
-    from gpuctl.server.auth import Authenticator, Tokens
+    from gpuctl.server.auth import Authenticator, Tokens, exposed
     from gpuctl.server.kubeauth import TokenReviews
 
     if tokens_file is not None and auth_mode is not None:
@@ -91,21 +131,65 @@ def serve(
             f"--host {host} is not a loopback address: give --tokens FILE or --auth kubernetes, "
             "or every caller on the network would be an admin"
         )
-    cluster = Cluster.connect(kubeconfig, context)
+    if (tls_cert is None) != (tls_key is None):
+        raise UsageError("give --tls-cert FILE and --tls-key FILE together")
+    if tls_cert is not None and tls_key is not None:
+        _check_tls(tls_cert, tls_key)
     auth: Authenticator | None = None
     if tokens_file is not None:
         auth = Tokens.load(tokens_file)
-    elif auth_mode == "kubernetes":
+        warning = exposed(tokens_file)
+        if warning is not None:
+            click.echo(f"warning: {warning}", err=True)
+    cluster = Cluster.connect(kubeconfig, context)
+    if auth_mode == "kubernetes":
         auth = TokenReviews(cluster)
-    app = create_app(cluster, auth, configured_url(prometheus_url, cluster.context))
+    app = create_app(
+        cluster,
+        auth,
+        configured_url(prometheus_url, cluster.context),
+        max_streams=max_log_streams,
+        max_streams_per_user=max_log_streams_per_user,
+    )
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="info",
+        server_header=False,
+        access_log=access_log,
+        ssl_certfile=tls_cert,
+        ssl_keyfile=tls_key,
+        timeout_graceful_shutdown=GRACE,
+    )
+    server = _server(config, app.state.log_streams.stop_all)
     try:
-        uvicorn.run(
-            app,
-            host=host,
-            port=port,
-            log_level="info",
-            server_header=False,
-            access_log=access_log,
-        )
+        server.run()
     except OSError as exc:
         raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from exc
+    if not server.started:
+        raise SystemExit(STARTUP_FAILURE)
+
+
+def _server(config: uvicorn.Config, on_shutdown: Callable[[], None]) -> uvicorn.Server:
+    """uvicorn's server, which at the start of its shutdown (SIGTERM, Ctrl-C) calls
+    `on_shutdown` (ending every followed log stream) before it waits for the open requests."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            on_shutdown()
+            await super().shutdown(sockets)
+
+    return Server(config)
+
+
+def _check_tls(cert: str, key: str) -> None:
+    """The certificate and key load, and belong together (else one clear line, before
+    anything listens)."""
+    import ssl
+
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as exc:
+        raise GpuctlError(f"--tls-cert {cert} --tls-key {key}: cannot load them: {exc}") from None

@@ -19,6 +19,7 @@ from gpuctl.cluster.cache import Cache, CachedReads, NotCached
 from gpuctl.cluster.client import Cluster
 from gpuctl.server.auth import Authenticator, Principal, Tokens, authenticate
 from gpuctl.server.kubeauth import acting
+from gpuctl.server.limits import PRINCIPAL
 
 T = TypeVar("T")
 _bearer = HTTPBearer(
@@ -37,6 +38,9 @@ async def caller(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> Principal:
+    known: Principal | None = request.scope.get(PRINCIPAL)
+    if known is not None:  # a request with a body: authenticated before it was read
+        return known
     tokens: Authenticator | None = request.app.state.auth
     header = f"{credentials.scheme} {credentials.credentials}" if credentials else None
     if tokens is None or isinstance(tokens, Tokens):  # the token file: in memory

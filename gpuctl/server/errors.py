@@ -47,6 +47,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (403, "not allowed for this user"),
         (404, "not found (another user's job too)"),
         (409, "exists already, or a conflicting label or pool"),
+        (413, "a request body over 2 MiB (TooLarge)"),
+        (429, "too many writes or log streams of this user at once; see Retry-After"),
         (503, "the cluster does not answer"),
     )
 }
@@ -140,6 +142,20 @@ _HTTP_CODES = {
 }
 
 
+def _json_problem(document: Any, error: dict[str, Any]) -> dict[str, Any]:
+    """A body that is not JSON: where (line and column, from 1) and what the parser expected."""
+    text = document.decode("utf-8", "replace") if isinstance(document, bytes) else str(document)
+    loc = error.get("loc", ())
+    offset = loc[-1] if loc and isinstance(loc[-1], int) else 0
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    what = str((error.get("ctx") or {}).get("error") or "not JSON")
+    return {
+        "error": "InvalidJSON",
+        "message": f"invalid JSON body: line {line}, column {column}: {what}",
+    }
+
+
 def install(app: FastAPI) -> None:
     """Route every error through `error_response`, including FastAPI's own."""
 
@@ -158,6 +174,8 @@ def install(app: FastAPI) -> None:
     async def on_invalid(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         first = exc.errors()[0] if exc.errors() else {}
+        if first.get("type") == "json_invalid":
+            return JSONResponse(_json_problem(exc.body, first), status_code=400)
         where = [str(part) for part in first.get("loc", ()) if part != "body"]
         field = ".".join(where)
         message = str(first.get("msg", "invalid request"))

@@ -17,7 +17,12 @@ from typing import Any
 
 import yaml
 
-from gpuctl.constants import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
+from gpuctl.constants import (
+    MAX_FILE_BYTES,
+    MAX_YAML_ALIAS_VALUES,
+    MAX_YAML_DEPTH,
+    MAX_YAML_NODES,
+)
 from gpuctl.errors import Problem, SpecError
 
 Path_ = tuple[str | int, ...]
@@ -297,6 +302,9 @@ class _Builder:
         self.budget = MAX_YAML_NODES
         self.constructors = loader.yaml_constructors
         self.open: set[int] = set()  # collections being built: an alias to one is a cycle
+        self.seen: set[int] = set()  # every node built once: one built again is an alias's
+        self.aliased = MAX_YAML_ALIAS_VALUES  # values left to build again through aliases
+        self.repeating = 0  # > 0 while building inside a node reached again
 
     def build(self, node: yaml.Node, path: Path_) -> Any:
         if len(path) > MAX_YAML_DEPTH:
@@ -318,10 +326,36 @@ class _Builder:
                     )
                 ]
             )
+        again = id(node) in self.seen
+        self.seen.add(id(node))
+        if again or self.repeating:
+            self._count_aliased(path)
         mark = node.start_mark
         self.document.values[path] = (mark.line + 1, mark.column + 1)
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node, path)
+        if again:
+            self.repeating += 1
+            try:
+                return self._collection(node, path)
+            finally:
+                self.repeating -= 1
+        return self._collection(node, path)
+
+    def _count_aliased(self, path: Path_) -> None:
+        self.aliased -= 1
+        if self.aliased < 0:
+            raise SpecError(
+                [
+                    self.document.problem(
+                        path,
+                        f"YAML aliases expand to more than {MAX_YAML_ALIAS_VALUES} values",
+                        "an alias bomb? write the values out, or reuse fewer of them",
+                    )
+                ]
+            )
+
+    def _collection(self, node: yaml.Node, path: Path_) -> Any:
         if node.tag not in _COLLECTION_TAGS:
             raise SpecError(
                 [self.document.problem(path, f"unsupported YAML tag {node.tag}", "remove the tag")]

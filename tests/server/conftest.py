@@ -22,7 +22,11 @@ from gpuctl.server.auth import Tokens
 
 from ..conftest import Env
 
-SECRETS = {"admin": "admin-secret-1", "alice": "alice-secret-2", "bob": "bob-secret-3"}
+SECRETS = {
+    "admin": "admin-secret-00001",
+    "alice": "alice-secret-00002",
+    "bob": "bob-secret-0000003",
+}
 ALICE_DIGEST = hashlib.sha256(SECRETS["alice"].encode()).hexdigest()
 TOKEN_FILE = f"""tokens:
   - {{token: {SECRETS["admin"]}, user: ops, role: admin}}

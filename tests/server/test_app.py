@@ -8,13 +8,15 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from ..conftest import EXAMPLES, GPUCTL, REPO, Env
-from .conftest import Api
+from .conftest import SECRETS, Api
 
 
 def test_docs_page_uses_only_assets_the_server_itself_serves(api: Api) -> None:
@@ -137,7 +139,7 @@ def test_installed_serve_answers_over_http(env: Env, token_file: Path) -> None:
         deadline = time.monotonic() + 30
         while True:
             try:
-                answer = httpx.get(f"{base}/api/v1/nodes", headers=_bearer("admin-secret-1"))
+                answer = httpx.get(f"{base}/api/v1/nodes", headers=_bearer(SECRETS["admin"]))
                 break
             except httpx.TransportError:
                 assert time.monotonic() < deadline, "gpuctl serve did not start"
@@ -155,7 +157,71 @@ def test_installed_serve_answers_over_http(env: Env, token_file: Path) -> None:
     finally:
         server.terminate()
         output, _ = server.communicate(timeout=30)
-    assert "admin-secret-1" not in output  # tokens are never logged
+    assert SECRETS["admin"] not in output  # tokens are never logged
+
+
+def test_serve_over_tls_warns_of_a_token_file_others_may_read(env: Env, token_file: Path) -> None:
+    from tests.kube import pki
+
+    pki.generate(token_file.parent / "pki")
+    cert, key = token_file.parent / "pki" / "server.crt", token_file.parent / "pki" / "server.key"
+    token_file.chmod(0o644)
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            *(str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file)),
+            *("--tls-cert", str(cert), "--tls-key", str(key), "--kubeconfig", str(env.kubeconfig)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        answer = _first_answer(
+            lambda: httpx.get(
+                f"https://127.0.0.1:{port}/api/v1/nodes",
+                headers=_bearer(SECRETS["admin"]),
+                verify=str(token_file.parent / "pki" / "ca.crt"),
+            )
+        )
+        assert answer.status_code == 200 and answer.url.scheme == "https"
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"http://127.0.0.1:{port}/api/v1/nodes", headers=_bearer(SECRETS["admin"]))
+    finally:
+        server.terminate()
+        _, errors = server.communicate(timeout=30)
+    warnings = [line for line in errors.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: {token_file} is readable by group or others (mode 0644): chmod 600 "
+        f"{token_file}, or keep sha256: digests in it instead of the secrets"
+    ]
+
+
+def test_a_malformed_token_file_stops_serve_with_one_line_and_no_secret(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens.yaml"
+    tokens.write_text('tokens:\n  - {token: "the-secret-of-bob-1234", user: bob\n  - {}\n')
+    tokens.chmod(0o600)
+    done = subprocess.run(
+        [str(GPUCTL), "serve", "--tokens", str(tokens), "--kubeconfig", str(tmp_path / "none")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "the-secret-of-bob" not in done.stderr
+    assert done.stderr.startswith(f"error: {tokens}:3:5: cannot read the token file: invalid YAML")
+
+
+def _first_answer(request: Callable[[], httpx.Response]) -> httpx.Response:
+    """The answer of a server that is starting: retried while nothing listens (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return request()
+        except httpx.ConnectError:
+            assert time.monotonic() < deadline, "gpuctl serve did not start"
+            time.sleep(0.1)
 
 
 def _bearer(secret: str) -> dict[str, str]:

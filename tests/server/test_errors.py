@@ -125,3 +125,15 @@ def test_kubernetes_auth_on_a_cluster_without_token_reviews_is_a_clear_503(env: 
         "message": "the cluster serves no TokenReview API (the sandbox does not): "
         "use --tokens FILE",
     }
+
+
+def test_malformed_json_names_the_line_and_column(api: Api) -> None:
+    body = b'{\n  "yamlContent": "x"\n  "other": 1\n}'
+    answer = api.call(
+        "admin", "POST", "/jobs", content=body, headers={"Content-Type": "application/json"}
+    )
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "error": "InvalidJSON",
+        "message": "invalid JSON body: line 3, column 3: Expecting ',' delimiter",
+    }

@@ -200,18 +200,17 @@ def test_follow_over_websocket_receives_new_lines(api: Api) -> None:
 def test_follow_streams_are_capped(api: Api) -> None:
     _create(api, inference("web", replicas=1))
     streams = api.client.app.state.log_streams  # type: ignore[attr-defined]
-    taken = 0
+    taken: list[Any] = []
     try:
         while True:
-            streams.take()
-            taken += 1
+            taken.append(streams.take(f"user-{len(taken)}"))
     except Exception as exc:
         assert type(exc).__name__ == "ApiError"
     answer = api.call("admin", "GET", "/jobs/default.web/logs?follow=true")
     assert answer.status_code == 429 and answer.json()["error"] == "TooManyStreams"
-    for _ in range(taken):
-        streams.give_back()
-    assert taken == 32
+    for stream in taken:
+        streams.give_back(stream)
+    assert len(taken) == 32
 
 
 def test_metrics_are_documented_empty_series(api: Api) -> None:

@@ -1,6 +1,12 @@
 """A job's logs: the last lines as JSON, or followed (`follow=true`) as a chunked text/plain
-stream or over a WebSocket on the same path. Followed streams are capped in number
-(`MAX_STREAMS`, 429 beyond) and end when the client leaves or a finished Job's pods stop.
+stream or over a WebSocket on the same path.
+
+A followed stream is owned by its request: a thread of its own reads the pods' logs (never
+one of the shared pool's), and both it and the request look at least every second whether the
+stream was ended, so a stream ends within a second or two of its client leaving, whatever the
+workload writes (also nothing), and the pods' log connections are shut with it. At most
+`MAX_STREAMS` are open at once, `MAX_STREAMS_PER_USER` of one user (429 beyond, both set by
+`serve`'s flags); the server's shutdown ends them all.
 
 Also `GET /jobs/{jobId}/metrics`: the job's GPU utilisation and memory over time from
 Prometheus (`serve --prometheus-url`), through the same queries as `gpuctl describe job`;
@@ -9,14 +15,18 @@ without a Prometheus every series is empty (`source` null) rather than invented.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, WebSocket
 from fastapi.responses import StreamingResponse
+from pydantic import Field, TypeAdapter, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
 
@@ -30,30 +40,76 @@ from gpuctl.server.errors import ApiError, body_of
 from gpuctl.server.kubeauth import acting
 from gpuctl.server.routes.jobs import locate
 
+log = logging.getLogger("gpuctl.server")
 router = APIRouter(tags=["jobs"])
-MAX_STREAMS = 32
+MAX_STREAMS = 32  # followed log streams open at once, all users together
+MAX_STREAMS_PER_USER = 8  # ... and of one user
+WAKE = 1.0  # seconds: how often a waiting stream looks whether it was ended
 METRICS = ("gpuUtilization", "memoryUsage", "throughput")
-Tail = Annotated[int, Query(ge=0, le=100_000, description="last N lines of each pod")]
+MAX_TAIL = 100_000
+Tail = Annotated[int, Query(ge=0, le=MAX_TAIL, description="last N lines of each pod")]
+_TAIL: TypeAdapter[int] = TypeAdapter(Annotated[int, Field(ge=0, le=MAX_TAIL)])
+
+
+@dataclass(eq=False)
+class Stream:
+    """One followed log stream: whose, and the event that ends it."""
+
+    user: str
+    stop: threading.Event = field(default_factory=threading.Event)
 
 
 class Streams:
-    """How many followed log streams are open; at most MAX_STREAMS."""
+    """The followed log streams: at most `limit` open at once, `per_user` of one user; each
+    one ends when its client leaves, and all end at `stop_all` (the server's shutdown)."""
 
-    def __init__(self, limit: int = MAX_STREAMS) -> None:
-        self._slots = threading.BoundedSemaphore(limit)
+    def __init__(self, limit: int = MAX_STREAMS, per_user: int = MAX_STREAMS_PER_USER) -> None:
+        self.limit = limit
+        self.per_user = per_user
         self._lock = threading.Lock()
-        self.open = 0  # streams now open
+        self._open: set[Stream] = set()
+        self.stopping = False
 
-    def take(self) -> None:
-        if not self._slots.acquire(blocking=False):
-            raise ApiError(429, "TooManyStreams", f"at most {MAX_STREAMS} log streams at once")
+    @property
+    def open(self) -> int:
+        """How many streams are open now."""
         with self._lock:
-            self.open += 1
+            return len(self._open)
 
-    def give_back(self) -> None:
+    def take(self, user: str = "anonymous") -> Stream:
         with self._lock:
-            self.open -= 1
-        self._slots.release()
+            if self.stopping:
+                raise ApiError(503, "ShuttingDown", "the server is shutting down")
+            if len(self._open) >= self.limit:
+                raise ApiError(
+                    429, "TooManyStreams", f"at most {self.limit} log streams at once", _RETRY
+                )
+            if sum(1 for s in self._open if s.user == user) >= self.per_user:
+                raise ApiError(
+                    429,
+                    "TooManyStreams",
+                    f"at most {self.per_user} log streams of one user at once ({user})",
+                    _RETRY,
+                )
+            stream = Stream(user)
+            self._open.add(stream)
+            return stream
+
+    def give_back(self, stream: Stream) -> None:
+        stream.stop.set()
+        with self._lock:
+            self._open.discard(stream)
+
+    def stop_all(self) -> None:
+        """End every stream (each closes within WAKE seconds), and open no more."""
+        with self._lock:
+            self.stopping = True
+            streams = list(self._open)
+        for stream in streams:
+            stream.stop.set()
+
+
+_RETRY = {"Retry-After": "5"}
 
 
 def _job(cluster: Cluster, principal: Principal, job_id: str, pod: str | None) -> dict[str, Any]:
@@ -88,65 +144,145 @@ def job_logs(
         lines = list(inventory.stream_logs(cluster, job, options, threading.Event()))
         return {"logs": lines, "lastTimestamp": None}
     streams: Streams = request.app.state.log_streams
-    streams.take()
-    return StreamingResponse(_chunks(cluster, job, options, streams), media_type="text/plain")
+    stream = streams.take(principal.user)
+    return StreamingResponse(
+        _chunks(cluster, job, options, streams, stream), media_type="text/plain"
+    )
 
 
 async def _lines(
-    cluster: Cluster, job: dict[str, Any], options: inventory.LogOptions, stop: threading.Event
+    cluster: Cluster, job: dict[str, Any], options: inventory.LogOptions, stream: Stream
 ) -> AsyncIterator[str]:
-    """The log lines, each read in the thread pool (the reads block)."""
-    source: Iterator[str] = inventory.stream_logs(cluster, job, options, stop)
+    """The log lines, read by a thread of the stream's own (not the shared pool's) into a
+    bounded queue; ends within WAKE seconds of `stream.stop`, and sets it when the consumer
+    stops (the client left: the reading thread then ends within a second too)."""
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[str | None] = asyncio.Queue(maxsize=256)
+    source = inventory.stream_logs(cluster, job, options, stream.stop)
+    reader = threading.Thread(
+        target=_read, args=(source, lines, loop, stream.stop), name="log-stream", daemon=True
+    )
+    reader.start()
+    try:
+        while not stream.stop.is_set():
+            try:
+                line = await asyncio.wait_for(lines.get(), WAKE)
+            except TimeoutError:
+                continue
+            if line is None:
+                return
+            yield line
+    finally:
+        stream.stop.set()
+
+
+def _read(
+    source: Iterator[str],
+    lines: asyncio.Queue[str | None],
+    loop: asyncio.AbstractEventLoop,
+    stop: threading.Event,
+) -> None:
+    """Hands each line over to the event loop, waiting (waking each WAKE) while the queue is
+    full; None at the end. The source ends within a second of `stop` (stream_logs)."""
+    try:
+        for line in source:
+            if not _hand_over(line, lines, loop, stop):
+                return
+    except GpuctlError as exc:
+        _hand_over(f"<log stream ended: {exc}>", lines, loop, stop)
+    except Exception:
+        log.exception("a log stream failed")
+        _hand_over("<log stream ended: internal error>", lines, loop, stop)
+    finally:
+        if isinstance(source, Generator):
+            source.close()  # ends the pods' streams (stream_logs)
+    _hand_over(None, lines, loop, stop)
+
+
+def _hand_over(
+    item: str | None,
+    lines: asyncio.Queue[str | None],
+    loop: asyncio.AbstractEventLoop,
+    stop: threading.Event,
+) -> bool:
+    try:
+        handed = asyncio.run_coroutine_threadsafe(lines.put(item), loop)
+    except RuntimeError:  # the event loop is gone
+        return False
     while not stop.is_set():
-        line = await run_in_threadpool(next, source, None)
-        if line is None:
-            return
-        yield line
+        try:
+            handed.result(WAKE)
+            return True
+        except concurrent.futures.TimeoutError:
+            continue
+    handed.cancel()
+    return False
 
 
 async def _chunks(
-    cluster: Cluster, job: dict[str, Any], options: inventory.LogOptions, streams: Streams
+    cluster: Cluster,
+    job: dict[str, Any],
+    options: inventory.LogOptions,
+    streams: Streams,
+    stream: Stream,
 ) -> AsyncIterator[str]:
-    stop = threading.Event()
     try:
-        async for line in _lines(cluster, job, options, stop):
+        async for line in _lines(cluster, job, options, stream):
             yield line + "\n"
     finally:  # also when the client left and the response was cancelled
-        stop.set()
-        streams.give_back()
+        streams.give_back(stream)
 
 
 @router.websocket("/jobs/{jobId}/logs")
 async def follow_logs(
-    websocket: WebSocket, jobId: str, tail: int = 100, pod: str | None = None
+    websocket: WebSocket, jobId: str, tail: str | None = None, pod: str | None = None
 ) -> None:
     """Each log line as one text message, until the job's pods stop or the client leaves.
-    Authentication is the Authorization header of the upgrade request."""
+    Authentication is the Authorization header of the upgrade request. A refusal (no or an
+    unknown token, another user's job, no such job or pod, a bad `tail`, too many streams)
+    accepts the connection and closes it with code 1008 and the reason."""
+    await websocket.accept()
     app = websocket.app
     streams: Streams = app.state.log_streams
     try:
+        lines = _tail(tail)
         header = websocket.headers.get("authorization")
         principal = await run_in_threadpool(authenticate, app.state.auth, header)
         cluster = acting(app.state.cluster, principal)
         job = await run_in_threadpool(_job, cluster, principal, jobId, pod)
-        streams.take()
+        stream = streams.take(principal.user)
     except GpuctlError as exc:
-        await websocket.close(code=1008, reason=body_of(exc)["message"][:120])
+        await websocket.close(code=1008, reason=_reason(body_of(exc)))
         return
-    await websocket.accept()
-    stop = threading.Event()
-    watcher = asyncio.create_task(_until_closed(websocket, stop))
-    options = inventory.LogOptions(follow=True, tail=tail, pod=pod)
+    watcher = asyncio.create_task(_until_closed(websocket, stream.stop))
+    options = inventory.LogOptions(follow=True, tail=lines, pod=pod)
     try:
-        async for line in _lines(cluster, job, options, stop):
+        async for line in _lines(cluster, job, options, stream):
             await websocket.send_text(line)
         await websocket.close()
-    except (WebSocketDisconnect, RuntimeError):
+    except (WebSocketDisconnect, RuntimeError, OSError):
         pass  # the client left
     finally:
-        stop.set()
         watcher.cancel()
-        streams.give_back()
+        streams.give_back(stream)
+
+
+def _tail(text: str | None) -> int:
+    """`tail` as the HTTP endpoint takes it (the same rule, the same message)."""
+    if text is None:
+        return 100
+    try:
+        return _TAIL.validate_python(text, strict=False)
+    except ValidationError as exc:
+        message = str(exc.errors()[0].get("msg", "invalid"))
+        raise ApiError(400, "InvalidRequest", f"query.tail: {message}") from None
+
+
+def _reason(body: dict[str, Any]) -> str:
+    """A close reason: `<error>: <message>`, cut to the 123 bytes a close frame holds."""
+    text = f"{body['error']}: {body['message']}"
+    encoded = text.encode("utf-8")[:123]
+    return encoded.decode("utf-8", "ignore")
 
 
 async def _until_closed(websocket: WebSocket, stop: threading.Event) -> None:

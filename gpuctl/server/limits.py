@@ -1,0 +1,181 @@
+"""What one request, and one user, may cost the server.
+
+- The caller of a request with a body is known before a byte of the body is read: an unknown
+  token is `401` at once, so an anonymous client cannot make the server read (and hold) a body.
+- A body is at most `MAX_BODY` bytes (2 MiB): a larger `Content-Length` is `413 TooLarge` before
+  anything is read, and a body without one (chunked) is read only up to the cap.
+- Each user has at most `WRITES_PER_USER` writes (every method but GET, HEAD and OPTIONS) in
+  progress: they parse YAML and write to the cluster; one more is `429 TooManyRequests` with
+  `Retry-After`, so that one user's burst cannot take the thread pool from the others.
+
+`Gate` applies all three to the writes under the API prefix, in front of the routes (plain
+ASGI: reads, such as GETs and followed logs, pass through untouched)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Final
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gpuctl.errors import GpuctlError
+from gpuctl.server.auth import Authenticator, Principal, Tokens, authenticate
+from gpuctl.server.errors import ApiError, error_response
+
+MAX_BODY: Final = 2 * 1024 * 1024
+WRITES_PER_USER: Final = 4
+RETRY_AFTER: Final = 1  # seconds, in the 429's Retry-After
+PRINCIPAL: Final = "gpuctl.principal"  # the scope key where Gate leaves the caller
+_BODILESS: Final = frozenset(("GET", "HEAD", "OPTIONS"))
+
+
+class PerUser:
+    """At most `limit` of something held at once by each user (thread-safe)."""
+
+    def __init__(self, limit: int, code: str, what: str) -> None:
+        self.limit = limit
+        self.code = code
+        self.what = what
+        self._held: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, user: str) -> None:
+        """One more for `user`, or 429 with Retry-After when they hold `limit` already."""
+        with self._lock:
+            held = self._held.get(user, 0)
+            if held >= self.limit:
+                raise ApiError(
+                    429,
+                    self.code,
+                    f"{user} has {held} {self.what} in progress, the most one user may: "
+                    f"retry when one is done",
+                    {"Retry-After": str(RETRY_AFTER)},
+                )
+            self._held[user] = held + 1
+
+    def give_back(self, user: str) -> None:
+        with self._lock:
+            left = self._held.get(user, 0) - 1
+            if left > 0:
+                self._held[user] = left
+            else:
+                self._held.pop(user, None)
+
+    def held(self, user: str) -> int:
+        with self._lock:
+            return self._held.get(user, 0)
+
+    @contextmanager
+    def holding(self, user: str) -> Iterator[None]:
+        self.take(user)
+        try:
+            yield
+        finally:
+            self.give_back(user)
+
+
+class Gate:
+    """Authenticates a request with a body before reading it, caps the body, and holds one of
+    the caller's write slots while the request runs (see the module's rules)."""
+
+    def __init__(self, app: ASGIApp, prefix: str, max_body: int = MAX_BODY) -> None:
+        self.app = app
+        self.prefix = prefix
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] in _BODILESS
+            or not str(scope["path"]).startswith(self.prefix + "/")
+        ):
+            await self.app(scope, receive, send)
+            return
+        state = scope["app"].state
+        try:
+            principal = await _caller(state.auth, Headers(scope=scope).get("authorization"))
+            _check_length(Headers(scope=scope), self.max_body)
+            body = await _read_body(receive, self.max_body)
+        except GpuctlError as exc:
+            await error_response(exc)(scope, receive, send)
+            return
+        if body is None:
+            return  # the client left before its body was complete: no one to answer
+        scope[PRINCIPAL] = principal
+        writes: PerUser = state.writes
+        try:
+            writes.take(principal.user)
+        except ApiError as exc:
+            await error_response(exc)(scope, receive, send)
+            return
+        try:
+            await self.app(scope, _replay(body, receive), send)
+        finally:
+            writes.give_back(principal.user)
+
+
+async def _caller(auth: Authenticator | None, header: str | None) -> Principal:
+    if auth is None or isinstance(auth, Tokens):  # in memory: no thread hand-off
+        return authenticate(auth, header)
+    return await run_in_threadpool(authenticate, auth, header)  # a TokenReview, maybe
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(
+        413,
+        "TooLarge",
+        f"the request body is over {limit // 1024 // 1024} MiB, the most the server reads "
+        "(a spec is at most 1 MiB: split a batch into several requests)",
+    )
+
+
+def _check_length(headers: Headers, limit: int) -> None:
+    given = headers.get("content-length")
+    if given is None:
+        return
+    try:
+        length = int(given)
+    except ValueError:
+        raise ApiError(
+            400, "BadRequest", f"Content-Length {given[:20]!r} is not a number"
+        ) from None
+    if length > limit:
+        raise _too_large(limit)
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole body, read only while it stays within `limit` (also a chunked one); None
+    when the client leaves first."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that gives the body read already, then waits on the client as usual (for
+    its disconnect)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed

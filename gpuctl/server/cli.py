@@ -54,6 +54,15 @@ def is_loopback(host: str) -> bool:
     "without one the series are empty).",
 )
 @click.option(
+    "--allow-host-path",
+    "host_paths",
+    multiple=True,
+    metavar="PREFIX",
+    help="Token-file users may mount host paths (storage.workdirs) at or under PREFIX "
+    "(repeatable; default: none). Admins and --auth kubernetes callers are the cluster's to "
+    "decide (the namespace's Pod Security level).",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
@@ -67,6 +76,7 @@ def serve(
     kubeconfig: str | None,
     context: str | None,
     prometheus_url: str | None,
+    host_paths: tuple[str, ...],
     access_log: bool,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
@@ -74,6 +84,7 @@ def serve(
     \b
     gpuctl serve --kubeconfig ~/.kube/config
     gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml
+    gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml --allow-host-path /data
     gpuctl serve --host 0.0.0.0 --port 8000 --auth kubernetes
     """
     import uvicorn
@@ -81,11 +92,12 @@ def serve(
     from gpuctl.cluster.client import Cluster
     from gpuctl.monitoring.prometheus import configured_url
     from gpuctl.server.app import create_app
-    from gpuctl.server.auth import Authenticator, Tokens
+    from gpuctl.server.auth import Authenticator, Policy, Tokens, allowed_prefixes
     from gpuctl.server.kubeauth import TokenReviews
 
     if tokens_file is not None and auth_mode is not None:
         raise UsageError("give --tokens FILE or --auth kubernetes, not both")
+    policy = Policy(allowed_prefixes(host_paths))
     if tokens_file is None and auth_mode is None and not is_loopback(host):
         raise UsageError(
             f"--host {host} is not a loopback address: give --tokens FILE or --auth kubernetes, "
@@ -97,7 +109,8 @@ def serve(
         auth = Tokens.load(tokens_file)
     elif auth_mode == "kubernetes":
         auth = TokenReviews(cluster)
-    app = create_app(cluster, auth, configured_url(prometheus_url, cluster.context))
+    url = configured_url(prometheus_url, cluster.context)
+    app = create_app(cluster, auth, url, policy=policy)
     try:
         uvicorn.run(
             app,

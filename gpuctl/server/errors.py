@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gpuctl.cluster import client as kube
-from gpuctl.errors import GpuctlError, SpecError, UsageError
+from gpuctl.errors import GpuctlError, Problem, SpecError, UsageError
 from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.inventory.nodes import NodeNotFound
 from gpuctl.inventory.pools import PoolConflict, PoolNotFound
@@ -53,15 +53,25 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 class ApiError(GpuctlError):
-    """An answer the API itself decides on (401, 403, 404 of another user's job, ...)."""
+    """An answer the API itself decides on (401, 403, 404 of another user's job, ...); with
+    `problems`, each a place in the caller's spec (the first one's path is the `field`)."""
 
     def __init__(
-        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: dict[str, str] | None = None,
+        *,
+        problems: list[Problem] | None = None,
+        field: str | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.headers = headers or {}
+        self.problems = problems or []
+        self.field = field if field is not None else (problems[0].path if problems else None)
 
 
 # The most specific class first: the first match wins.
@@ -118,6 +128,11 @@ def body_of(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, SpecError) and exc.problems:
         body["field"] = exc.problems[0].path
         body["problems"] = [str(problem) for problem in exc.problems]
+    if isinstance(exc, ApiError):
+        if exc.field:
+            body["field"] = exc.field
+        if exc.problems:
+            body["problems"] = [str(problem) for problem in exc.problems]
     return body
 
 

@@ -73,7 +73,7 @@ def test_placement_problems_are_warnings_or_a_refusal_before_any_write(api: Api)
 def test_batch_creates_each_on_its_own(api: Api) -> None:
     texts = [training("a"), training("b").replace("gpu: 1", "gpu: x"), training("a")]
     answer = api.call("admin", "POST", "/jobs/batch", json={"yamlContents": texts})
-    assert answer.status_code == 201
+    assert answer.status_code == 207  # some created, some failed
     body = answer.json()
     assert body["success"] == [{"jobId": "default.a", "name": "a"}]
     assert [(f["index"], f["error"]) for f in body["failed"]] == [
@@ -248,3 +248,17 @@ def test_cluster_calls_run_off_the_event_loop() -> None:
             assert isinstance(route, APIRoute)
             listing = route.path in LIST_ROUTES and route.methods == {"GET"}
             assert inspect.iscoroutinefunction(route.endpoint) == listing, route.path
+
+
+def test_a_batch_where_every_item_fails_is_422(api: Api) -> None:
+    texts = [training("x").replace("gpu: 1", "gpu: x"), "kind: quota\n"]
+    answer = api.call("admin", "POST", "/jobs/batch", json={"yamlContents": texts})
+    assert answer.status_code == 422, answer.text
+    body = answer.json()
+    assert body["success"] == []
+    assert [(f["index"], f["error"]) for f in body["failed"]] == [
+        (0, "InvalidYAML"),
+        (1, "InvalidYAML"),
+    ]
+    every = api.call("admin", "POST", "/jobs/batch", json={"yamlContents": [training("y")]})
+    assert every.status_code == 201, every.text

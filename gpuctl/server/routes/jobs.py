@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster
@@ -73,7 +73,7 @@ def _create_one(
     forced, default = _own_namespace(principal), _default_namespace(cluster, principal)
     work = specs.workset(checked, cluster, forced, default)
     workload = next(m for m in work.manifests if m.kind in rules.WORKLOAD_KINDS)
-    result = specs.create(cluster, work)
+    result = specs.create(cluster, work, principal, request.app.state.policy)
     caught_up(request, workload.kind, [workload.name], workload.namespace)
     return {
         "jobId": job_id(workload.namespace, workload.name),
@@ -91,11 +91,17 @@ def _create_one(
     "/jobs/batch",
     status_code=201,
     response_model=answers.JobBatch,
+    responses={
+        207: {"model": answers.JobBatch, "description": "some items created, some failed"},
+        422: {"model": answers.JobBatch, "description": "every item failed: nothing created"},
+    },
     summary="Create several jobs, each on its own",
 )
 def create_jobs(
-    body: bodies.JobBatch, principal: Caller, cluster: Kube, request: Request
+    body: bodies.JobBatch, principal: Caller, cluster: Kube, request: Request, response: Response
 ) -> dict[str, Any]:
+    """201 when every item was created, 207 when some were and some failed, 422 when every
+    item failed; `failed` gives each failure in the error shape, with its index."""
     require(principal, "jobs", "create")
     success: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
@@ -106,6 +112,8 @@ def create_jobs(
             failed.append({"index": index, **body_of(exc)})
             continue
         success.append({"jobId": made["jobId"], "name": made["name"]})
+    if failed:
+        response.status_code = 207 if success else 422
     return {"success": success, "failed": failed}
 
 

@@ -132,3 +132,31 @@ def test_serve_refuses_an_allowed_prefix_that_is_not_absolute(token_file: Path) 
         assert done.stderr.strip() == (
             f"error: --allow-host-path {bad}: give an absolute path without '..' (e.g. /data)"
         )
+
+
+def _pod_security(api: Api, namespace: str) -> dict[str, str]:
+    labels = api.env.cluster.get("Namespace", namespace, None)["metadata"]["labels"]
+    return {k: v for k, v in labels.items() if k.startswith("pod-security.kubernetes.io/")}
+
+
+def test_a_quotas_namespaces_enforce_pod_security_baseline(api: Api) -> None:
+    assert api.call("admin", "POST", "/quotas", json={"yamlContent": QUOTA}).status_code == 201
+    expected = {
+        f"pod-security.kubernetes.io/{mode}{suffix}": value
+        for mode in ("enforce", "warn", "audit")
+        for suffix, value in (("", "baseline"), ("-version", "latest"))
+    }
+    assert _pod_security(api, "alice") == expected
+    assert _pod_security(api, "bob") == expected
+
+
+def test_a_quota_chooses_its_namespaces_pod_security_level(api: Api) -> None:
+    text = QUOTA.replace("users:", "pod_security: restricted\nusers:").replace("bob", "carol")
+    assert api.call("admin", "POST", "/quotas", json={"yamlContent": text}).status_code == 201
+    assert _pod_security(api, "carol")["pod-security.kubernetes.io/enforce"] == "restricted"
+    wrong = QUOTA.replace("users:", "pod_security: none\nusers:").replace("bob", "dave")
+    answer = api.call("admin", "POST", "/quotas", json={"yamlContent": wrong})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["field"] == "pod_security"
+    refused = api.call("alice", "POST", "/quotas", json={"yamlContent": text})
+    assert refused.status_code == 403  # as every quota write: admins only

@@ -63,6 +63,7 @@ class JobDetail(JobItem):
     description: str
     resources: JobResources
     metrics: JobMetricsNow
+    metricsError: str | None  # why `metrics` are null although a Prometheus is configured
     why: str
     access: str
     k8sResources: K8sResources

@@ -22,6 +22,7 @@ from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.inventory.nodes import NodeNotFound
 from gpuctl.inventory.pools import PoolConflict, PoolNotFound
 from gpuctl.inventory.quotas import NoQuota
+from gpuctl.monitoring.prometheus import PrometheusError
 from gpuctl.verbs import delete as delete_verb
 from gpuctl.verbs.common import ApplyFailed, VerbResult
 from gpuctl.verbs.lease import LockTimeout
@@ -47,7 +48,7 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (403, "not allowed for this user"),
         (404, "not found (another user's job too)"),
         (409, "exists already, or a conflicting label or pool"),
-        (503, "the cluster does not answer"),
+        (503, "the cluster (or, for metrics, Prometheus) does not answer"),
     )
 }
 
@@ -89,6 +90,7 @@ ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
     (ApplyFailed, 422, "Refused"),  # e.g. a placement that cannot work; nothing was written
     (LockTimeout, 409, "Busy"),  # another change of the same job holds its lease
     (NoQuota, 404, "QuotaNotFound"),
+    (PrometheusError, 503, "MetricsUnavailable"),  # Prometheus down, or a wrong answer
     (kube.Unreachable, 503, "ClusterUnreachable"),
     (kube.NotFound, 404, "NotFound"),
     (kube.AlreadyExists, 409, "AlreadyExists"),

@@ -81,6 +81,7 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
             "networkLatency": None,
             "throughput": None,
         },
+        "metricsError": None,
         "why": "" if running else jobs.why(job, pods, details.events),
         "access": jobs.access_url(details.service, pods, details.nodes, containers),
         "k8sResources": {

@@ -185,9 +185,13 @@ def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> d
     prometheus = request.app.state.prometheus
     if prometheus is not None:  # the same figures as `gpuctl describe job` and `top jobs`
         from gpuctl.monitoring.gpu import job_metrics_now
+        from gpuctl.monitoring.prometheus import PrometheusError
 
         pods = detail["k8sResources"]["pods"]
-        detail["metrics"].update(job_metrics_now(prometheus, namespace, pods))
+        try:
+            detail["metrics"].update(job_metrics_now(prometheus, namespace, pods))
+        except PrometheusError as exc:  # the job without its metrics, and why
+            detail["metricsError"] = str(exc)
     return detail
 
 

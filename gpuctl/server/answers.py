@@ -148,6 +148,14 @@ class PoolJob(Answer):
     nodes: list[str]
 
 
+class OtherWork(Answer):
+    """Other users' work, counted and never named (what a user may not see by name)."""
+
+    jobs: int
+    pods: int
+    gpu: int
+
+
 class PoolDetail(Answer):
     name: str
     description: str
@@ -158,6 +166,7 @@ class PoolDetail(Answer):
     gpuType: dict[str, int]
     status: str
     jobs: list[PoolJob]
+    otherJobs: OtherWork  # the jobs left out of `jobs`: other users', for a user
 
 
 class PoolChanged(Answer):
@@ -217,6 +226,7 @@ class NodeDetail(Answer):
     labels: list[Label]
     boundPools: list[str]
     pods: list[NodePod]
+    otherPods: OtherWork  # the pods left out of `pods`: other users', for a user
     createdAt: str | None
     lastUpdatedAt: str | None
 

@@ -175,7 +175,7 @@ def get_node(
     node = nodes.get_node(cluster, nodeName)
     inventory = Inventory.read(reads)
     inventory.nodes[nodeName] = node
-    return _as_requested(request, node_detail(inventory, node))
+    return _as_requested(request, node_detail(inventory, node, principal.sees))
 
 
 @router.post(

@@ -49,7 +49,7 @@ async def get_pool(poolName: PoolName, principal: Caller, reads: Reads) -> dict[
 
     def one_pool(source: ClusterAPI) -> dict[str, Any]:
         inventory = Inventory.read(source)
-        return pool_detail(inventory, inventory.pool(poolName))
+        return pool_detail(inventory, inventory.pool(poolName), principal.sees)
 
     return await from_lists(reads, one_pool)
 

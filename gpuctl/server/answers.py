@@ -34,10 +34,13 @@ class JobList(Answer):
 
 
 class JobResources(Answer):
+    """One pod's resources, and `replicas`, the pods the job asks for now."""
+
     gpu: int
     gpuType: str | None
     cpu: str | None
     memory: str | None
+    replicas: int
 
 
 class JobMetricsNow(Answer):

@@ -26,7 +26,14 @@ def _containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
 
 def status_word(job: dict[str, Any]) -> str:
     """The CLI's STATUS in lower case, spaces as hyphens: `partially-running`."""
-    return status.workload_status(job).lower().replace(" ", "-")
+    return _word(status.workload_status(job))
+
+
+def _word(shown: str) -> str:
+    return shown.lower().replace(" ", "-")
+
+
+JOB_STATUS = tuple(_word(value) for key, value in vars(c.Status).items() if not key.startswith("_"))
 
 
 # ------------------------------------------------------------------------------- jobs
@@ -70,11 +77,12 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
         "image": first.get("image", ""),
         "priority": nodes.labels_of(job).get(c.Labels.PRIORITY, ""),
         "description": (_meta(job).get("annotations") or {}).get(jobs.DESCRIPTION_ANNOTATION, ""),
-        "resources": {
-            "gpu": item["gpu"],
+        "resources": {  # one pod's, and how many pods the job asks for now
+            "gpu": status.pod_template_gpus(job),
             "gpuType": item["gpuType"],
             "cpu": amounts.get("cpu"),
             "memory": amounts.get("memory"),
+            "replicas": status.workload_pods(job),
         },
         "metrics": {
             "gpuUtilization": None,

@@ -113,7 +113,15 @@ def test_details_show_resources_pods_and_why(api: Api) -> None:
     _create(api, INFERENCE)
     wait_for(lambda: _running(api, "default.web"), what="web running")
     body = api.call("admin", "GET", "/jobs/default.web").json()
-    assert body["resources"] == {"gpu": 2, "gpuType": None, "cpu": "1", "memory": "1Gi"}
+    # one pod's resources (never a mix with totals), and the pods asked for
+    assert body["resources"] == {
+        "gpu": 1,
+        "gpuType": None,
+        "cpu": "1",
+        "memory": "1Gi",
+        "replicas": 2,
+    }
+    assert body["gpu"] == 2  # the item's gpu: the whole job's
     assert body["k8sResources"]["kind"] == "Deployment"
     assert body["k8sResources"]["service"] == "svc-web"
     assert len(body["k8sResources"]["pods"]) == 2
@@ -262,3 +270,17 @@ def test_a_batch_where_every_item_fails_is_422(api: Api) -> None:
     ]
     every = api.call("admin", "POST", "/jobs/batch", json={"yamlContents": [training("y")]})
     assert every.status_code == 201, every.text
+
+
+def test_a_filter_value_that_names_nothing_is_400_with_the_allowed_values(api: Api) -> None:
+    for path, field, allowed in (
+        ("/jobs?status=runing", "status", "succeeded, failed, running, partially-running"),
+        ("/jobs?kind=trainin", "kind", "training, inference, notebook, compute"),
+        ("/nodes?status=up", "status", "active, maintaining, faulty"),
+    ):
+        answer = api.call("admin", "GET", path)
+        assert answer.status_code == 400, (path, answer.text)
+        body = answer.json()
+        assert body["error"] == "InvalidRequest" and body["field"] == field
+        assert allowed in body["message"], body
+    assert api.call("admin", "GET", "/jobs?status=running&kind=training").status_code == 200

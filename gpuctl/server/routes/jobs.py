@@ -20,8 +20,9 @@ from gpuctl.server import answers, bodies, kubeauth, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists, remembered
 from gpuctl.server.errors import ApiError, body_of, verb_failed
-from gpuctl.server.params import DNS_LABEL, LabelValue, Page, PageSize, page_of
-from gpuctl.server.views import job_detail, job_item, status_word
+from gpuctl.server.params import DNS_LABEL, LabelValue, Page, PageSize, one_of, page_of
+from gpuctl.server.views import JOB_STATUS, job_detail, job_item, status_word
+from gpuctl.spec.kinds import job_kinds
 
 router = APIRouter(tags=["jobs"])
 JOB_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -125,9 +126,7 @@ async def list_jobs(
     reads: Reads,
     kind: LabelValue = None,
     pool: LabelValue = None,
-    status: Annotated[
-        str | None, Query(description="pending, running, partially-running, paused, ...")
-    ] = None,
+    status: Annotated[str | None, Query(description=", ".join(JOB_STATUS))] = None,
     namespace: Annotated[
         str | None,
         Query(
@@ -140,6 +139,8 @@ async def list_jobs(
     page_size: PageSize = 20,
 ) -> dict[str, Any]:
     require(principal, "jobs", "get", namespace)
+    one_of("status", status, JOB_STATUS)
+    one_of("kind", kind, tuple(job_kinds()))
 
     def one_page(source: ClusterAPI) -> dict[str, Any]:
         found = _jobs(source, principal, namespace, pool, kind)

@@ -43,6 +43,14 @@ PRIORITY_CLASS_PREFIX: Final = "gpuctl-"
 # PriorityClass values for `gpuctl priority-classes`; far below system-cluster-critical (2e9).
 PRIORITY_CLASS_VALUES: Final = {"high": 1000, "medium": 500, "low": 100}
 
+# A user namespace (a quota's) enforces, warns and audits by this Pod Security Standard
+# (pod-security.kubernetes.io/<mode> and <mode>-version labels) unless the quota says otherwise.
+POD_SECURITY_LABEL_PREFIX: Final = "pod-security.kubernetes.io/"
+POD_SECURITY_MODES: Final = ("enforce", "warn", "audit")
+POD_SECURITY_LEVELS: Final = ("restricted", "baseline", "privileged")
+DEFAULT_POD_SECURITY: Final = "baseline"
+POD_SECURITY_VERSION: Final = "latest"
+
 SYSTEM_NAMESPACE: Final = "gpuctl-system"  # where pool records (ConfigMaps) live
 CONTROLLER_NAMESPACE: Final = "gpu-orchestrator-system"  # the GPUWorkload controller's own
 # Namespaces no user may be named after (a user's jobs and quota live in the namespace of their

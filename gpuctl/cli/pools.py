@@ -102,10 +102,14 @@ def query_pools(
         from gpuctl.monitoring import gpu
 
         source = prometheus.Prometheus(url)
-        utilisation = gpu.pool_utilisation(source, {p.name: p.members for p in found})
+        try:
+            utilisation = gpu.pool_utilisation(source, {p.name: p.members for p in found})
+        except prometheus.PrometheusError as exc:  # the pools still, without their GPU-UTIL
+            click.echo(f"warning: GPU-UTIL: {exc}", err=True)
+            utilisation = {}
         headers.append("GPU-UTIL")
         for pool, row in zip(found, rows, strict=True):
-            row.append(utilisation[pool.name])
+            row.append(utilisation.get(pool.name, gpu.MISSING))
     click.echo(table.table(headers, rows, no_headers=no_headers), nl=False)
 
 

@@ -186,9 +186,21 @@ def why(job: dict[str, Any], pods: list[dict[str, Any]], events: list[dict[str, 
         text = str(event.get("message") or "")
         if "exceeded quota" in text:
             return f"quota exceeded: {text}"
+        refused = POD_SECURITY_REFUSAL.search(text)
+        if refused:
+            namespace = (job.get("metadata") or {}).get("namespace", "")
+            return (
+                f"the cluster refuses its pods: namespace {namespace} enforces Pod Security "
+                f"{refused.group(1)}, which forbids {refused.group(2)} (remove what it names, "
+                "or ask an admin for a namespace whose Pod Security level allows it)"
+            )
         if event.get("reason") in ("FailedCreate", "BackoffLimitExceeded"):
             return text
     return ""
+
+
+# The API server's refusal of a pod that breaks its namespace's Pod Security level.
+POD_SECURITY_REFUSAL = re.compile(r'violates PodSecurity "([^"]+)": (.+)$')
 
 
 def _required_gpu_type(template: dict[str, Any]) -> str | None:

@@ -86,11 +86,16 @@ def container_gpus(container: dict[str, Any]) -> int:
         return 0
 
 
-def workload_gpus(obj: dict[str, Any]) -> int:
-    """GPUs the whole workload asks for: per pod times pods (parallelism or replicas)."""
+def workload_pods(obj: dict[str, Any]) -> int:
+    """The pods the workload asks for now: a Job's parallelism, else its replicas."""
     spec = _spec(obj)
     pods = spec.get("parallelism", 1) if obj.get("kind") == "Job" else spec.get("replicas", 1)
-    return pod_template_gpus(obj) * int(pods or 0)
+    return int(pods or 0)
+
+
+def workload_gpus(obj: dict[str, Any]) -> int:
+    """GPUs the whole workload asks for: per pod times pods (parallelism or replicas)."""
+    return pod_template_gpus(obj) * workload_pods(obj)
 
 
 def pod_gpus(pod: dict[str, Any]) -> int:

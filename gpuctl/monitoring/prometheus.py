@@ -120,9 +120,14 @@ class Prometheus:
         try:
             body = json.loads(response.data)
         except ValueError:
-            body = {}
+            body = None
+        if not isinstance(body, dict):  # something else listens there: say so in one line
+            raise PrometheusError(
+                f"Prometheus at {self.url} answered {response.status} with no Prometheus API "
+                "answer (is that address a Prometheus?)"
+            )
         if response.status != 200 or body.get("status") != "success":
-            error = body.get("error") or response.data[:200].decode("utf-8", "replace")
+            error = " ".join(str(body.get("error") or "no error given").split())
             raise PrometheusError(f"Prometheus at {self.url} answered {response.status}: {error}")
         result: dict[str, Any] = body.get("data") or {}
         return result

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from gpuctl.sandbox import defaults, quantity, validation
+from gpuctl.sandbox import defaults, podsecurity, quantity, validation
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.errors import (
     ApiError,
@@ -265,6 +265,8 @@ class Api:
                 self._validate(res, obj, field_validation, warnings)
             if res.namespaced:
                 self._admit_namespace(res, meta["namespace"], name)
+            if res.kind == "Pod":
+                self._admit_pod_security(res, meta["namespace"], obj)
             if self.find(res, meta.get("namespace", ""), name) is not None:
                 raise already_exists(res, name)
             self._admit_quota(res, meta.get("namespace", ""), obj)
@@ -392,6 +394,13 @@ class Api:
                     }
                 ],
             )
+
+    def _admit_pod_security(self, res: Resource, namespace: str, pod: Obj) -> None:
+        """The namespace's enforced Pod Security level refuses a pod that breaks it."""
+        ns = self.store.get(self.registry.get("", "namespaces").key, "", namespace) or {}
+        why = podsecurity.refusal(ns, pod)
+        if why:
+            raise forbidden(res, pod["metadata"]["name"], why)
 
     # -- quota --------------------------------------------------------------------------------
 

@@ -34,10 +34,13 @@ class JobList(Answer):
 
 
 class JobResources(Answer):
+    """One pod's resources, and `replicas`, the pods the job asks for now."""
+
     gpu: int
     gpuType: str | None
     cpu: str | None
     memory: str | None
+    replicas: int
 
 
 class JobMetricsNow(Answer):
@@ -63,6 +66,7 @@ class JobDetail(JobItem):
     description: str
     resources: JobResources
     metrics: JobMetricsNow
+    metricsError: str | None  # why `metrics` are null although a Prometheus is configured
     why: str
     access: str
     k8sResources: K8sResources
@@ -147,6 +151,14 @@ class PoolJob(Answer):
     nodes: list[str]
 
 
+class OtherWork(Answer):
+    """Other users' work, counted and never named (what a user may not see by name)."""
+
+    jobs: int
+    pods: int
+    gpu: int
+
+
 class PoolDetail(Answer):
     name: str
     description: str
@@ -157,6 +169,7 @@ class PoolDetail(Answer):
     gpuType: dict[str, int]
     status: str
     jobs: list[PoolJob]
+    otherJobs: OtherWork  # the jobs left out of `jobs`: other users', for a user
 
 
 class PoolChanged(Answer):
@@ -216,6 +229,7 @@ class NodeDetail(Answer):
     labels: list[Label]
     boundPools: list[str]
     pods: list[NodePod]
+    otherPods: OtherWork  # the pods left out of `pods`: other users', for a user
     createdAt: str | None
     lastUpdatedAt: str | None
 

@@ -36,7 +36,7 @@ from gpuctl import __version__
 from gpuctl.cluster.cache import Cache, CachedReads
 from gpuctl.cluster.client import Cluster
 from gpuctl.server import errors, limits
-from gpuctl.server.auth import Authenticator, Tokens
+from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas
 
 PREFIX = "/api/v1"
@@ -53,11 +53,13 @@ def create_app(
     cache: bool = True,
     max_streams: int = logs.MAX_STREAMS,
     max_streams_per_user: int = logs.MAX_STREAMS_PER_USER,
+    policy: Policy | None = None,
 ) -> FastAPI:
     """The API over one cluster; `auth` is the token file (Tokens) or the cluster's token
     reviews (TokenReviews), None for no authentication (loopback only); `prometheus_url` None
     means the jobs' metrics are empty series; `cache` False makes every list a request to the
-    cluster. With token reviews there is no cache: every caller reads as themselves.
+    cluster; `policy` the admin's rules for what users' workloads may carry (default: no host
+    path for a user). With token reviews there is no cache: every caller reads as themselves.
     `max_streams` caps the followed log streams open at once, `max_streams_per_user` one
     user's."""
     from gpuctl.inventory.watched import LISTED
@@ -92,6 +94,7 @@ def create_app(
     app.state.cache = watch_cache
     app.state.reads = CachedReads(cluster, watch_cache) if watch_cache is not None else cluster
     app.state.auth = auth
+    app.state.policy = policy or Policy()
     app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
     app.state.log_streams = logs.Streams(max_streams, max_streams_per_user)
     app.state.writes = limits.PerUser(limits.WRITES_PER_USER, "TooManyRequests", "writes")

@@ -26,6 +26,11 @@ The rules (one function, `decide`, which the routes and `POST /auth/check` both 
   of pools, nodes and node labels, and their own quota; writes to pools, node labels and
   quotas, and other users' quotas, are 403;
 - kubernetes: gpuctl refuses nothing; the cluster answers 403 to what RBAC does not allow.
+
+What a workload may carry (`Policy.admit`, which every route that creates workloads applies):
+a user's job may mount a host path (`storage.workdirs`) only at or under a prefix the admin
+allows (`gpuctl serve --allow-host-path PREFIX`; none by default). Admins and kubernetes
+callers are not limited here: their cluster decides (Pod Security admission of the namespace).
 """
 
 from __future__ import annotations
@@ -35,14 +40,18 @@ import hmac
 import os
 import re
 import stat
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gpuctl import constants as c
-from gpuctl.errors import GpuctlError, SpecError
+from gpuctl.errors import GpuctlError, Problem, SpecError, UsageError
 from gpuctl.server.errors import ApiError
 from gpuctl.spec.document import Document, load_text
+
+if TYPE_CHECKING:
+    from gpuctl.render.engine import Manifest
 
 ROLES = ("user", "admin")
 KUBERNETES = "kubernetes"  # the role of a caller the cluster authenticated (--auth kubernetes)
@@ -260,3 +269,97 @@ def require(principal: Principal, resource: str, action: str, owner: str | None 
     allowed, reason = decide(principal, resource, action, owner)
     if not allowed:
         raise ApiError(403, "Forbidden", reason)
+
+
+# ------------------------------------------------------------------------ host paths
+
+ALLOW_HOST_PATH = "gpuctl serve --allow-host-path PREFIX"
+WORKDIRS = ("storage", "workdirs")
+
+
+def normal_host_path(text: str) -> str | None:
+    """An absolute path with `//`, `.` and a trailing `/` taken out, as the kubelet opens it;
+    None for a relative path or one with a `..` (which could climb out of any prefix)."""
+    if not text.startswith("/"):
+        return None
+    parts = [part for part in text.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        return None
+    return "/" + "/".join(parts)
+
+
+def allowed_prefixes(given: Sequence[str]) -> tuple[str, ...]:
+    """The admin's `--allow-host-path` values, normalised; UsageError for one that is not an
+    absolute path without `..`."""
+    found = []
+    for text in given:
+        normal = normal_host_path(text)
+        if normal is None:
+            raise UsageError(
+                f"--allow-host-path {text}: give an absolute path without '..' (e.g. /data)"
+            )
+        found.append(normal)
+    return tuple(dict.fromkeys(found))
+
+
+def under(path: str, prefix: str) -> bool:
+    """Is normalised `path` the normalised `prefix` or inside it (`/data` holds `/data/x`, not
+    `/database`)?"""
+    return prefix == "/" or path == prefix or path.startswith(prefix + "/")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The server's rules for what a workload may carry, beyond `decide`."""
+
+    host_paths: tuple[str, ...] = ()  # prefixes under which a token-file user may mount
+
+    def may_mount(self, principal: Principal, path: str) -> tuple[bool, str]:
+        """May `principal` mount host path `path`? (allowed, the reason in words)."""
+        if principal.admin or principal.impersonated:
+            return True, f"the cluster decides host paths for {principal.user}"
+        normal = normal_host_path(path)
+        if normal is None:
+            return False, f"host path {path} is not an absolute path without '..'"
+        if any(under(normal, prefix) for prefix in self.host_paths):
+            return True, f"{normal} is under an allowed prefix"
+        allowed = ", ".join(self.host_paths) if self.host_paths else "none"
+        return False, (
+            f"host path {path} is not allowed for {principal.user}: users may mount only "
+            f"paths under the prefixes the admin allows (now: {allowed})"
+        )
+
+    def admit(self, principal: Principal, manifests: Sequence[Manifest]) -> None:
+        """403 HostPathNotAllowed naming every host path of these workloads that `principal`
+        may not mount, with its field and the rule; nothing is written then."""
+        problems = [
+            problem
+            for manifest in manifests
+            for path in _host_paths(manifest.obj)
+            if (problem := self._refusal(principal, manifest, path)) is not None
+        ]
+        if problems:
+            raise ApiError(
+                403, "HostPathNotAllowed", "; ".join(map(str, problems)), problems=problems
+            )
+
+    def _refusal(self, principal: Principal, manifest: Manifest, path: str) -> Problem | None:
+        allowed, reason = self.may_mount(principal, path)
+        if allowed:
+            return None
+        hint = f"an admin allows a prefix with `{ALLOW_HOST_PATH}`"
+        workdirs = manifest.document.data.get("storage", {}).get("workdirs", [])
+        for index, workdir in enumerate(workdirs if isinstance(workdirs, list) else []):
+            if isinstance(workdir, dict) and workdir.get("path") == path:
+                return manifest.document.problem((*WORKDIRS, index, "path"), reason, hint)
+        return Problem(manifest.document.source, None, None, "", reason, hint)
+
+
+def _host_paths(obj: dict[str, Any]) -> Iterator[str]:
+    """The hostPath volumes' paths of an object's pod template (or of a pod)."""
+    spec = obj.get("spec") or {}
+    pod_spec = (spec.get("template") or {}).get("spec") or spec
+    for volume in pod_spec.get("volumes") or []:
+        host_path = (volume or {}).get("hostPath")
+        if host_path is not None:
+            yield str(host_path.get("path", ""))

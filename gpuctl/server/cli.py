@@ -89,6 +89,15 @@ def is_loopback(host: str) -> bool:
     help="Followed log streams one user may have open at once (429 beyond).",
 )
 @click.option(
+    "--allow-host-path",
+    "host_paths",
+    multiple=True,
+    metavar="PREFIX",
+    help="Token-file users may mount host paths (storage.workdirs) at or under PREFIX "
+    "(repeatable; default: none). Admins and --auth kubernetes callers are the cluster's to "
+    "decide (the namespace's Pod Security level).",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
@@ -106,6 +115,7 @@ def serve(
     tls_key: str | None,
     max_log_streams: int,
     max_log_streams_per_user: int,
+    host_paths: tuple[str, ...],
     access_log: bool,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
@@ -114,6 +124,7 @@ def serve(
     gpuctl serve --kubeconfig ~/.kube/config
     gpuctl serve --host 0.0.0.0 --port 8443 --tokens tokens.yaml \\
         --tls-cert tls.crt --tls-key tls.key
+    gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml --allow-host-path /data
     gpuctl serve --host 0.0.0.0 --port 8000 --auth kubernetes
     """
     import uvicorn
@@ -121,11 +132,12 @@ def serve(
     from gpuctl.cluster.client import Cluster
     from gpuctl.monitoring.prometheus import configured_url
     from gpuctl.server.app import create_app
-    from gpuctl.server.auth import Authenticator, Tokens, exposed
+    from gpuctl.server.auth import Authenticator, Policy, Tokens, allowed_prefixes, exposed
     from gpuctl.server.kubeauth import TokenReviews
 
     if tokens_file is not None and auth_mode is not None:
         raise UsageError("give --tokens FILE or --auth kubernetes, not both")
+    policy = Policy(allowed_prefixes(host_paths))
     if tokens_file is None and auth_mode is None and not is_loopback(host):
         raise UsageError(
             f"--host {host} is not a loopback address: give --tokens FILE or --auth kubernetes, "
@@ -150,6 +162,7 @@ def serve(
         configured_url(prometheus_url, cluster.context),
         max_streams=max_log_streams,
         max_streams_per_user=max_log_streams_per_user,
+        policy=policy,
     )
     config = uvicorn.Config(
         app,

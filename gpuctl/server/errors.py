@@ -17,11 +17,12 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gpuctl.cluster import client as kube
-from gpuctl.errors import GpuctlError, SpecError, UsageError
+from gpuctl.errors import GpuctlError, Problem, SpecError, UsageError
 from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.inventory.nodes import NodeNotFound
 from gpuctl.inventory.pools import PoolConflict, PoolNotFound
 from gpuctl.inventory.quotas import NoQuota
+from gpuctl.monitoring.prometheus import PrometheusError
 from gpuctl.verbs import delete as delete_verb
 from gpuctl.verbs.common import ApplyFailed, VerbResult
 from gpuctl.verbs.lease import LockTimeout
@@ -49,21 +50,31 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (409, "exists already, or a conflicting label or pool"),
         (413, "a request body over 2 MiB (TooLarge)"),
         (429, "too many writes or log streams of this user at once; see Retry-After"),
-        (503, "the cluster does not answer"),
+        (503, "the cluster (or, for metrics, Prometheus) does not answer"),
     )
 }
 
 
 class ApiError(GpuctlError):
-    """An answer the API itself decides on (401, 403, 404 of another user's job, ...)."""
+    """An answer the API itself decides on (401, 403, 404 of another user's job, ...); with
+    `problems`, each a place in the caller's spec (the first one's path is the `field`)."""
 
     def __init__(
-        self, status: int, code: str, message: str, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: dict[str, str] | None = None,
+        *,
+        problems: list[Problem] | None = None,
+        field: str | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.headers = headers or {}
+        self.problems = problems or []
+        self.field = field if field is not None else (problems[0].path if problems else None)
 
 
 # The most specific class first: the first match wins.
@@ -81,6 +92,7 @@ ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
     (ApplyFailed, 422, "Refused"),  # e.g. a placement that cannot work; nothing was written
     (LockTimeout, 409, "Busy"),  # another change of the same job holds its lease
     (NoQuota, 404, "QuotaNotFound"),
+    (PrometheusError, 503, "MetricsUnavailable"),  # Prometheus down, or a wrong answer
     (kube.Unreachable, 503, "ClusterUnreachable"),
     (kube.NotFound, 404, "NotFound"),
     (kube.AlreadyExists, 409, "AlreadyExists"),
@@ -120,6 +132,11 @@ def body_of(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, SpecError) and exc.problems:
         body["field"] = exc.problems[0].path
         body["problems"] = [str(problem) for problem in exc.problems]
+    if isinstance(exc, ApiError):
+        if exc.field:
+            body["field"] = exc.field
+        if exc.problems:
+            body["problems"] = [str(problem) for problem in exc.problems]
     return body
 
 

@@ -8,6 +8,8 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Path, Query
 
+from gpuctl.server.errors import ApiError
+
 T = TypeVar("T")
 Page = Annotated[int, Query(ge=1, description="1-based page number")]
 PageSize = Annotated[int, Query(alias="pageSize", ge=1, le=1000, description="items a page")]
@@ -15,6 +17,18 @@ LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 LabelValue = Annotated[
     str | None, Query(max_length=63, pattern=LABEL_VALUE, description="a label value")
 ]
+
+
+def one_of(name: str, value: str | None, allowed: tuple[str, ...]) -> None:
+    """400 InvalidRequest naming the allowed values when a filter's value is none of them (a
+    filter that can match nothing is a mistake, not an empty list)."""
+    if value is not None and value not in allowed:
+        raise ApiError(
+            400,
+            "InvalidRequest",
+            f"{name}: {value!r} is not one of {', '.join(allowed)}",
+            field=name,
+        )
 
 
 def page_of(items: list[Any], page: int, page_size: int) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """`yamlContent` in, checked specs and a Workset out (as the CLI builds it from files), and the
-create verb run on it. The verb checks a pool's nodes and the jobs' placement before it
+create verb run on it. The server's policy admits the objects first (host paths: see
+gpuctl.server.auth.Policy); the verb checks a pool's nodes and the jobs' placement before it
 writes, and removes what it created when any object fails."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from gpuctl.cluster.client import Cluster, Forbidden
 from gpuctl.errors import Problem, SpecError
 from gpuctl.render import engine
+from gpuctl.server.auth import Policy, Principal
 from gpuctl.server.errors import ApiError, verb_failed
 from gpuctl.spec import document
 from gpuctl.spec.kinds import Options
@@ -50,10 +52,12 @@ def workset(
     return Workset.of_specs(specs, options)
 
 
-def create(cluster: Cluster, work: Workset) -> VerbResult:
-    """Create the objects (and label a pool's nodes). A failure answers by the cluster's error
+def create(cluster: Cluster, work: Workset, principal: Principal, policy: Policy) -> VerbResult:
+    """Create the objects (and label a pool's nodes), once the server's policy admits them for
+    `principal` (403 otherwise, nothing written). A failure answers by the cluster's error
     (409 AlreadyExists when an object exists, 403 Forbidden, ...), else 422 CreateFailed, with
     the verb's words (nothing is left behind)."""
+    policy.admit(principal, work.manifests)
     _namespaces_exist(cluster, work.manifests)
     result = Create(cluster, node_labels=work.node_labels).run(work.manifests)
     if not result.ok:

@@ -3,6 +3,7 @@ gpuctl.inventory (the CLI's rules), only written in the API's lower-case spellin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gpuctl import constants as c
@@ -25,7 +26,14 @@ def _containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
 
 def status_word(job: dict[str, Any]) -> str:
     """The CLI's STATUS in lower case, spaces as hyphens: `partially-running`."""
-    return status.workload_status(job).lower().replace(" ", "-")
+    return _word(status.workload_status(job))
+
+
+def _word(shown: str) -> str:
+    return shown.lower().replace(" ", "-")
+
+
+JOB_STATUS = tuple(_word(value) for key, value in vars(c.Status).items() if not key.startswith("_"))
 
 
 # ------------------------------------------------------------------------------- jobs
@@ -69,11 +77,12 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
         "image": first.get("image", ""),
         "priority": nodes.labels_of(job).get(c.Labels.PRIORITY, ""),
         "description": (_meta(job).get("annotations") or {}).get(jobs.DESCRIPTION_ANNOTATION, ""),
-        "resources": {
-            "gpu": item["gpu"],
+        "resources": {  # one pod's, and how many pods the job asks for now
+            "gpu": status.pod_template_gpus(job),
             "gpuType": item["gpuType"],
             "cpu": amounts.get("cpu"),
             "memory": amounts.get("memory"),
+            "replicas": status.workload_pods(job),
         },
         "metrics": {
             "gpuUtilization": None,
@@ -81,6 +90,7 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
             "networkLatency": None,
             "throughput": None,
         },
+        "metricsError": None,
         "why": "" if running else jobs.why(job, pods, details.events),
         "access": jobs.access_url(details.service, pods, details.nodes, containers),
         "k8sResources": {
@@ -146,9 +156,25 @@ def node_item(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def node_detail(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
+Visible = Callable[[str], bool]  # may the caller see a namespace's work by name?
+
+
+def other_work(pods: list[dict[str, Any]]) -> dict[str, int]:
+    """Pods counted, not named: how many, of how many jobs, holding how many GPUs."""
+    jobs_of = {(_meta(p).get("namespace"), status.job_name_of(nodes.labels_of(p))) for p in pods}
+    return {
+        "jobs": len(jobs_of),
+        "pods": len(pods),
+        "gpu": sum(status.pod_gpus(pod) for pod in pods),
+    }
+
+
+def node_detail(inventory: Inventory, node: dict[str, Any], sees: Visible) -> dict[str, Any]:
+    """GET /nodes/{name}: the pods of namespaces the caller sees by name, the others counted
+    in `otherPods` (the node's GPU figures count every pod)."""
     item = node_item(inventory, node)
-    on_node = nodes.pods_on(inventory.pods, item["nodeName"])
+    every = nodes.pods_on(inventory.pods, item["nodeName"])
+    on_node = [pod for pod in every if sees(_meta(pod).get("namespace", ""))]
     state = node.get("status") or {}
     allocatable = state.get("allocatable") or {}
     beats = [x.get("lastHeartbeatTime") for x in state.get("conditions") or []]
@@ -178,6 +204,9 @@ def node_detail(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
             }
             for pod in on_node
         ],
+        "otherPods": other_work(
+            [pod for pod in every if not sees(_meta(pod).get("namespace", ""))]
+        ),
         "createdAt": item["createdAt"],
         "lastUpdatedAt": max((b for b in beats if b), default=None),
     }
@@ -210,8 +239,12 @@ def pool_item(inventory: Inventory, pool: Pool) -> dict[str, Any]:
     }
 
 
-def pool_detail(inventory: Inventory, pool: Pool) -> dict[str, Any]:
+def pool_detail(inventory: Inventory, pool: Pool, sees: Visible) -> dict[str, Any]:
+    """GET /pools/{name}: the jobs of namespaces the caller sees by name, the others counted
+    in `otherJobs` (the pool's GPU figures count every job)."""
     summary = inventory.summary(pool)
+    jobs_in = sorted(inventory.jobs_in(pool).items())
+    hidden = [pod for (namespace, _), pods in jobs_in if not sees(namespace) for pod in pods]
     return {
         **{k: v for k, v in summary.items() if k != "record"},
         "status": pool_item(inventory, pool)["status"],
@@ -223,8 +256,10 @@ def pool_detail(inventory: Inventory, pool: Pool) -> dict[str, Any]:
                 "gpu": sum(status.pod_gpus(pod) for pod in pods),
                 "nodes": sorted({nodes.node_name_of(pod) for pod in pods}),
             }
-            for (namespace, job), pods in sorted(inventory.jobs_in(pool).items())
+            for (namespace, job), pods in jobs_in
+            if sees(namespace)
         ],
+        "otherJobs": other_work(hidden),
     }
 
 

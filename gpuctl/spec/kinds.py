@@ -265,6 +265,16 @@ def _pool_node_labels(spec: dict[str, Any]) -> dict[str, dict[str, str]]:
     return labels
 
 
+def pod_security_labels(level: str) -> dict[str, str]:
+    """A namespace's Pod Security labels: `level` enforced, warned and audited, at the
+    version of the cluster's Kubernetes."""
+    labels = {}
+    for mode in c.POD_SECURITY_MODES:
+        labels[f"{c.POD_SECURITY_LABEL_PREFIX}{mode}"] = level
+        labels[f"{c.POD_SECURITY_LABEL_PREFIX}{mode}-version"] = c.POD_SECURITY_VERSION
+    return labels
+
+
 def _quota(
     document: Document, spec: dict[str, Any], options: Options
 ) -> tuple[dict[str, Any], list[Problem]]:
@@ -280,6 +290,7 @@ def _quota(
         users.append({"namespace": user, "hard": hard})
     context = {
         "name": spec["metadata"]["name"],
+        "namespace_labels": pod_security_labels(spec["pod_security"]),
         "description": spec["metadata"].get("description", ""),
         "description_annotation": c.ANNOTATION_PREFIX + "description",
         "users": users,

@@ -73,7 +73,7 @@ def test_placement_problems_are_warnings_or_a_refusal_before_any_write(api: Api)
 def test_batch_creates_each_on_its_own(api: Api) -> None:
     texts = [training("a"), training("b").replace("gpu: 1", "gpu: x"), training("a")]
     answer = api.call("admin", "POST", "/jobs/batch", json={"yamlContents": texts})
-    assert answer.status_code == 201
+    assert answer.status_code == 207  # some created, some failed
     body = answer.json()
     assert body["success"] == [{"jobId": "default.a", "name": "a"}]
     assert [(f["index"], f["error"]) for f in body["failed"]] == [
@@ -113,7 +113,15 @@ def test_details_show_resources_pods_and_why(api: Api) -> None:
     _create(api, INFERENCE)
     wait_for(lambda: _running(api, "default.web"), what="web running")
     body = api.call("admin", "GET", "/jobs/default.web").json()
-    assert body["resources"] == {"gpu": 2, "gpuType": None, "cpu": "1", "memory": "1Gi"}
+    # one pod's resources (never a mix with totals), and the pods asked for
+    assert body["resources"] == {
+        "gpu": 1,
+        "gpuType": None,
+        "cpu": "1",
+        "memory": "1Gi",
+        "replicas": 2,
+    }
+    assert body["gpu"] == 2  # the item's gpu: the whole job's
     assert body["k8sResources"]["kind"] == "Deployment"
     assert body["k8sResources"]["service"] == "svc-web"
     assert len(body["k8sResources"]["pods"]) == 2
@@ -247,3 +255,31 @@ def test_cluster_calls_run_off_the_event_loop() -> None:
             assert isinstance(route, APIRoute)
             listing = route.path in LIST_ROUTES and route.methods == {"GET"}
             assert inspect.iscoroutinefunction(route.endpoint) == listing, route.path
+
+
+def test_a_batch_where_every_item_fails_is_422(api: Api) -> None:
+    texts = [training("x").replace("gpu: 1", "gpu: x"), "kind: quota\n"]
+    answer = api.call("admin", "POST", "/jobs/batch", json={"yamlContents": texts})
+    assert answer.status_code == 422, answer.text
+    body = answer.json()
+    assert body["success"] == []
+    assert [(f["index"], f["error"]) for f in body["failed"]] == [
+        (0, "InvalidYAML"),
+        (1, "InvalidYAML"),
+    ]
+    every = api.call("admin", "POST", "/jobs/batch", json={"yamlContents": [training("y")]})
+    assert every.status_code == 201, every.text
+
+
+def test_a_filter_value_that_names_nothing_is_400_with_the_allowed_values(api: Api) -> None:
+    for path, field, allowed in (
+        ("/jobs?status=runing", "status", "succeeded, failed, running, partially-running"),
+        ("/jobs?kind=trainin", "kind", "training, inference, notebook, compute"),
+        ("/nodes?status=up", "status", "active, maintaining, faulty"),
+    ):
+        answer = api.call("admin", "GET", path)
+        assert answer.status_code == 400, (path, answer.text)
+        body = answer.json()
+        assert body["error"] == "InvalidRequest" and body["field"] == field
+        assert allowed in body["message"], body
+    assert api.call("admin", "GET", "/jobs?status=running&kind=training").status_code == 200

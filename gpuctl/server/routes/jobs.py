@@ -10,7 +10,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster
@@ -20,8 +20,9 @@ from gpuctl.server import answers, bodies, kubeauth, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists, remembered
 from gpuctl.server.errors import ApiError, body_of, verb_failed
-from gpuctl.server.params import DNS_LABEL, LabelValue, Page, PageSize, page_of
-from gpuctl.server.views import job_detail, job_item, status_word
+from gpuctl.server.params import DNS_LABEL, LabelValue, Page, PageSize, one_of, page_of
+from gpuctl.server.views import JOB_STATUS, job_detail, job_item, status_word
+from gpuctl.spec.kinds import job_kinds
 
 router = APIRouter(tags=["jobs"])
 JOB_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -73,7 +74,7 @@ def _create_one(
     forced, default = _own_namespace(principal), _default_namespace(cluster, principal)
     work = specs.workset(checked, cluster, forced, default)
     workload = next(m for m in work.manifests if m.kind in rules.WORKLOAD_KINDS)
-    result = specs.create(cluster, work)
+    result = specs.create(cluster, work, principal, request.app.state.policy)
     caught_up(request, workload.kind, [workload.name], workload.namespace)
     return {
         "jobId": job_id(workload.namespace, workload.name),
@@ -91,11 +92,17 @@ def _create_one(
     "/jobs/batch",
     status_code=201,
     response_model=answers.JobBatch,
+    responses={
+        207: {"model": answers.JobBatch, "description": "some items created, some failed"},
+        422: {"model": answers.JobBatch, "description": "every item failed: nothing created"},
+    },
     summary="Create several jobs, each on its own",
 )
 def create_jobs(
-    body: bodies.JobBatch, principal: Caller, cluster: Kube, request: Request
+    body: bodies.JobBatch, principal: Caller, cluster: Kube, request: Request, response: Response
 ) -> dict[str, Any]:
+    """201 when every item was created, 207 when some were and some failed, 422 when every
+    item failed; `failed` gives each failure in the error shape, with its index."""
     require(principal, "jobs", "create")
     success: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
@@ -106,6 +113,8 @@ def create_jobs(
             failed.append({"index": index, **body_of(exc)})
             continue
         success.append({"jobId": made["jobId"], "name": made["name"]})
+    if failed:
+        response.status_code = 207 if success else 422
     return {"success": success, "failed": failed}
 
 
@@ -117,9 +126,7 @@ async def list_jobs(
     reads: Reads,
     kind: LabelValue = None,
     pool: LabelValue = None,
-    status: Annotated[
-        str | None, Query(description="pending, running, partially-running, paused, ...")
-    ] = None,
+    status: Annotated[str | None, Query(description=", ".join(JOB_STATUS))] = None,
     namespace: Annotated[
         str | None,
         Query(
@@ -132,6 +139,8 @@ async def list_jobs(
     page_size: PageSize = 20,
 ) -> dict[str, Any]:
     require(principal, "jobs", "get", namespace)
+    one_of("status", status, JOB_STATUS)
+    one_of("kind", kind, tuple(job_kinds()))
 
     def one_page(source: ClusterAPI) -> dict[str, Any]:
         found = _jobs(source, principal, namespace, pool, kind)
@@ -177,9 +186,13 @@ def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> d
     prometheus = request.app.state.prometheus
     if prometheus is not None:  # the same figures as `gpuctl describe job` and `top jobs`
         from gpuctl.monitoring.gpu import job_metrics_now
+        from gpuctl.monitoring.prometheus import PrometheusError
 
         pods = detail["k8sResources"]["pods"]
-        detail["metrics"].update(job_metrics_now(prometheus, namespace, pods))
+        try:
+            detail["metrics"].update(job_metrics_now(prometheus, namespace, pods))
+        except PrometheusError as exc:  # the job without its metrics, and why
+            detail["metricsError"] = str(exc)
     return detail
 
 

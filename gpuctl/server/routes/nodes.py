@@ -22,6 +22,7 @@ from gpuctl.server.params import (
     NodeName,
     Page,
     PageSize,
+    one_of,
     page_of,
 )
 from gpuctl.server.views import NODE_STATUS, gpu_labels, node_detail, node_item
@@ -59,6 +60,7 @@ async def list_nodes(
     page_size: PageSize = 20,
 ) -> Any:
     require(principal, "nodes", "get")
+    one_of("status", status, NODE_STATUS)
 
     def one_page(source: ClusterAPI) -> dict[str, Any]:
         inventory = Inventory.read(source)
@@ -175,7 +177,7 @@ def get_node(
     node = nodes.get_node(cluster, nodeName)
     inventory = Inventory.read(reads)
     inventory.nodes[nodeName] = node
-    return _as_requested(request, node_detail(inventory, node))
+    return _as_requested(request, node_detail(inventory, node, principal.sees))
 
 
 @router.post(

@@ -49,7 +49,7 @@ async def get_pool(poolName: PoolName, principal: Caller, reads: Reads) -> dict[
 
     def one_pool(source: ClusterAPI) -> dict[str, Any]:
         inventory = Inventory.read(source)
-        return pool_detail(inventory, inventory.pool(poolName))
+        return pool_detail(inventory, inventory.pool(poolName), principal.sees)
 
     return await from_lists(reads, one_pool)
 
@@ -78,7 +78,8 @@ def create_pool(
     require(principal, "pools", "create")
     text = pool_spec(body.name, body.description, body.nodes, body.gpu_type)
     checked = specs.check(text, "request body")
-    result = specs.create(cluster, specs.workset(checked, cluster, None))
+    work = specs.workset(checked, cluster, None)
+    result = specs.create(cluster, work, principal, request.app.state.policy)
     caught_up(request, "Node", body.nodes, None)
     caught_up(request, "ConfigMap", [pools.record_name(body.name)], c.SYSTEM_NAMESPACE)
     return {"name": body.name, "status": "created", "message": "; ".join(result.lines())}

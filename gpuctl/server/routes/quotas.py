@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from gpuctl.inventory import quotas
 from gpuctl.server import answers, bodies, kubeauth, specs
@@ -52,11 +52,14 @@ def get_quota(userName: UserName, principal: Caller, cluster: Kube) -> dict[str,
     response_model=answers.QuotasCreated,
     summary="Create quotas from a quota spec (admin)",
 )
-def create_quota(body: bodies.QuotaCreate, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def create_quota(
+    body: bodies.QuotaCreate, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     require(principal, "quotas", "create")
     checked = specs.check(body.yaml_content)
     specs.only_kinds(checked, jobs=False, where="POST /quotas")
-    result = specs.create(cluster, specs.workset(checked, cluster, None))
+    work = specs.workset(checked, cluster, None)
+    result = specs.create(cluster, work, principal, request.app.state.policy)
     users = sorted({str(user) for spec in checked for user in spec.data["users"]})
     names = [str(spec.data["metadata"]["name"]) for spec in checked]
     return {

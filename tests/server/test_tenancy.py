@@ -1,0 +1,68 @@
+"""What one user sees of another through the views that aggregate across namespaces (pools,
+nodes, labels): counts, never another user's job ids, pod names or namespace. Admins see all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuctl.sandbox.testing import wait_for
+
+from .conftest import QUOTA, Api, inference
+
+READS = [
+    "/pools",
+    "/pools/shared",
+    "/nodes",
+    "/nodes/gpu-a100-0",
+    "/nodes/labels?key=runwhere.ai/pool",
+    "/nodes/labels/all",
+    "/nodes?pool=shared",
+]
+
+
+def _world(api: Api) -> None:
+    assert api.call("admin", "POST", "/quotas", json={"yamlContent": QUOTA}).status_code == 201
+    pool = {"name": "shared", "nodes": ["gpu-a100-0"]}
+    assert api.call("admin", "POST", "/pools", json=pool).status_code == 201
+    for who, name, replicas in (("alice", "mine", 1), ("bob", "secret-web", 2)):
+        text = inference(name, replicas=replicas, gpu=1, pool="shared")
+        made = api.call(who, "POST", "/jobs", json={"yamlContent": text})
+        assert made.status_code == 201, made.text
+
+    def placed() -> bool:
+        pods = api.env.cluster.list("Pod", None, label_selector="runwhere.ai/pool=shared")
+        return len([p for p in pods if p["spec"].get("nodeName")]) == 3
+
+    wait_for(placed, timeout=30, what="the three pods on gpu-a100-0")
+
+
+def _get(api: Api, who: str, path: str) -> dict[str, Any]:
+    answer = api.call(who, "GET", path)
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def test_a_user_sees_other_users_work_counted_not_named(api: Api) -> None:
+    _world(api)
+    for path in READS:
+        text = api.call("alice", "GET", path).text
+        assert "bob" not in text and "secret-web" not in text, (path, text)
+    pool = _get(api, "alice", "/pools/shared")
+    assert [job["jobId"] for job in pool["jobs"]] == ["alice.mine"]
+    assert pool["otherJobs"] == {"jobs": 1, "pods": 2, "gpu": 2}
+    assert pool["gpuUsed"] == 3  # the figures count everyone's
+    node = _get(api, "alice", "/nodes/gpu-a100-0")
+    assert [(pod["namespace"], pod["job"]) for pod in node["pods"]] == [("alice", "mine")]
+    assert node["otherPods"] == {"jobs": 1, "pods": 2, "gpu": 2}
+    assert node["resources"]["gpuUsed"] == 3
+
+
+def test_an_admin_sees_every_users_work_by_name(api: Api) -> None:
+    _world(api)
+    pool = _get(api, "admin", "/pools/shared")
+    assert [job["jobId"] for job in pool["jobs"]] == ["alice.mine", "bob.secret-web"]
+    assert pool["otherJobs"] == {"jobs": 0, "pods": 0, "gpu": 0}
+    node = _get(api, "admin", "/nodes/gpu-a100-0")
+    assert sorted({pod["namespace"] for pod in node["pods"]}) == ["alice", "bob"]
+    assert node["otherPods"] == {"jobs": 0, "pods": 0, "gpu": 0}

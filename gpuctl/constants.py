@@ -72,6 +72,10 @@ START_BARRIER_RESOURCES: Final = {"cpu": "100m", "memory": "64Mi"}
 # resources.queue: the Kueue LocalQueue that admits the whole Job at once.
 KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 
+# Inference and compute jobs of at least this many pods (replicas, or autoscaling.min_replicas
+# when autoscaled) get a PodDisruptionBudget of maxUnavailable 1: a drain takes one pod at a time.
+DISRUPTION_BUDGET_MIN_PODS: Final = 2
+
 # Inference autoscaling metric, served per pod by the NVIDIA DCGM exporter through an adapter.
 GPU_UTILIZATION_METRIC: Final = "DCGM_FI_DEV_GPU_UTIL"
 
@@ -102,6 +106,7 @@ INSTALL_ORDER: Final = (
     "StatefulSet",
     "Deployment",
     "Job",
+    "PodDisruptionBudget",
     "HorizontalPodAutoscaler",
 )
 

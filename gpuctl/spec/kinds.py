@@ -234,6 +234,7 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
             "port": service.get("port"),
             "health_check": service.get("health_check"),
             "autoscaling": service.get("autoscaling"),
+            "disruption_budget": _least_pods(service) >= c.DISRUPTION_BUDGET_MIN_PODS,
             "gpu_metric": c.GPU_UTILIZATION_METRIC,
             "node_count": node_count,
             "distributed": node_count > 1,
@@ -252,6 +253,12 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
         return context, _workload_problems(document, spec)
 
     return build
+
+
+def _least_pods(service: dict[str, Any]) -> int:
+    """The fewest pods a service runs: its autoscaler's minimum, else its replicas."""
+    autoscaling = service.get("autoscaling")
+    return int(autoscaling["min_replicas"] if autoscaling else service.get("replicas", 1))
 
 
 def _gpu_runtime(

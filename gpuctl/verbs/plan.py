@@ -30,6 +30,7 @@ KEEP_WHEN_PRESENT = frozenset({"Namespace"})
 # they are deleted (the autoscaler before its target, workloads before their Services).
 JOB_OBJECT_KINDS = (
     "HorizontalPodAutoscaler",
+    "PodDisruptionBudget",
     "Job",
     "Deployment",
     "StatefulSet",

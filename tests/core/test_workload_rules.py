@@ -128,3 +128,57 @@ def test_placement_of_a_gpu_share_job_is_refused() -> None:
         render_text(text)
     (problem,) = caught.value.problems
     assert problem.path == "resources.placement" and "gpu-share" in problem.message
+
+
+# ---------------------------------------------------------------------------- disruption budget
+
+
+def service_spec(kind: str, service: str) -> str:
+    return spec(kind, "  cpu: 1\n  memory: 1Gi\n", f"service:\n  port: 8000\n{service}")
+
+
+def budgets(text: str) -> list[dict[str, Any]]:
+    return [m.obj for m in render_text(text) if m.kind == "PodDisruptionBudget"]
+
+
+@pytest.mark.parametrize("kind", ["inference", "compute"])
+def test_a_service_of_two_or_more_pods_gets_a_disruption_budget(
+    kind: str, snapshot_yaml: Any
+) -> None:
+    manifests = render_text(service_spec(kind, "  replicas: 2\n"))
+    (budget,) = [m for m in manifests if m.kind == "PodDisruptionBudget"]
+    deployment = next(m for m in manifests if m.kind == "Deployment")
+    selector = budget.obj["spec"]["selector"]["matchLabels"]
+    assert selector == deployment.obj["spec"]["selector"]["matchLabels"]
+    pod_labels = deployment.obj["spec"]["template"]["metadata"]["labels"]
+    assert selector.items() <= pod_labels.items()
+    assert budget.obj["spec"]["maxUnavailable"] == 1
+    assert budget.text == snapshot_yaml
+
+
+AUTOSCALED = (
+    "  replicas: {}\n  autoscaling: {{min_replicas: {}, max_replicas: 4, gpu_utilization: 70}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("service", "expected"),
+    [
+        ("  replicas: 1\n", 0),
+        ("", 0),
+        ("  replicas: 3\n", 1),
+        # autoscaled: the autoscaler's minimum decides, whatever replicas says
+        (AUTOSCALED.format(3, 1), 0),
+        (AUTOSCALED.format(1, 2), 1),
+    ],
+)
+def test_the_disruption_budget_follows_the_fewest_pods_a_service_runs(
+    service: str, expected: int
+) -> None:
+    assert len(budgets(service_spec("inference", service))) == expected
+
+
+@pytest.mark.parametrize("kind", ["notebook", "training"])
+def test_notebooks_and_training_get_no_disruption_budget(kind: str) -> None:
+    extra = "service:\n  port: 8888\n" if kind == "notebook" else ""
+    assert budgets(spec(kind, "  cpu: 1\n  memory: 1Gi\n", extra)) == []

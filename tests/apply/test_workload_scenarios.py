@@ -166,6 +166,12 @@ def pod_with(cluster: Cluster, gpus: str, phase: str) -> dict[str, Any] | None:
     return pod if limits.get("nvidia.com/gpu") == gpus and pod["status"]["phase"] == phase else None
 
 
+def notebook_row(cluster: Cluster) -> list[str]:
+    done = gpuctl(cluster, "get", "notebook", "e2e-nb", "--no-headers")
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
 def test_scaling_a_notebook_whose_pod_cannot_start_replaces_the_pod(cluster: Cluster) -> None:
     started = gpuctl(cluster, "create", "-f", "-", "--wait", "--timeout", "90s", stdin=NOTEBOOK_T4)
     assert started.returncode == 0, started.stderr
@@ -175,11 +181,21 @@ def test_scaling_a_notebook_whose_pod_cannot_start_replaces_the_pod(cluster: Clu
     # 2 GPUs do not fit beside the holder's 3: the new pod stays Pending
     assert gpuctl(cluster, "scale", "notebook", "e2e-nb", "--gpu", "2").returncode == 0
     wait(lambda: pod_with(cluster, "2", "Pending"), 90, "the 2-GPU pod, Pending")
+    # get notebook: the live pod's GPUs, and no address while the pod is on no node
+    assert notebook_row(cluster)[2:4] == ["2", "<none>"]
     # back to 1: the Pending pod is replaced (OrderedReady alone would wait for it forever)
     back = gpuctl(cluster, "scale", "notebook", "e2e-nb", "--gpu", "1")
     assert back.returncode == 0, back.stderr
     assert "pod/e2e-nb-0 deleted: it could not start, and is re-made" in back.stdout
-    wait(lambda: pod_with(cluster, "1", "Running"), 90, "the 1-GPU pod, Running")
+    running = wait(lambda: pod_with(cluster, "1", "Running"), 90, "the 1-GPU pod, Running")
+    node = json.loads(
+        cluster.kubectl(
+            "get", f"node/{running['spec']['nodeName']}", "-o", "json", namespaced=False
+        ).stdout
+    )
+    ip = next(a["address"] for a in node["status"]["addresses"] if a["type"] == "InternalIP")
+    gpus, address = notebook_row(cluster)[2:4]
+    assert gpus == "1" and address.startswith(f"http://{ip}:"), address
 
     refused = gpuctl(cluster, "scale", "notebook", "e2e-nb", "--gpu", "64")
     assert refused.returncode == 1

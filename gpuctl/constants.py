@@ -35,6 +35,12 @@ GPU_TYPE_NODE_LABELS: Final = (Labels.GPU_TYPE, Labels.GPU_TYPE_USER)
 GPU_RESOURCE: Final = "nvidia.com/gpu"
 GPU_SHARE_RESOURCE: Final = "aliyun.com/gpu-mem"  # GPU-share device plugin, in GiB
 
+# A workdir's hostPath type, by its `type` field or, when absent, by the path's form: a last
+# component with a file extension (a dot, then 2-12 letters or digits, at least one a letter:
+# data.json, model.safetensors) is a file; anything else (conf.d, qwen2.5, a trailing /) is a
+# directory, created when missing. A File hostPath must exist on the node.
+HOST_PATH_TYPES: Final = {"directory": "DirectoryOrCreate", "file": "File"}
+
 DEFAULT_NAMESPACE: Final = "default"
 DEFAULT_POOL: Final = "default"
 DEFAULT_PRIORITY: Final = "medium"
@@ -79,6 +85,10 @@ START_BARRIER_RESOURCES: Final = {"cpu": "100m", "memory": "64Mi"}
 # resources.queue: the Kueue LocalQueue that admits the whole Job at once.
 KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 
+# Inference and compute jobs of at least this many pods (replicas, or autoscaling.min_replicas
+# when autoscaled) get a PodDisruptionBudget of maxUnavailable 1: a drain takes one pod at a time.
+DISRUPTION_BUDGET_MIN_PODS: Final = 2
+
 # Inference autoscaling metric, served per pod by the NVIDIA DCGM exporter through an adapter.
 GPU_UTILIZATION_METRIC: Final = "DCGM_FI_DEV_GPU_UTIL"
 
@@ -109,6 +119,7 @@ INSTALL_ORDER: Final = (
     "StatefulSet",
     "Deployment",
     "Job",
+    "PodDisruptionBudget",
     "HorizontalPodAutoscaler",
 )
 

@@ -65,7 +65,9 @@ def scale(
     namespace: str | None,
 ) -> int:
     """Change a notebook's GPUs. The notebook RESTARTS: its pod is replaced by one with the
-    new GPUs (running processes and kernels end); its workdirs stay mounted.
+    new GPUs (running processes and kernels end); its workdirs stay mounted. A pod that could
+    not start (Pending) is replaced too. A GPU count that no node of the notebook's pool (and
+    GPU type) has is refused.
 
     The change goes through `apply` (an in-place update of the StatefulSet). A later
     `gpuctl apply -f notebook.yaml` sets the GPUs back to what the file says.
@@ -75,18 +77,18 @@ def scale(
     """
     if what not in ("notebook", "notebooks"):
         raise UsageError(f"only notebooks can be scaled: give `notebook NAME`, not {what!r}")
-    from gpuctl.verbs.apply import Apply
+    from gpuctl.verbs.scale import ScaleNotebook
 
     cluster = Cluster.connect(kubeconfig, context)
-    live = notebooks.find_notebook(cluster, name, namespace or cluster.namespace)
-    manifest = notebooks.scale_manifest(live, gpus)
-    # Only the StatefulSet is sent: nothing else of the job may be pruned.
-    run = Apply(cluster, timeout=duration(timeout), progress=progress_line(), prune=False)
-    result = run.run([manifest])
+    verb = ScaleNotebook(cluster, timeout=duration(timeout), progress=progress_line())
+    scaled = verb.run(name, namespace or cluster.namespace, gpus)
+    result = scaled.result
     lines = result.lines()
     if result.errors:
         return report(lines, result.errors)
-    if all(line.endswith(" unchanged") for line in lines):
+    if scaled.replaced_pod:
+        lines.append(f"pod/{scaled.replaced_pod} deleted: it could not start, and is re-made")
+    if not scaled.changed and not scaled.replaced_pod:
         return report([f"notebook {name} already has {gpus} GPU(s); nothing changed"], [])
     restart = (
         f"notebook {name} restarts with {gpus} GPU(s): its pod is replaced, running kernels "

@@ -47,6 +47,7 @@ RESOURCES: dict[str, Resource] = {
     "ReplicaSet": Resource("apps", "v1", "replicasets", True),
     "StatefulSet": Resource("apps", "v1", "statefulsets", True),
     "HorizontalPodAutoscaler": Resource("autoscaling", "v2", "horizontalpodautoscalers", True),
+    "PodDisruptionBudget": Resource("policy", "v1", "poddisruptionbudgets", True),
     "PriorityClass": Resource("scheduling.k8s.io", "v1", "priorityclasses", False),
     "Lease": Resource("coordination.k8s.io", "v1", "leases", True),
     "Role": Resource("rbac.authorization.k8s.io", "v1", "roles", True),

@@ -62,7 +62,9 @@ def rows(
 ) -> list[list[str]]:
     """NAME, STATUS, GPU, ADDRESS (http://<node-ip>:<nodePort>/?token=…), AGE.
 
-    Three list requests whatever the number of notebooks: services, pods, nodes."""
+    GPU is what the notebook's pod has (the StatefulSet's template only while it has no pod);
+    ADDRESS goes through the node the pod runs on, <none> while it runs on none. Three list
+    requests whatever the number of notebooks: services, pods, nodes."""
     if not notebooks:
         return []
     namespace = notebooks[0]["metadata"]["namespace"]
@@ -75,14 +77,25 @@ def rows(
     result = []
     for obj in notebooks:
         name = obj["metadata"]["name"]
-        own = [p for p in pods if (p["metadata"].get("labels") or {}).get(Labels.APP) == name]
+        own = [
+            p
+            for p in pods
+            if (p["metadata"].get("labels") or {}).get(Labels.APP) == name
+            and not p["metadata"].get("deletionTimestamp")
+        ]
+        placed = {
+            node: nodes[node]
+            for p in own
+            if (node := (p.get("spec") or {}).get("nodeName")) and node in nodes
+        }
         service = services.get(c.SERVICE_PREFIX + name)
-        url = jobs.access_url(service, own, nodes, _containers(obj))
+        url = jobs.access_url(service, own, placed, _containers(obj)) if placed else ""
+        gpus = sum(status.pod_gpus(p) for p in own) if own else status.workload_gpus(obj)
         result.append(
             [
                 name,
                 status.workload_status(obj),
-                str(status.workload_gpus(obj)),
+                str(gpus),
                 url or "<none>",
                 table.age(obj["metadata"].get("creationTimestamp"), at),
             ]

@@ -53,6 +53,7 @@ _GENERATION_KINDS = {
     "ReplicaSet",
     "StatefulSet",
     "HorizontalPodAutoscaler",
+    "PodDisruptionBudget",
     "CustomResourceDefinition",
 }
 _COUNTED = {"pods", "services", "configmaps", "secrets", "resourcequotas"}
@@ -608,6 +609,13 @@ class Api:
             obj["status"] = {"replicas": 0} if res.kind in ("ReplicaSet", "StatefulSet") else {}
             if res.kind == "HorizontalPodAutoscaler":
                 obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
+        elif res.kind == "PodDisruptionBudget":  # counted by the disruption controller later
+            obj["status"] = {
+                "disruptionsAllowed": 0,
+                "currentHealthy": 0,
+                "desiredHealthy": 0,
+                "expectedPods": 0,
+            }
 
     # -- update and patch ---------------------------------------------------------------------
 

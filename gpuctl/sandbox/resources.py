@@ -93,6 +93,15 @@ BUILTIN: list[Resource] = [
         True,
         ("status",),
     ),
+    _r(
+        "policy",
+        "v1",
+        "poddisruptionbudgets",
+        "PodDisruptionBudget",
+        True,
+        ("pdb",),
+        sub=("status",),
+    ),
     _r("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, ("pc",)),
     _r("coordination.k8s.io", "v1", "leases", "Lease"),
     # RBAC objects are stored and served, not enforced: the sandbox authorizes every request.

@@ -175,6 +175,7 @@ _BUILTIN_WITHOUT_EXTRAS = frozenset(
         "Deployment",
         "StatefulSet",
         "HorizontalPodAutoscaler",
+        "PodDisruptionBudget",
         "PriorityClass",
         "CustomResourceDefinition",
         "Lease",

@@ -20,6 +20,12 @@ def _ts(text: str | None) -> float | None:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
 
 
+def _budget(obj: Obj, field: str) -> str:
+    """A PodDisruptionBudget's minAvailable or maxUnavailable as kubectl prints it (N/A: unset)."""
+    value = (obj.get("spec") or {}).get(field)
+    return "N/A" if value is None else str(value)
+
+
 def human_duration(seconds: float) -> str:
     """k8s.io/apimachinery's duration.HumanDuration."""
     s = int(max(seconds, 0))
@@ -402,6 +408,18 @@ COLUMNS: dict[str, list[Column]] = {
         ("MinPods", "string", 0, lambda o: str((o.get("spec") or {}).get("minReplicas", 1))),
         ("MaxPods", "string", 0, lambda o: str((o.get("spec") or {}).get("maxReplicas", ""))),
         ("Replicas", "string", 0, lambda o: str((o.get("status") or {}).get("currentReplicas", 0))),
+        _AGE,
+    ],
+    "PodDisruptionBudget": [
+        _NAME,
+        ("Min Available", "string", 0, lambda o: _budget(o, "minAvailable")),
+        ("Max Unavailable", "string", 0, lambda o: _budget(o, "maxUnavailable")),
+        (
+            "Allowed Disruptions",
+            "integer",
+            0,
+            lambda o: (o.get("status") or {}).get("disruptionsAllowed", 0),
+        ),
         _AGE,
     ],
     "PriorityClass": [

@@ -493,7 +493,16 @@ def _quota_causes(obj: dict[str, Any]) -> list[Cause]:
     ]
 
 
+def _disruption_budget_causes(obj: dict[str, Any]) -> list[Cause]:
+    spec = obj.get("spec") or {}
+    if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+        both = "minAvailable and maxUnavailable cannot be both set"
+        return [Cause("spec", "Invalid value", both)]
+    return []
+
+
 _TYPE_RULES: dict[str, Callable[[dict[str, Any]], list[Cause]]] = {
+    "PodDisruptionBudget": _disruption_budget_causes,
     "Pod": _pod_causes,
     "Job": _job_causes,
     "Deployment": _workload_causes,

@@ -9,6 +9,7 @@ no YAML is written here).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -102,6 +103,7 @@ def _workload_problems(document: Document, spec: dict[str, Any]) -> list[Problem
                 f"({autoscaling['max_replicas']})",
             )
         )
+    problems += _gpu_share_problems(document, res)
     if "placement" in res and res.get("gpu", 0) < 1:
         problems.append(
             document.problem(
@@ -111,6 +113,33 @@ def _workload_problems(document: Document, spec: dict[str, Any]) -> list[Problem
             )
         )
     return problems
+
+
+def _gpu_share_problems(document: Document, res: dict[str, Any]) -> list[Problem]:
+    """gpu-share is GPU memory on one shared GPU: it goes with gpu 0 or 1 (one shared GPU), never
+    with several whole GPUs, and placement (which counts whole GPUs) has nothing to place."""
+    if "gpu-share" not in res:
+        return []
+    share, gpu = res["gpu-share"], res.get("gpu", 0)
+    if gpu > 1:
+        return [
+            document.problem(
+                ("resources", "gpu-share"),
+                f"gpu-share ({share}) asks for part of one shared GPU, but resources.gpu asks "
+                f"for {gpu} whole GPUs",
+                "remove gpu-share to take whole GPUs, or set gpu: 1 for one shared GPU",
+            )
+        ]
+    if "placement" in res:
+        return [
+            document.problem(
+                ("resources", "placement"),
+                f"placement picks a node by its free whole GPUs, and a gpu-share ({share}) job "
+                "takes none",
+                "remove placement (the GPU-share scheduler picks the node) or gpu-share",
+            )
+        ]
+    return []
 
 
 def _env(document: Document, items: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -125,12 +154,27 @@ def _env(document: Document, items: list[dict[str, Any]]) -> list[dict[str, str]
 
 
 def _container_resources(res: dict[str, Any]) -> dict[str, str]:
+    """Requests and limits of the container: a gpu-share job asks the GPU-share device plugin
+    for GPU memory and takes no whole GPU (`gpu: 1` beside it means one shared GPU)."""
     resources = {"cpu": quantity(res["cpu"]), "memory": quantity(res["memory"])}
-    if res.get("gpu", 0) > 0:
-        resources[c.GPU_RESOURCE] = str(res["gpu"])
     if "gpu-share" in res:
         resources[c.GPU_SHARE_RESOURCE] = res["gpu-share"].removesuffix("Gi")
+    elif res.get("gpu", 0) > 0:
+        resources[c.GPU_RESOURCE] = str(res["gpu"])
     return resources
+
+
+_FILE_NAME = re.compile(r"[^/.][^/]*\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{2,12}")
+
+
+def host_path_type(workdir: dict[str, Any]) -> str:
+    """A workdir's hostPath type: its `type`, else the path's form (constants.HOST_PATH_TYPES)."""
+    path = workdir["path"]
+    form = workdir.get("type")
+    if form is None:
+        last = path.rsplit("/", 1)[-1]  # "" for a trailing slash: a directory
+        form = "file" if _FILE_NAME.fullmatch(last) else "directory"
+    return c.HOST_PATH_TYPES[form]
 
 
 def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
@@ -180,7 +224,8 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
             "placement_annotation": c.PLACEMENT_ANNOTATION,
             "gpu_type_labels": list(c.GPU_TYPE_NODE_LABELS),
             "workdirs": [
-                {"name": f"workdir-{i}", "path": w["path"]} for i, w in enumerate(workdirs)
+                {"name": f"workdir-{i}", "path": w["path"], "type": host_path_type(w)}
+                for i, w in enumerate(workdirs)
             ],
             "priority_class": (
                 c.PRIORITY_CLASS_PREFIX + job["priority"] if options.priority_classes else None
@@ -189,6 +234,7 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
             "port": service.get("port"),
             "health_check": service.get("health_check"),
             "autoscaling": service.get("autoscaling"),
+            "disruption_budget": _least_pods(service) >= c.DISRUPTION_BUDGET_MIN_PODS,
             "gpu_metric": c.GPU_UTILIZATION_METRIC,
             "node_count": node_count,
             "distributed": node_count > 1,
@@ -207,6 +253,12 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
         return context, _workload_problems(document, spec)
 
     return build
+
+
+def _least_pods(service: dict[str, Any]) -> int:
+    """The fewest pods a service runs: its autoscaler's minimum, else its replicas."""
+    autoscaling = service.get("autoscaling")
+    return int(autoscaling["min_replicas"] if autoscaling else service.get("replicas", 1))
 
 
 def _gpu_runtime(

@@ -31,6 +31,7 @@ from gpuctl.verbs.common import (
     VerbResult,
     WaitTimeout,
     job_identities,
+    live_autoscalers,
     no_progress,
     objects_of_jobs,
     ours,
@@ -74,6 +75,7 @@ class Apply:
     wait: Wait | None = None  # after applying, wait until the workloads are up
     on_written: Callable[[VerbResult], None] | None = None  # told before the wait starts
     rng: random.Random = field(default_factory=random.Random)  # resources.placement: random
+    oversize_is_error: bool = False  # refuse a pod no node of its pool could ever hold
     steps: list[_Step] = field(default_factory=list)
 
     def run(self, manifests: list[Manifest]) -> VerbResult:
@@ -82,7 +84,9 @@ class Apply:
         the pools' nodes and set the pool records to the files, then wait when asked to."""
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check(with_previous=True)
-        placement = placement_or_refuse(self.cluster, manifests, self.node_labels)
+        placement = placement_or_refuse(
+            self.cluster, manifests, self.node_labels, oversize_is_error=self.oversize_is_error
+        )
         manifests, pins = self.pinned(manifests)
         result = self._apply(manifests)
         describe(result, pins)
@@ -105,11 +109,13 @@ class Apply:
         try:
             if self.prune:
                 prunable = objects_of_jobs(self.cluster, job_identities(manifests))
+            live = read_live(self.cluster, manifests)
             return make_plan(
                 manifests,
-                read_live(self.cluster, manifests),
+                live,
                 force=self.force,
                 prunable=prunable,
+                autoscalers=live_autoscalers(self.cluster, manifests, live),
             )
         except NotManaged as exc:
             raise ApplyFailed(f"nothing was changed: {exc}") from exc

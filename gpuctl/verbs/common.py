@@ -15,7 +15,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import KubeError, ref
 from gpuctl.errors import GpuctlError
 from gpuctl.render.engine import Manifest
-from gpuctl.verbs.plan import JOB_OBJECT_KINDS
+from gpuctl.verbs.plan import JOB_OBJECT_KINDS, SCALED_KINDS
 
 WORKERS = 8  # concurrent requests to the API server (kubectl's client-side QPS is 5-50)
 DEFAULT_TIMEOUT = 300.0
@@ -124,6 +124,22 @@ def read_live(
     with ThreadPoolExecutor(WORKERS) as pool:
         found = list(pool.map(lambda m: cluster.find(*locate(m)), manifests))
     return {m.identity: live for m, live in zip(manifests, found, strict=True)}
+
+
+def live_autoscalers(
+    cluster: ClusterAPI,
+    manifests: list[Manifest],
+    live: dict[tuple[str, str, str, str], dict[str, Any] | None],
+) -> list[dict[str, Any]]:
+    """The HorizontalPodAutoscalers (anyone's: `kubectl autoscale` too) in each namespace
+    where a workload to be updated lives: one list per namespace, none when there is none."""
+    namespaces = sorted(
+        {m.namespace for m in manifests if m.kind in SCALED_KINDS and live.get(m.identity)}
+    )
+    found: list[dict[str, Any]] = []
+    for namespace in namespaces:
+        found += cluster.list("HorizontalPodAutoscaler", namespace)
+    return found
 
 
 def wait_gone(

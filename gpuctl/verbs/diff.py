@@ -6,6 +6,7 @@ create, configure, replace or prune it.
 
 from __future__ import annotations
 
+import copy
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -56,8 +57,9 @@ def _object_diff(change: Change, manifest: Manifest | None) -> str:
     if manifest is None:  # pruned: the whole live object goes
         before, after = _dump(_shown(change.live)), ""
     else:
-        before = "" if change.live is None else _dump(project(change.live, manifest.obj))
-        after = _dump(manifest.obj)
+        sent = _as_sent(change, manifest)
+        before = "" if change.live is None else _dump(project(change.live, sent))
+        after = _dump(sent)
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
@@ -68,6 +70,16 @@ def _object_diff(change: Change, manifest: Manifest | None) -> str:
     if not text:  # only gpuctl's own bookkeeping differs; apply rewrites it
         return f"# {label}: will be {change.action.done} (only gpuctl's fingerprint differs)\n"
     return text
+
+
+def _as_sent(change: Change, manifest: Manifest) -> dict[str, Any]:
+    """The rendered object as apply would write it: with the live replica count when an
+    autoscaler owns it."""
+    if change.kept_replicas is None:
+        return manifest.obj
+    sent = copy.deepcopy(manifest.obj)
+    sent.setdefault("spec", {})["replicas"] = change.kept_replicas
+    return sent
 
 
 def _shown(live: dict[str, Any] | None) -> dict[str, Any]:

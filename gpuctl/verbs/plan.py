@@ -30,12 +30,15 @@ KEEP_WHEN_PRESENT = frozenset({"Namespace"})
 # they are deleted (the autoscaler before its target, workloads before their Services).
 JOB_OBJECT_KINDS = (
     "HorizontalPodAutoscaler",
+    "PodDisruptionBudget",
     "Job",
     "Deployment",
     "StatefulSet",
     "Service",
     "ConfigMap",
 )
+# Workload kinds whose replica count an autoscaler (or `kubectl scale`) may change.
+SCALED_KINDS = frozenset({"Deployment", "StatefulSet"})
 # A job's workload kinds: the object that carries the spec it was written from.
 SPEC_KINDS = frozenset({"Job", "Deployment", "StatefulSet"})
 
@@ -72,6 +75,8 @@ class Change:
     desired: dict[str, Any] | None  # what is sent: rendered object + fingerprint (+ kept fields)
     live: dict[str, Any] | None = None  # as read before any write: the copy to restore
     notes: list[str] = field(default_factory=list)
+    # the live spec.replicas sent instead of the rendered one: an autoscaler owns the count
+    kept_replicas: int | None = None
 
     @classmethod
     def of(
@@ -176,11 +181,30 @@ def make_plan(
     *,
     force: bool = False,
     prunable: list[dict[str, Any]] | None = None,
+    autoscalers: list[dict[str, Any]] | None = None,
 ) -> list[Change]:
     """One change per manifest, in the manifests' (install) order, then one prune per object
     in `prunable` (the live objects of the same jobs) that no manifest renders any more.
 
-    With `force`, every existing object but a Namespace is replaced, changed or not."""
+    With `force`, every existing object but a Namespace is replaced, changed or not. A workload
+    that an autoscaler will own after the apply (one rendered, or one of `autoscalers`, the live
+    HorizontalPodAutoscalers, that is not pruned) keeps its live spec.replicas."""
+    rendered = {(m.kind, m.name, m.namespace or None) for m in manifests}
+    prunes = [
+        Change(Action.PRUNE, obj["kind"], obj["metadata"]["name"], _namespace(obj), None, obj)
+        for obj in sorted(prunable or [], key=_deletion_order)
+        if (obj["kind"], obj["metadata"]["name"], _namespace(obj)) not in rendered
+        and is_managed(obj)
+    ]
+    pruned = {(p.kind, p.name, p.namespace) for p in prunes}
+    owned = scaled_targets(
+        [m.obj for m in manifests]
+        + [
+            a
+            for a in autoscalers or []
+            if (a["kind"], a["metadata"]["name"], _namespace(a)) not in pruned
+        ]
+    )
     changes = []
     foreign = []
     for manifest in manifests:
@@ -191,16 +215,64 @@ def make_plan(
                 foreign.append(manifest.ref)
                 continue
             keep_foreign_metadata(desired, current)
-        changes.append(_change_for(manifest, desired, current, force))
+        change = _change_for(manifest, desired, current, force)
+        if (manifest.kind, manifest.name, manifest.namespace or None) in owned:
+            keep_replicas(change)
+        elif _scaled_by_hand(change, manifest):  # the file's count wins, as kubectl apply's
+            change = Change.of(Action.UPDATE, manifest, desired, current)
+            change.notes.append("replicas set back to the file's")
+        changes.append(change)
     if foreign:
         raise NotManaged(foreign)
-    rendered = {(m.kind, m.name, m.namespace or None) for m in manifests}
-    for obj in sorted(prunable or [], key=_deletion_order):
-        meta = obj["metadata"]
-        target = (obj["kind"], meta["name"], meta.get("namespace"))
-        if target not in rendered and is_managed(obj):
-            changes.append(Change(Action.PRUNE, *target, None, obj))
-    return changes
+    return changes + prunes
+
+
+def _namespace(obj: dict[str, Any]) -> str | None:
+    return (obj.get("metadata") or {}).get("namespace") or None
+
+
+def scaled_targets(objects: list[dict[str, Any]]) -> set[tuple[str, str, str | None]]:
+    """(kind, name, namespace) of every workload that one of the HorizontalPodAutoscalers
+    among `objects` scales."""
+    targets = set()
+    for obj in objects:
+        if obj.get("kind") != "HorizontalPodAutoscaler":
+            continue
+        ref_ = (obj.get("spec") or {}).get("scaleTargetRef") or {}
+        targets.add((str(ref_.get("kind")), str(ref_.get("name")), _namespace(obj)))
+    return targets
+
+
+def _scaled_by_hand(change: Change, manifest: Manifest) -> bool:
+    """An otherwise unchanged workload whose live replica count someone changed (`kubectl
+    scale`) while no autoscaler owns it."""
+    if change.action not in (Action.UNCHANGED, Action.ANNOTATE) or change.live is None:
+        return False
+    if manifest.kind not in SCALED_KINDS or _paused(change.live):
+        return False
+    rendered = (manifest.obj.get("spec") or {}).get("replicas")
+    live = (change.live.get("spec") or {}).get("replicas")
+    return rendered is not None and live is not None and rendered != live
+
+
+def _paused(live: dict[str, Any]) -> bool:
+    """Scaled to zero by `gpuctl pause` (which keeps the count to resume to)."""
+    annotations = (live.get("metadata") or {}).get("annotations") or {}
+    return c.PAUSED_REPLICAS_ANNOTATION in annotations
+
+
+def keep_replicas(change: Change) -> None:
+    """An update or replace of a workload whose replica count an autoscaler owns sends the
+    live count, not the rendered one (as Helm charts and Argo CD's ignore-differences do)."""
+    if change.action not in (Action.UPDATE, Action.REPLACE) or change.live is None:
+        return
+    if _paused(change.live):  # an apply that changes a paused job resumes it (spec's count)
+        return
+    live = (change.live.get("spec") or {}).get("replicas")
+    if change.desired is None or not isinstance(live, int):
+        return
+    change.desired.setdefault("spec", {})["replicas"] = live
+    change.kept_replicas = live
 
 
 def _change_for(

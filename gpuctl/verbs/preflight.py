@@ -1,7 +1,9 @@
 """Checks of where the workloads could run, made before anything is written.
 
 A pool with no nodes, or a GPU type that no node carries, is a warning: nodes may still join
-(a cluster autoscaler, `gpuctl add node`), so the job is created and waits, Pending. A GPU type
+(a cluster autoscaler, `gpuctl add node`), so the job is created and waits, Pending. So is a pod
+asking for more GPUs than any node of its pool (and GPU type) has in all, naming the largest
+node; `scale notebook` refuses that instead (`oversize_is_error`). A GPU type
 that differs from a node's label only in letter case is an error: label values are
 case-sensitive, so the job could never be placed, and the fix is in the spec.
 """
@@ -15,6 +17,8 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import Forbidden
+from gpuctl.inventory.placement import node_total_gpus
+from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ApplyFailed
 
@@ -45,7 +49,11 @@ def wanted_gpu_type(pod_spec: Mapping[str, Any]) -> str | None:
 
 
 def check_placement(
-    cluster: ClusterAPI, manifests: Sequence[Manifest], claims: Sequence[NodeLabels] = ()
+    cluster: ClusterAPI,
+    manifests: Sequence[Manifest],
+    claims: Sequence[NodeLabels] = (),
+    *,
+    oversize_is_error: bool = False,
 ) -> Placement:
     """Warnings and errors about the pools and GPU types the workloads ask for. Nodes that
     pool files of the same run are about to label count as labelled."""
@@ -61,6 +69,7 @@ def check_placement(
     nodes: dict[str, dict[str, str]] = {
         node["metadata"]["name"]: dict(node["metadata"].get("labels") or {}) for node in listed
     }
+    totals = {node["metadata"]["name"]: node_total_gpus(node)[0] for node in listed}
     for claim in claims:
         nodes.setdefault(claim.node, {}).update(claim.labels)
     for manifest, pod_spec in asks:
@@ -77,7 +86,41 @@ def check_placement(
             )
             continue
         _check_gpu_type(manifest, wanted_gpu_type(pod_spec), pool, candidates, result)
+        problem = _oversize(manifest, pod_spec, pool, candidates, totals)
+        if problem:
+            (result.errors if oversize_is_error else result.warnings).append(problem)
     return result
+
+
+def _oversize(
+    manifest: Manifest,
+    pod_spec: Mapping[str, Any],
+    pool: str | None,
+    candidates: dict[str, dict[str, str]],
+    totals: dict[str, int],
+) -> str:
+    """Why no node of the pool (and GPU type) could ever hold one pod's GPUs; "" when one can
+    or when there is no such node to compare with (the other checks speak of that)."""
+    wanted, gpu_type = pod_gpus({"spec": pod_spec}), wanted_gpu_type(pod_spec)
+    if wanted <= 0:
+        return ""
+    fitting = [
+        name
+        for name, labels in candidates.items()
+        if gpu_type is None
+        or any(labels.get(key, "").lower() == gpu_type.lower() for key in c.GPU_TYPE_NODE_LABELS)
+    ]
+    if not fitting:
+        return ""
+    largest = max(fitting, key=lambda name: (totals.get(name, 0), name))
+    if totals.get(largest, 0) >= wanted:
+        return ""
+    where = f"in pool {pool}" if pool else "in the cluster"
+    typed = f" with GPU type {gpu_type}" if gpu_type else ""
+    return (
+        f"{manifest.ref}: a pod asks for {wanted} GPUs, more than any node {where}{typed} has: "
+        f"the largest, {largest}, has {totals.get(largest, 0)}"
+    )
 
 
 def _check_gpu_type(
@@ -113,10 +156,14 @@ def _check_gpu_type(
 
 
 def placement_or_refuse(
-    cluster: ClusterAPI, manifests: Sequence[Manifest], claims: Sequence[NodeLabels] = ()
+    cluster: ClusterAPI,
+    manifests: Sequence[Manifest],
+    claims: Sequence[NodeLabels] = (),
+    *,
+    oversize_is_error: bool = False,
 ) -> Placement:
     """`check_placement`, raising ApplyFailed (nothing written) when it found an error."""
-    placement = check_placement(cluster, manifests, claims)
+    placement = check_placement(cluster, manifests, claims, oversize_is_error=oversize_is_error)
     if placement.errors:
         raise ApplyFailed("nothing was changed: " + "; ".join(placement.errors))
     return placement

@@ -25,6 +25,7 @@ def test_first_apply_creates_everything_with_a_fingerprint(env: Env) -> None:
     assert lines == [
         "service/svc-llama3-8b-inference created",
         "deployment.apps/llama3-8b-inference created",
+        "poddisruptionbudget.policy/llama3-8b-inference created",  # two replicas
     ]
     deployment = env.objects("Deployment")["llama3-8b-inference"]
     assert deployment["metadata"]["annotations"][RENDER_HASH_ANNOTATION].startswith("sha256:")
@@ -34,8 +35,9 @@ def test_unchanged_apply_only_reads(env: Env) -> None:
     Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE))
     env.sandbox.requests.clear()
     lines = Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE)).lines()
-    # the DeepSpeed ConfigMap, the inference Service and Deployment, the training Job
-    assert all(line.endswith(" unchanged") for line in lines) and len(lines) == 4
+    # the DeepSpeed ConfigMap, the inference Service, Deployment and disruption budget, the
+    # training Job
+    assert all(line.endswith(" unchanged") for line in lines) and len(lines) == 5
     assert env.sandbox.requests.only_reads(), env.sandbox.requests.writes()
 
 
@@ -94,6 +96,7 @@ def test_a_changed_deployment_is_updated_in_place_and_keeps_its_node_port(env: E
     assert lines == [
         "service/svc-llama3-8b-inference configured",
         "deployment.apps/llama3-8b-inference configured",
+        "poddisruptionbudget.policy/llama3-8b-inference unchanged",
     ]
     after = env.objects("Deployment")["llama3-8b-inference"]
     assert after["metadata"]["uid"] == before["metadata"]["uid"]
@@ -132,7 +135,7 @@ def test_dry_runs_write_nothing(env: Env, mode: DryRun) -> None:
         .run(env.render(TRAINING.replace("gpu: 4", "gpu: 2") + "---\n" + INFERENCE))
         .lines()
     )
-    assert lines[-1] == f"job.batch/qwen2-7b-llamafactory-sft replaced{mode.suffix}"
+    assert f"job.batch/qwen2-7b-llamafactory-sft replaced{mode.suffix}" in lines
     assert "service/svc-llama3-8b-inference created" + mode.suffix in lines
     writes = env.sandbox.requests.writes()
     assert all("dryRun=All" in request.query for request in writes), writes

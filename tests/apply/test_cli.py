@@ -49,16 +49,19 @@ def test_apply_reports_each_object_and_is_idempotent(env: Env) -> None:
     assert first.stdout.splitlines() == [
         "service/svc-test-nginx created",
         "deployment.apps/test-nginx created",
+        "poddisruptionbudget.policy/test-nginx created",
     ]
     second = env.gpuctl("apply", "-f", "-", stdin=COMPUTE)
     assert second.stdout.splitlines() == [
         "service/svc-test-nginx unchanged",
         "deployment.apps/test-nginx unchanged",
+        "poddisruptionbudget.policy/test-nginx unchanged",
     ]
     third = env.gpuctl("apply", "-f", "-", stdin=COMPUTE.replace("replicas: 2", "replicas: 1"))
     assert third.stdout.splitlines() == [
         "service/svc-test-nginx unchanged",
         "deployment.apps/test-nginx configured",
+        "poddisruptionbudget.policy/test-nginx pruned",
     ]
 
 
@@ -102,6 +105,7 @@ def test_delete_job_by_name_takes_its_service_and_pods(env: Env) -> None:
     assert set(done.stdout.splitlines()) == {
         "deployment.apps/test-nginx deleted",
         "service/svc-test-nginx deleted",
+        "poddisruptionbudget.policy/test-nginx deleted",
     }
     assert env.cluster.list("Pod", "default", label_selector="app=test-nginx") == []
     missing = env.gpuctl("delete", "job", "test-nginx")

@@ -71,12 +71,14 @@ def test_apply_create_keep_update_replace_and_delete(cluster: Cluster) -> None:
         "service/svc-e2e-web created",
         "deployment.apps/e2e-web created",
         "job.batch/e2e-train created",
+        "poddisruptionbudget.policy/e2e-web created",
     ]
     again = gpuctl(cluster, "apply", "-f", "-", stdin=specs)
     assert again.stdout.splitlines() == [
         "service/svc-e2e-web unchanged",
         "deployment.apps/e2e-web unchanged",
         "job.batch/e2e-train unchanged",
+        "poddisruptionbudget.policy/e2e-web unchanged",
     ]
     assert gpuctl(cluster, "diff", "-f", "-", stdin=specs).returncode == 0
 
@@ -93,6 +95,7 @@ def test_apply_create_keep_update_replace_and_delete(cluster: Cluster) -> None:
         "service/svc-e2e-web unchanged",
         "deployment.apps/e2e-web configured",
         "job.batch/e2e-train replaced",
+        "poddisruptionbudget.policy/e2e-web pruned",  # one replica needs no budget
     ]
     assert live(cluster, "service/svc-e2e-web")["spec"]["ports"][0]["nodePort"] == node_port
     assert live(cluster, "job/e2e-train")["metadata"]["uid"] != job_uid

@@ -35,7 +35,7 @@ def test_render_takes_directories_repeated_files_and_stdin() -> None:
     piped = run_gpuctl("render", "-f", TRAINING, "-f", "-", stdin=text)
     assert piped.returncode == 0, piped.stderr
     kinds_piped = {o["kind"] for o in yaml.safe_load_all(piped.stdout)}
-    assert kinds_piped == {"ConfigMap", "Job", "Deployment", "Service"}
+    assert kinds_piped == {"ConfigMap", "Job", "Deployment", "Service", "PodDisruptionBudget"}
 
 
 def test_render_json_is_one_list() -> None:
@@ -43,7 +43,7 @@ def test_render_json_is_one_list() -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["kind"] == "List"
-    assert [i["kind"] for i in data["items"]] == ["Service", "Deployment"]
+    assert [i["kind"] for i in data["items"]] == ["Service", "Deployment", "PodDisruptionBudget"]
 
 
 def test_namespace_flag_wins_over_the_file() -> None:

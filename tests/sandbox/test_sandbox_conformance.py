@@ -248,3 +248,28 @@ def test_an_annotation_moves_a_deployments_generation_but_not_a_jobs(cluster: Cl
     job_before = generation("job/conf-gen-job")
     cluster.kubectl("annotate", "job/conf-gen-job", "example.com/note=one")
     assert generation("job/conf-gen-job") == job_before
+
+
+def test_pod_disruption_budgets_are_served_printed_and_checked(cluster: Cluster) -> None:
+    budget: dict[str, Any] = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "conf-pdb"},
+        "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "conf-pdb"}}},
+    }
+    path = _write(cluster, "pdb.yaml", budget)
+    created = cluster.kubectl("apply", "-f", path).stdout.strip()
+    assert created == "poddisruptionbudget.policy/conf-pdb created"
+    header, row = cluster.kubectl("get", "pdb").stdout.splitlines()
+    columns = ["NAME", "MIN", "AVAILABLE", "MAX", "UNAVAILABLE", "ALLOWED", "DISRUPTIONS", "AGE"]
+    assert header.split() == columns
+    assert row.split()[:4] == ["conf-pdb", "N/A", "1", "0"]  # no pod matches: none allowed
+    live = yaml.safe_load(cluster.kubectl("get", "pdb/conf-pdb", "-o", "yaml").stdout)
+    assert live["metadata"]["generation"] == 1
+    assert live["status"]["disruptionsAllowed"] == 0
+
+    both = {**budget, "metadata": {"name": "conf-pdb-both"}}
+    both["spec"] = {**budget["spec"], "minAvailable": 1}
+    refused = cluster.kubectl("apply", "-f", _write(cluster, "both.yaml", both), check=False)
+    assert refused.returncode != 0
+    assert "minAvailable and maxUnavailable cannot be both set" in refused.stderr

@@ -39,12 +39,13 @@ ROLE = {
     "metadata": {"name": "gpuctl-jobs"},
     "rules": [
         {
-            "apiGroups": ["", "batch", "apps", "autoscaling"],
+            "apiGroups": ["", "batch", "apps", "autoscaling", "policy"],
             "resources": [
                 "jobs",
                 "deployments",
                 "statefulsets",
                 "horizontalpodautoscalers",
+                "poddisruptionbudgets",
                 "services",
                 "configmaps",
                 "pods",

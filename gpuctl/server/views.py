@@ -108,16 +108,7 @@ def _spec_version(text: str | None) -> str | None:
 
 # ------------------------------------------------------------------------------ nodes
 
-NODE_STATUS = ("active", "maintaining", "faulty")
-
-
-def node_status_word(node: dict[str, Any]) -> str:
-    """The documents' words for kubectl's STATUS: Ready is active, cordoned
-    (SchedulingDisabled) is maintaining, NotReady is faulty."""
-    shown = nodes.node_status(node)
-    if shown.startswith("NotReady"):
-        return "faulty"
-    return "maintaining" if "SchedulingDisabled" in shown else "active"
+NODE_STATUS = nodes.DOCUMENT_NODE_STATUS + nodes.NODE_STATUS_FILTERS
 
 
 def bound_pools(inventory: Inventory, node: str) -> list[str]:
@@ -134,7 +125,7 @@ def node_item(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
     capacity = (node.get("status") or {}).get("capacity") or {}
     return {
         "nodeName": name,
-        "status": node_status_word(node),
+        "status": nodes.document_status(node),
         "gpuTotal": total,
         "gpuUsed": used,
         "gpuFree": max(total - used, 0),

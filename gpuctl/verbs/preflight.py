@@ -15,6 +15,7 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import Forbidden
+from gpuctl.inventory.nodes import same_gpu_type
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ApplyFailed
 
@@ -98,7 +99,7 @@ def _check_gpu_type(
     if wanted in types:
         return
     where = f"in pool {pool}" if pool else "in the cluster"
-    near = sorted(t for t in types if t.lower() == wanted.lower())
+    near = sorted(t for t in types if same_gpu_type(t, wanted))
     if near:
         result.errors.append(
             f"{manifest.ref}: no node {where} has GPU type {wanted!r}, but {near[0]!r} differs "

@@ -124,7 +124,9 @@ def test_get_jobs_filters_and_formats(every_status: Env) -> None:
     names = [line.split()[0] for line in training.stdout.splitlines()]
     assert names == ["failed", "pending", "succeeded"]
     pool = env.gpuctl("get", "jobs", "--pool", "no-such-pool", "-o", "name")
-    assert pool.stdout == "job/pending\n"
+    assert pool.stdout == "job.batch/pending\n"  # kubectl's names, the API group included
+    kinds = env.gpuctl("get", "jobs", "--kind", "inference", "-o", "name").stdout.splitlines()
+    assert kinds and all(name.startswith("deployment.apps/") for name in kinds)
     as_yaml = yaml.safe_load(env.gpuctl("get", "jobs", "-A", "-o", "yaml").stdout)
     assert as_yaml["kind"] == "List" and len(as_yaml["items"]) == len(EXPECTED)
     everywhere = env.gpuctl("get", "jobs", "-A")

@@ -95,6 +95,21 @@ def test_delete_by_file_keeps_namespaces_unless_asked(env: Env) -> None:
     assert "namespace/elon-musk deleted" in done.stdout
 
 
+def test_the_missing_pool_warning_suggests_commands_that_work(env: Env, tmp_path: Path) -> None:
+    job = COMPUTE.replace("pool: default", "pool: new-pool")
+    made = env.gpuctl("create", "-f", "-", stdin=job)
+    assert made.returncode == 0, made.stderr
+    assert "pool new-pool does not exist" in made.stderr
+    assert "then gpuctl create -f POOL.yaml" in made.stderr and "add node" not in made.stderr
+    pool = tmp_path / "pool.yaml"
+    pool.write_text("kind: pool\nversion: v0.1\nmetadata: {name: new-pool}\nnodes: {}\n")
+    assert env.gpuctl("create", "-f", str(pool)).returncode == 0  # as the warning says
+    again = env.gpuctl("apply", "-f", "-", stdin=job)
+    assert "gpuctl add node NODE --pool new-pool" in again.stderr
+    added = env.gpuctl("add", "node", "gpu-a100-0", "--pool", "new-pool")
+    assert added.returncode == 0, added.stderr  # and so does this one
+
+
 def test_delete_of_what_is_already_gone_says_not_found_per_object(env: Env) -> None:
     env.gpuctl("apply", "-f", "-", stdin=COMPUTE)
     env.cluster.delete("Service", "svc-test-nginx", "default")

@@ -59,8 +59,9 @@ def test_create_answers_201_with_the_documents_fields(api: Api) -> None:
 def test_placement_problems_are_warnings_or_a_refusal_before_any_write(api: Api) -> None:
     lonely = _create(api, training("lonely", pool="empty-pool"))
     assert lonely["warnings"] == [
-        "job.batch/lonely: pool empty-pool has no nodes, so it will stay Pending until nodes "
-        "join the pool (gpuctl add node NODE --pool empty-pool)"
+        "job.batch/lonely: pool empty-pool does not exist, so it will stay Pending until the "
+        "pool has nodes: create it with its nodes first: a file with kind: pool, metadata.name: "
+        "empty-pool and nodes: {NODE: {}}, then gpuctl create -f POOL.yaml"
     ]
     wrong_case = training("cased").replace("  gpu: 1\n", "  gpu: 1\n  gpu-type: a100-80g\n")
     answer = api.call("admin", "POST", "/jobs", json={"yamlContent": wrong_case})

@@ -118,6 +118,19 @@ def test_get_jobs_shows_every_status(every_status: Env, snapshot_text: Any) -> N
     assert "\x1b[" not in env.gpuctl_on_terminal("get", "jobs", env={"NO_COLOR": "1"})
 
 
+def test_gpuctls_own_controller_is_not_a_job(env: Env) -> None:
+    """Only what gpuctl made for a user from a job spec is a job: the controller's Deployment
+    (and its pods) carry managed-by: gpuctl but no job type."""
+    installed = env.gpuctl("controller", "install")
+    assert installed.returncode == 0, installed.stderr
+    listed = env.gpuctl("get", "jobs", "-A", "-o", "name")
+    assert (listed.returncode, listed.stdout) == (0, ""), listed.stderr
+    pods = env.gpuctl("get", "jobs", "-A", "--pods", "-o", "name")
+    assert (pods.returncode, pods.stdout) == (0, ""), pods.stderr
+    described = env.gpuctl("describe", "job", "gpu-orchestrator", "-n", "gpu-orchestrator-system")
+    assert described.returncode == 1 and "no job named 'gpu-orchestrator'" in described.stderr
+
+
 def test_get_jobs_filters_and_formats(every_status: Env) -> None:
     env = every_status
     training = env.gpuctl("get", "jobs", "--kind", "training", "--no-headers", "-o", "wide")

@@ -85,6 +85,26 @@ def test_batch_creates_each_on_its_own(api: Api) -> None:
     assert sorted(api.env.objects("Job")) == ["a"]
 
 
+def test_gpuctls_own_controller_is_not_a_job(api: Api) -> None:
+    installed = api.env.gpuctl("controller", "install")
+    assert installed.returncode == 0, installed.stderr
+    assert (
+        api.env.cluster.find("Deployment", "gpu-orchestrator", "gpu-orchestrator-system")
+        is not None
+    )
+    _create(api, training("mine"))
+    listed = api.call("admin", "GET", "/jobs").json()
+    assert [item["jobId"] for item in listed["items"]] == ["default.mine"]
+    own = api.call("admin", "GET", "/jobs/gpu-orchestrator-system.gpu-orchestrator")
+    assert own.status_code == 404, own.text
+    refused = api.call("admin", "DELETE", "/jobs/gpu-orchestrator-system.gpu-orchestrator")
+    assert refused.status_code == 404
+    assert (
+        api.env.cluster.find("Deployment", "gpu-orchestrator", "gpu-orchestrator-system")
+        is not None
+    )
+
+
 def test_list_filters_and_pages(api: Api) -> None:
     for name in ("j1", "j2", "j3"):
         _create(api, training(name))

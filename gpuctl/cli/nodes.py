@@ -78,9 +78,13 @@ def get_nodes(
     if not items:
         click.echo("No nodes found.", err=True)
         return
+    from gpuctl.inventory import pools
+
     used = nodes.gpus_in_use(nodes.active_pods(cluster))
+    records = pools.read_records_if_allowed(cluster)
+    member_of = {nodes.name_of(n): pools.pools_of(nodes.name_of(n), n, records) for n in items}
     wide = output == "wide"
-    rows = node_views.node_rows(items, used, wide=wide)
+    rows = node_views.node_rows(items, used, wide=wide, member_of=member_of)
     colour = table.colour_enabled()
     for row in rows:
         row[1] = table.paint(row[1], table.status_colour(row[1].split(",")[0]), colour)
@@ -125,9 +129,9 @@ def describe_node(name: str, kubeconfig: str | None, context: str | None) -> Non
     from gpuctl.inventory import pools
 
     cluster = Cluster.connect(kubeconfig, context)
-    records = pools.read_records(cluster)
-    listed = [pool for pool, record in records.items() if name in pools.recorded_nodes(record)]
-    click.echo(node_views.describe_node(cluster, name, listed), nl=False)
+    node = nodes.get_node(cluster, name)
+    member_of = pools.pools_of(name, node, pools.read_records_if_allowed(cluster))
+    click.echo(node_views.describe_node(cluster, name, member_of), nl=False)
 
 
 @click.command("label")

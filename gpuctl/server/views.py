@@ -113,10 +113,7 @@ NODE_STATUS = nodes.DOCUMENT_NODE_STATUS + nodes.NODE_STATUS_FILTERS
 
 def bound_pools(inventory: Inventory, node: str) -> list[str]:
     """The pool a node's label names, else the pools whose record lists it (as describe)."""
-    live = inventory.nodes.get(node)
-    if live is not None and nodes.pool_of(live):
-        return [nodes.pool_of(live)]
-    return sorted(pool.name for pool in inventory.pools() if node in pool.members)
+    return inventory.pools_of(node)
 
 
 def node_item(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:

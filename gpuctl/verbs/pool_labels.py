@@ -19,6 +19,7 @@ from gpuctl.inventory.pools import (
     PoolConflict,
     PoolNotFound,
     read_record,
+    read_records,
     record_name,
     recorded_nodes,
 )
@@ -75,7 +76,8 @@ def add_nodes(
     added: dict[str, str | None] = {}
     for name, node in nodes.items():
         added[name] = gpu_type(node) or None
-        if pool_of(node) == pool:
+        previous = pool_of(node)
+        if previous == pool:
             lines.append(f"node/{name} already in pool {pool}")
             continue
         try:
@@ -84,9 +86,28 @@ def add_nodes(
             errors.append(f"node/{name}: {exc}")
             added.pop(name)
             continue
-        lines.append(f"node/{name} added to pool {pool}")
+        lines.append(_joined(name, previous, pool))
     _update_record(cluster, pool, added, ())
+    forget_elsewhere(cluster, pool, list(added))
     return lines, errors
+
+
+def _joined(name: str, previous: str, pool: str) -> str:
+    """The report line of a node that joined `pool`, saying where it came from."""
+    if previous and previous != pool:
+        return f"node/{name} moved from pool {previous} to pool {pool}"
+    return f"node/{name} added to pool {pool}"
+
+
+def forget_elsewhere(cluster: ClusterAPI, pool: str, names: Sequence[str]) -> None:
+    """Nodes that joined `pool` leave every other pool's record, so no view still counts them
+    in the pool they left (a node is in one pool)."""
+    if not names:
+        return
+    for other, record in read_records(cluster).items():
+        listed = [name for name in names if name in recorded_nodes(record)]
+        if other != pool and listed:
+            _update_record(cluster, other, {}, listed)
 
 
 def remove_nodes(
@@ -266,7 +287,12 @@ class PoolLabels:
                 except (GpuctlError, NotFound) as exc:
                     errors.append(f"node/{claim.node}: {exc}")
                     continue
-            lines.append(f"node/{claim.node} labeled{suffix}")
+            previous = pool_of(node)
+            moved = f" (moved from pool {previous})" if previous and previous != pool else ""
+            lines.append(f"node/{claim.node} labeled{moved}{suffix}")
+        if not dry_run:
+            for pool in sorted(ok):
+                forget_elsewhere(self.cluster, pool, sorted(kept.get(pool, set())))
         for pool in sorted(ok):
             dropped = sorted(set(self.previous.get(pool, {})) - kept.get(pool, set()))
             for name in dropped:

@@ -112,3 +112,20 @@ def test_quota_spec_errors_are_400(api: Api) -> None:
     assert answer.status_code == 400 and answer.json()["error"] == "InvalidYAML"
     assert answer.json()["field"].startswith("users.alice")
     assert api.env.cluster.find("Namespace", "alice") is None
+
+
+def test_pools_and_nodes_agree_after_a_node_moves(api: Api) -> None:
+    for name, nodes in (("first", ["gpu-a100-0", "gpu-a100-1"]), ("second", ["gpu-t4-0"])):
+        made = api.call("admin", "POST", "/pools", json={"name": name, "nodes": nodes})
+        assert made.status_code == 201, made.text
+    moved = api.env.gpuctl("add", "node", "gpu-a100-1", "--pool", "second", "--overwrite")
+    assert moved.stdout == "node/gpu-a100-1 moved from pool first to pool second\n"
+    pools = {p["name"]: p["nodeCount"] for p in api.call("admin", "GET", "/pools").json()["items"]}
+    assert pools == {"first": 1, "second": 2}
+    detail = {p: api.call("admin", "GET", f"/pools/{p}").json()["nodes"] for p in pools}
+    assert detail == {"first": ["gpu-a100-0"], "second": ["gpu-a100-1", "gpu-t4-0"]}
+    nodes = api.call("admin", "GET", "/nodes").json()["items"]
+    bound = {item["nodeName"]: item["boundPools"] for item in nodes if item["boundPools"]}
+    assert bound == {"gpu-a100-0": ["first"], "gpu-a100-1": ["second"], "gpu-t4-0": ["second"]}
+    node = api.call("admin", "GET", "/nodes/gpu-a100-1").json()
+    assert node["boundPools"] == ["second"]

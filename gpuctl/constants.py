@@ -46,6 +46,11 @@ PRIORITY_CLASS_VALUES: Final = {"high": 1000, "medium": 500, "low": 100}
 SYSTEM_NAMESPACE: Final = "gpuctl-system"  # where pool records (ConfigMaps) live
 SERVICE_PREFIX: Final = "svc-"
 POOL_CONFIGMAP_PREFIX: Final = "pool-"
+# Pool record data keys: the GPU models the pool allows (JSON list; a node of another model is
+# refused), and the nodes on which the pool itself wrote runwhere.ai/gpu-type (JSON list; the
+# pool's delete removes only those, never a label that was there before).
+POOL_GPU_TYPES_KEY: Final = "gpuTypes"
+POOL_WROTE_GPU_TYPE_KEY: Final = "wroteGpuType"
 
 # Distributed training rendezvous (torchrun / DeepSpeed conventions).
 MASTER_PORT: Final = 29500

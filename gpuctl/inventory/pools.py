@@ -58,6 +58,25 @@ def recorded_nodes(record: dict[str, Any] | None) -> dict[str, str | None]:
     )
 
 
+def _json_list(record: dict[str, Any] | None, key: str) -> list[str]:
+    text = ((record or {}).get("data") or {}).get(key) or "[]"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    return [str(v) for v in value if v] if isinstance(value, list) else []
+
+
+def allowed_gpu_types(record: dict[str, Any] | None) -> list[str]:
+    """The GPU models the pool allows ([]: any)."""
+    return _json_list(record, c.POOL_GPU_TYPES_KEY)
+
+
+def wrote_gpu_type(record: dict[str, Any] | None) -> list[str]:
+    """The nodes on which the pool wrote runwhere.ai/gpu-type (its delete removes only those)."""
+    return _json_list(record, c.POOL_WROTE_GPU_TYPE_KEY)
+
+
 def read_record(cluster: ClusterAPI, pool: str) -> dict[str, Any] | None:
     """The pool's record; None when there is none or it is being deleted (`delete` reported it
     deleted, and the garbage collector removes it a moment later)."""

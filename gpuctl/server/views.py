@@ -7,7 +7,7 @@ from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory import jobs, nodes, quotas, status
+from gpuctl.inventory import jobs, nodes, pools, quotas, status
 from gpuctl.inventory.pools import Inventory, Pool
 
 
@@ -192,6 +192,7 @@ def pool_item(inventory: Inventory, pool: Pool) -> dict[str, Any]:
         "gpuUsed": used,
         "gpuFree": max(total - used, 0),
         "gpuType": sorted(inventory.gpu_types(pool)),
+        "allowedGpuTypes": pools.allowed_gpu_types(pool.record),
         "nodeCount": len(pool.members),
         # a pool only node labels name (no record) reads `unrecorded`, as describe says
         "status": "active" if pool.record is not None else "unrecorded",

@@ -358,3 +358,45 @@ def test_every_view_agrees_on_pool_membership(env: NodeEnv) -> None:
     assert views() == dict.fromkeys(
         ("get pools", "get nodes", "describe node", "describe pool"), expected
     )
+
+
+def test_a_pool_file_deletes_only_the_gpu_type_labels_it_wrote(env: NodeEnv) -> None:
+    spec = (
+        "kind: pool\nversion: v0.1\nmetadata: {name: mixed}\nnodes:\n"
+        "  cpu-0: {gpu-type: X1}\n"  # no GPU-type label before: the pool writes it
+        "  gpu-t4-0: {gpu-type: T4-32G}\n"  # had T4-16G: the admin's statement replaces it
+        "  gpu-a100-0: {gpu-type: A100-80G}\n"  # already so: nothing written
+    )
+    assert env.gpuctl("create", "-f", "-", stdin=spec).returncode == 0
+    assert [env.labels(n).get(c.Labels.GPU_TYPE) for n in ("cpu-0", "gpu-t4-0")] == [
+        "X1",
+        "T4-32G",
+    ]
+    found = record(env, "mixed")
+    assert found is not None and json.loads(found["data"]["wroteGpuType"]) == ["cpu-0"]
+    again = env.gpuctl("apply", "-f", "-", stdin=spec)  # an apply keeps what was written
+    assert again.returncode == 0, again.stderr
+    found = record(env, "mixed")
+    assert found is not None and json.loads(found["data"]["wroteGpuType"]) == ["cpu-0"]
+    deleted = env.gpuctl("delete", "-f", "-", stdin=spec)
+    assert deleted.returncode == 0, deleted.stderr
+    assert c.Labels.GPU_TYPE not in env.labels("cpu-0")
+    assert env.labels("gpu-t4-0")[c.Labels.GPU_TYPE] == "T4-32G"
+    assert env.labels("gpu-a100-0")[c.Labels.GPU_TYPE] == "A100-80G"
+    assert pool_labels(env) == {}
+
+
+def test_a_pool_file_refuses_nodes_of_a_model_it_does_not_allow(env: NodeEnv) -> None:
+    spec = (
+        "kind: pool\nversion: v0.1\nmetadata: {name: a100s}\ngpu-types: [a100-80g]\n"
+        "nodes:\n  gpu-a100-0: {}\n  gpu-t4-0: {}\n"
+    )
+    refused = env.gpuctl("create", "-f", "-", stdin=spec)
+    assert refused.returncode == 1
+    assert "node gpu-t4-0 has GPU type T4-16G, but pool a100s allows only a100-80g" in (
+        refused.stderr
+    )
+    assert record(env, "a100s") is None and pool_labels(env) == {}
+    made = env.gpuctl("create", "-f", "-", stdin=spec.replace("  gpu-t4-0: {}\n", ""))
+    assert made.returncode == 0, made.stderr
+    assert pool_labels(env) == {"gpu-a100-0": "a100s"}

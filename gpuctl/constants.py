@@ -65,6 +65,11 @@ RESERVED_NAMESPACES: Final = ("default", SYSTEM_NAMESPACE, CONTROLLER_NAMESPACE)
 RESERVED_NAMESPACE_PREFIX: Final = "kube-"
 SERVICE_PREFIX: Final = "svc-"
 POOL_CONFIGMAP_PREFIX: Final = "pool-"
+# Pool record data keys: the GPU models the pool allows (JSON list; a node of another model is
+# refused), and the nodes on which the pool itself wrote runwhere.ai/gpu-type (JSON list; the
+# pool's delete removes only those, never a label that was there before).
+POOL_GPU_TYPES_KEY: Final = "gpuTypes"
+POOL_WROTE_GPU_TYPE_KEY: Final = "wroteGpuType"
 
 # Distributed training rendezvous (torchrun / DeepSpeed conventions).
 MASTER_PORT: Final = 29500

@@ -20,6 +20,7 @@ from gpuctl.cli.main import (
 )
 from gpuctl.cli.views import jobs as job_views
 from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.resources import ref
 from gpuctl.errors import UsageError
 from gpuctl.inventory import jobs
 from gpuctl.spec import kinds
@@ -104,7 +105,7 @@ def _list_jobs(
         headers, rows = job_views.job_rows(
             items, all_namespaces=where is None, wide=output == "wide"
         )
-    names = [f"{item.get('kind', 'Pod').lower()}/{item['metadata']['name']}" for item in items]
+    names = [ref(item.get("kind", "Pod"), item["metadata"]["name"]) for item in items]
     if not echo_objects(items, output, names):
         _echo_rows(headers, rows, where=where, no_headers=no_headers)
 

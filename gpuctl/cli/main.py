@@ -574,6 +574,11 @@ def diff(
     is_flag=True,
     help="Also delete the namespaces a quota file renders (never done otherwise).",
 )
+@click.option(
+    "--ignore-not-found",
+    is_flag=True,
+    help="An object (or job) already gone is no error: nothing is said, exit code 0.",
+)
 def delete(
     what: tuple[str, ...],
     files: tuple[str, ...],
@@ -584,30 +589,48 @@ def delete(
     wait: bool,
     timeout: str,
     include_namespaces: bool,
+    ignore_not_found: bool,
 ) -> int:
     """Delete what specs render (-f), or a job by name (job NAME); pods go with them.
+
+    Each object already gone is reported `KIND/NAME not found` and the exit code is 1, as
+    kubectl does; --ignore-not-found silences that.
 
     \b
     gpuctl delete -f examples/training.yaml --wait
     gpuctl delete job qwen2-7b-llamafactory-sft --force
+    gpuctl delete -f examples/training.yaml --ignore-not-found
     """
     from gpuctl.errors import UsageError
-    from gpuctl.verbs.delete import Delete
+    from gpuctl.verbs.delete import Delete, JobNotFound
 
     if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] not in ("job", "jobs"))):
         raise UsageError("give either -f FILE… or `job NAME`")
     if files:
         session = Session(files, kubeconfig, context, namespace)
-        verb = Delete(
-            session.cluster, force, wait, duration(timeout), include_namespaces, progress_line()
-        )
-        result = verb.files(session.work.manifests, session.work.node_labels)
+        cluster = session.cluster
     else:
         from gpuctl.cluster import client
 
         cluster = client.Cluster.connect(kubeconfig, context)
-        verb = Delete(cluster, force, wait, duration(timeout), include_namespaces, progress_line())
-        result = verb.job(what[1], namespace or cluster.namespace)
+    verb = Delete(
+        cluster,
+        force=force,
+        wait=wait,
+        timeout=duration(timeout),
+        include_namespaces=include_namespaces,
+        ignore_not_found=ignore_not_found,
+        progress=progress_line(),
+    )
+    if files:
+        result = verb.files(session.work.manifests, session.work.node_labels)
+    else:
+        try:
+            result = verb.job(what[1], namespace or cluster.namespace)
+        except JobNotFound:
+            if not ignore_not_found:
+                raise
+            return 0
     show_result(result)
     return 0 if result.ok else 1
 

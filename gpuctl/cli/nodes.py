@@ -34,6 +34,13 @@ def _check_node_word(word: str) -> None:
     help="Only nodes of this GPU model (a100-80g or g8s.host/a100-80g, matched on "
     "runwhere.ai/ or g8s.host/gpu-type); a label key such as g8s.host/gpu-type lists that label.",
 )
+@click.option(
+    "--status",
+    "status_filter",
+    type=click.Choice(nodes.NODE_STATUS_FILTERS + nodes.DOCUMENT_NODE_STATUS, case_sensitive=False),
+    help="Only nodes of this status (Ready also matches a cordoned node; or the API's words: "
+    "active, maintaining = cordoned, faulty = NotReady).",
+)
 @click.option("--label", "label_key", metavar="KEY", help="List this label's value on each node.")
 @output_option
 @no_headers_option
@@ -42,6 +49,7 @@ def get_nodes(
     context: str | None,
     pool: str | None,
     gpu_type: str | None,
+    status_filter: str | None,
     label_key: str | None,
     output: str | None,
     no_headers: bool,
@@ -51,7 +59,8 @@ def get_nodes(
     \b
     gpuctl get nodes
     gpuctl get nodes --pool training-pool --gpu-type A100-80G -o wide
-    gpuctl get nodes --gpu-type g8s.host/a100-80g
+    gpuctl get nodes --gpu-type g8s.host/a100-80g      # any letter case: A100-80G too
+    gpuctl get nodes --status NotReady
     gpuctl get nodes --gpu-type g8s.host/gpu-type      # the GPU-type label of every node
     gpuctl get nodes --label g8s.host/gpu-type
     """
@@ -59,7 +68,7 @@ def get_nodes(
     if label_key and query.key:
         raise UsageError("give either --label KEY or --gpu-type KEY, not both")
     cluster = Cluster.connect(kubeconfig, context)
-    items = nodes.list_nodes(cluster, pool, query.value)
+    items = nodes.list_nodes(cluster, pool, query.value, status_filter)
     key = label_key or query.key
     if key:
         _echo_key(items, key, output, no_headers)
@@ -69,9 +78,13 @@ def get_nodes(
     if not items:
         click.echo("No nodes found.", err=True)
         return
+    from gpuctl.inventory import pools
+
     used = nodes.gpus_in_use(nodes.active_pods(cluster))
+    records = pools.read_records_if_allowed(cluster)
+    member_of = {nodes.name_of(n): pools.pools_of(nodes.name_of(n), n, records) for n in items}
     wide = output == "wide"
-    rows = node_views.node_rows(items, used, wide=wide)
+    rows = node_views.node_rows(items, used, wide=wide, member_of=member_of)
     colour = table.colour_enabled()
     for row in rows:
         row[1] = table.paint(row[1], table.status_colour(row[1].split(",")[0]), colour)
@@ -116,9 +129,9 @@ def describe_node(name: str, kubeconfig: str | None, context: str | None) -> Non
     from gpuctl.inventory import pools
 
     cluster = Cluster.connect(kubeconfig, context)
-    records = pools.read_records(cluster)
-    listed = [pool for pool, record in records.items() if name in pools.recorded_nodes(record)]
-    click.echo(node_views.describe_node(cluster, name, listed), nl=False)
+    node = nodes.get_node(cluster, name)
+    member_of = pools.pools_of(name, node, pools.read_records_if_allowed(cluster))
+    click.echo(node_views.describe_node(cluster, name, member_of), nl=False)
 
 
 @click.command("label")

@@ -1,7 +1,8 @@
 """Jobs on a live cluster: find, list, explain, pause and resume them, and read their logs.
 
-A gpuctl job is the workload object the spec rendered (Job, Deployment or StatefulSet, with
-`app.kubernetes.io/managed-by: gpuctl`); its pods are found by `job-name` (training) or `app`.
+A gpuctl job is the workload object a job spec rendered (Job, Deployment or StatefulSet, with
+`app.kubernetes.io/managed-by: gpuctl` and a job type: JOB_SELECTOR); its pods are found by
+`job-name` (training) or `app`.
 Nothing here prints: the commands in gpuctl.cli.jobs do.
 """
 
@@ -31,9 +32,23 @@ class JobNotFound(GpuctlError):
     pass
 
 
+# What a job is: an object gpuctl made for a user from a job spec, so it carries both
+# `app.kubernetes.io/managed-by: gpuctl` and the job-type label (training, inference, ...).
+# gpuctl's own objects (the controller's Deployment, pool records, leases, dashboards) carry
+# only managed-by, so they are never listed, found or deleted as jobs. The rule is this
+# selector and `is_job`, nowhere else.
+JOB_SELECTOR = f"{Labels.MANAGED_BY}={c.MANAGED_BY_VALUE},{Labels.JOB_TYPE}"
+
+
+def is_job(obj: dict[str, Any]) -> bool:
+    """Whether this object is (part of) a user's job: JOB_SELECTOR, in Python."""
+    labels = labels_of(obj)
+    return labels.get(Labels.MANAGED_BY) == c.MANAGED_BY_VALUE and bool(labels.get(Labels.JOB_TYPE))
+
+
 def selector(pool: str | None = None, kind: str | None = None) -> str:
-    """The label selector for gpuctl's objects, narrowed to a pool and a job kind."""
-    parts = [f"{Labels.MANAGED_BY}={c.MANAGED_BY_VALUE}"]
+    """The label selector for users' jobs (JOB_SELECTOR), narrowed to a pool and a job kind."""
+    parts = [JOB_SELECTOR]
     if pool:
         parts.append(f"{Labels.POOL}={pool}")
     if kind:
@@ -113,7 +128,7 @@ def find_job(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
     """The workload of job `name`; JobNotFound when gpuctl made none by that name."""
     for kind in WORKLOADS:
         obj = cluster.find(kind, name, namespace)
-        if obj is not None and labels_of(obj).get(Labels.MANAGED_BY) == c.MANAGED_BY_VALUE:
+        if obj is not None and is_job(obj):
             obj.setdefault("kind", kind)
             return obj
     raise JobNotFound(f"no job named {name!r} in namespace {namespace}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
@@ -40,6 +40,35 @@ def node_status(node: dict[str, Any]) -> str:
     if (node.get("spec") or {}).get("unschedulable"):
         words += ",SchedulingDisabled"
     return words
+
+
+# `--status` / `?status=`: kubectl's words (Ready also matches a cordoned node, whose STATUS is
+# Ready,SchedulingDisabled) and the API documents' (active, maintaining, faulty).
+NODE_STATUS_FILTERS: Final = ("Ready", "NotReady", "SchedulingDisabled")
+DOCUMENT_NODE_STATUS: Final = ("active", "maintaining", "faulty")
+
+
+def document_status(node: dict[str, Any]) -> str:
+    """The API documents' words for kubectl's STATUS: Ready is active, cordoned
+    (SchedulingDisabled) is maintaining, NotReady is faulty."""
+    shown = node_status(node)
+    if shown.startswith("NotReady"):
+        return "faulty"
+    return "maintaining" if "SchedulingDisabled" in shown else "active"
+
+
+def status_matches(node: dict[str, Any], wanted: str) -> bool:
+    """Whether the node's status is `wanted`, in either vocabulary, in any letter case."""
+    word = wanted.casefold()
+    if word in (w.casefold() for w in DOCUMENT_NODE_STATUS):
+        return document_status(node) == word
+    return word in (w.casefold() for w in node_status(node).split(","))
+
+
+def same_gpu_type(one: str | None, other: str | None) -> bool:
+    """GPU model names compare without letter case (`a100-80g` is `A100-80G`): the one rule
+    for `--gpu-type` filters, a pool's allowed types and a job's GPU type."""
+    return bool(one) and bool(other) and str(one).casefold() == str(other).casefold()
 
 
 def labels_of(obj: dict[str, Any]) -> dict[str, str]:
@@ -94,19 +123,33 @@ def get_node(cluster: ClusterAPI, name: str) -> dict[str, Any]:
 
 
 def list_nodes(
-    cluster: ClusterAPI, pool: str | None = None, gpu_type_filter: str | None = None
+    cluster: ClusterAPI,
+    pool: str | None = None,
+    gpu_type_filter: str | None = None,
+    status_filter: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Nodes, optionally of one pool (label selector) and one GPU model (either label)."""
+    """Nodes, optionally of one pool (label selector), one GPU model (either label, any
+    letter case) and one status (`status_matches`)."""
     selector = f"{c.Labels.POOL}={pool}" if pool else None
-    nodes = cluster.list("Node", label_selector=selector)
-    if gpu_type_filter:
-        # A label selector cannot OR two keys: the GPU type is matched here.
-        nodes = [
+    return sorted(
+        (
             node
-            for node in nodes
-            if any(labels_of(node).get(key) == gpu_type_filter for key in c.GPU_TYPE_NODE_LABELS)
-        ]
-    return sorted(nodes, key=name_of)
+            for node in cluster.list("Node", label_selector=selector)
+            if node_matches(node, gpu_type_filter, status_filter)
+        ),
+        key=name_of,
+    )
+
+
+def node_matches(
+    node: dict[str, Any], gpu_type_filter: str | None, status_filter: str | None
+) -> bool:
+    """The filters a label selector cannot express: a GPU model on either key, a status."""
+    if gpu_type_filter and not any(
+        same_gpu_type(labels_of(node).get(key), gpu_type_filter) for key in c.GPU_TYPE_NODE_LABELS
+    ):
+        return False
+    return status_filter is None or status_matches(node, status_filter)
 
 
 # -------------------------------------------------------------------------- describe

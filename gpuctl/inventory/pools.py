@@ -14,6 +14,7 @@ from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.errors import Forbidden
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import status
 from gpuctl.inventory.nodes import (
@@ -57,6 +58,25 @@ def recorded_nodes(record: dict[str, Any] | None) -> dict[str, str | None]:
     )
 
 
+def _json_list(record: dict[str, Any] | None, key: str) -> list[str]:
+    text = ((record or {}).get("data") or {}).get(key) or "[]"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    return [str(v) for v in value if v] if isinstance(value, list) else []
+
+
+def allowed_gpu_types(record: dict[str, Any] | None) -> list[str]:
+    """The GPU models the pool allows ([]: any)."""
+    return _json_list(record, c.POOL_GPU_TYPES_KEY)
+
+
+def wrote_gpu_type(record: dict[str, Any] | None) -> list[str]:
+    """The nodes on which the pool wrote runwhere.ai/gpu-type (its delete removes only those)."""
+    return _json_list(record, c.POOL_WROTE_GPU_TYPE_KEY)
+
+
 def read_record(cluster: ClusterAPI, pool: str) -> dict[str, Any] | None:
     """The pool's record; None when there is none or it is being deleted (`delete` reported it
     deleted, and the garbage collector removes it a moment later)."""
@@ -78,6 +98,27 @@ def read_records(cluster: ClusterAPI) -> dict[str, dict[str, Any]]:
         if name:
             records[str(name)] = item
     return records
+
+
+def pools_of(
+    name: str, node: dict[str, Any] | None, records: dict[str, dict[str, Any]]
+) -> list[str]:
+    """The pools node `name` is in: the one rule behind every view (get/describe pool and
+    node, GET /pools, GET /nodes). Its `runwhere.ai/pool` label decides (what jobs select);
+    a node without the label (or that no longer exists) is in the pools whose record lists it,
+    so nothing a record claims goes unseen."""
+    label = pool_of(node) if node is not None else ""
+    if label:
+        return [label]
+    return sorted(pool for pool, record in records.items() if name in recorded_nodes(record))
+
+
+def read_records_if_allowed(cluster: ClusterAPI) -> dict[str, dict[str, Any]]:
+    """`read_records`, or {} for who may not read gpuctl-system (the labels still decide)."""
+    try:
+        return read_records(cluster)
+    except Forbidden:
+        return {}
 
 
 # ------------------------------------------------------------------------ inventory
@@ -111,13 +152,11 @@ class Inventory:
         return cls(records, nodes, pods, gpus_in_use(pods))
 
     def members(self, pool: str) -> list[str]:
-        labelled = {name for name, node in self.nodes.items() if pool_of(node) == pool}
-        unlabelled = {
-            name
-            for name in recorded_nodes(self.records.get(pool))
-            if name not in self.nodes or not pool_of(self.nodes[name])
-        }
-        return sorted(labelled | unlabelled)
+        names = set(self.nodes) | set(recorded_nodes(self.records.get(pool)))
+        return sorted(name for name in names if pool in self.pools_of(name))
+
+    def pools_of(self, node: str) -> list[str]:
+        return pools_of(node, self.nodes.get(node), self.records)
 
     def pools(self) -> list[Pool]:
         names = set(self.records) | {pool_of(n) for n in self.nodes.values() if pool_of(n)}

@@ -3,7 +3,7 @@ Field names are the documents' camelCase; absent values are null, never invented
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Answer(BaseModel):
@@ -135,6 +135,9 @@ class PoolItem(Answer):
     gpuUsed: int
     gpuFree: int
     gpuType: list[str]
+    allowedGpuTypes: list[str] = Field(
+        description="the GPU models the pool allows (POST /pools gpuType); [] allows any"
+    )
     nodeCount: int
     status: str
 

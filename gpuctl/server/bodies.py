@@ -35,7 +35,8 @@ class PoolCreate(Body):
     nodes: list[str] = Field(default_factory=list)
     gpu_type: list[str] = Field(
         default_factory=list,
-        description="with one type, every node is labelled with it; with several, none is",
+        description="the GPU models the pool allows (any letter case): a node of another "
+        "model is refused (409); nodes' GPU-type labels are never written",
     )
 
 

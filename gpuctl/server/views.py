@@ -8,7 +8,7 @@ from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory import jobs, nodes, quotas, status
+from gpuctl.inventory import jobs, nodes, pools, quotas, status
 from gpuctl.inventory.pools import Inventory, Pool
 
 
@@ -118,24 +118,12 @@ def _spec_version(text: str | None) -> str | None:
 
 # ------------------------------------------------------------------------------ nodes
 
-NODE_STATUS = ("active", "maintaining", "faulty")
-
-
-def node_status_word(node: dict[str, Any]) -> str:
-    """The documents' words for kubectl's STATUS: Ready is active, cordoned
-    (SchedulingDisabled) is maintaining, NotReady is faulty."""
-    shown = nodes.node_status(node)
-    if shown.startswith("NotReady"):
-        return "faulty"
-    return "maintaining" if "SchedulingDisabled" in shown else "active"
+NODE_STATUS = nodes.DOCUMENT_NODE_STATUS + nodes.NODE_STATUS_FILTERS
 
 
 def bound_pools(inventory: Inventory, node: str) -> list[str]:
     """The pool a node's label names, else the pools whose record lists it (as describe)."""
-    live = inventory.nodes.get(node)
-    if live is not None and nodes.pool_of(live):
-        return [nodes.pool_of(live)]
-    return sorted(pool.name for pool in inventory.pools() if node in pool.members)
+    return inventory.pools_of(node)
 
 
 def node_item(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +132,7 @@ def node_item(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
     capacity = (node.get("status") or {}).get("capacity") or {}
     return {
         "nodeName": name,
-        "status": node_status_word(node),
+        "status": nodes.document_status(node),
         "gpuTotal": total,
         "gpuUsed": used,
         "gpuFree": max(total - used, 0),
@@ -233,6 +221,7 @@ def pool_item(inventory: Inventory, pool: Pool) -> dict[str, Any]:
         "gpuUsed": used,
         "gpuFree": max(total - used, 0),
         "gpuType": sorted(inventory.gpu_types(pool)),
+        "allowedGpuTypes": pools.allowed_gpu_types(pool.record),
         "nodeCount": len(pool.members),
         # a pool only node labels name (no record) reads `unrecorded`, as describe says
         "status": "active" if pool.record is not None else "unrecorded",

@@ -295,6 +295,8 @@ def _pool(
         "configmap_name": c.POOL_CONFIGMAP_PREFIX + meta["name"],
         "description": meta.get("description", ""),
         "nodes_json": json.dumps(nodes, sort_keys=True),
+        "gpu_types_key": c.POOL_GPU_TYPES_KEY,
+        "gpu_types_json": json.dumps(spec["gpu-types"]) if spec.get("gpu-types") else "",
         "record": record,
         "labels": {
             Labels.POOL: meta["name"],

@@ -48,8 +48,10 @@ class Delete:
     def files(self, manifests: list[Manifest], node_labels: Sequence[NodeLabels]) -> VerbResult:
         """What the specs render, workloads before the Services and namespaces they use; the
         pools' nodes lose their pool label."""
+        labels = PoolLabels(self.cluster, manifests, node_labels)
+        labels.read_wrote()  # while the records exist
         result = self.run(locate(m) for m in reversed(manifests))
-        lines, errors = PoolLabels(self.cluster, manifests, node_labels).unlabel_all()
+        lines, errors = labels.unlabel_all()
         result.objects += node_results(lines)
         result.errors += errors
         return result

@@ -14,13 +14,16 @@ from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Conflict, KubeError, NotFound
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory.nodes import gpu_type, labels_of, name_of, pool_of
+from gpuctl.inventory.nodes import gpu_type, labels_of, name_of, pool_of, same_gpu_type
 from gpuctl.inventory.pools import (
     PoolConflict,
     PoolNotFound,
+    allowed_gpu_types,
     read_record,
+    read_records,
     record_name,
     recorded_nodes,
+    wrote_gpu_type,
 )
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ObjectResult
@@ -75,7 +78,8 @@ def add_nodes(
     added: dict[str, str | None] = {}
     for name, node in nodes.items():
         added[name] = gpu_type(node) or None
-        if pool_of(node) == pool:
+        previous = pool_of(node)
+        if previous == pool:
             lines.append(f"node/{name} already in pool {pool}")
             continue
         try:
@@ -84,9 +88,28 @@ def add_nodes(
             errors.append(f"node/{name}: {exc}")
             added.pop(name)
             continue
-        lines.append(f"node/{name} added to pool {pool}")
+        lines.append(_joined(name, previous, pool))
     _update_record(cluster, pool, added, ())
+    forget_elsewhere(cluster, pool, list(added))
     return lines, errors
+
+
+def _joined(name: str, previous: str, pool: str) -> str:
+    """The report line of a node that joined `pool`, saying where it came from."""
+    if previous and previous != pool:
+        return f"node/{name} moved from pool {previous} to pool {pool}"
+    return f"node/{name} added to pool {pool}"
+
+
+def forget_elsewhere(cluster: ClusterAPI, pool: str, names: Sequence[str]) -> None:
+    """Nodes that joined `pool` leave every other pool's record, so no view still counts them
+    in the pool they left (a node is in one pool)."""
+    if not names:
+        return
+    for other, record in read_records(cluster).items():
+        listed = [name for name in names if name in recorded_nodes(record)]
+        if other != pool and listed:
+            _update_record(cluster, other, {}, listed)
 
 
 def remove_nodes(
@@ -142,7 +165,7 @@ def _set_pool(
     overwrite: bool,
     *,
     expected: str | None = None,
-    extra: dict[str, str] | None = None,
+    extra: dict[str, str | None] | None = None,
 ) -> None:
     """Write (or with None remove) the node's pool label. A node that changed since it was read
     is read again and checked again: another pool may have claimed it meanwhile."""
@@ -180,6 +203,23 @@ class PoolLabels:
     overwrite: bool = False
     previous: dict[str, dict[str, str | None]] = field(default_factory=dict)
     live: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # pool -> the nodes on which it wrote runwhere.ai/gpu-type (from its record, then this run)
+    wrote: dict[str, set[str]] = field(default_factory=dict)
+
+    def allowed(self) -> dict[str, list[str]]:
+        """pool -> the GPU models its file allows, from the records the pool files render."""
+        return {
+            m.obj["metadata"]["labels"][c.Labels.POOL]: allowed_gpu_types(m.obj)
+            for m in self.manifests
+            if m.kind == "ConfigMap"
+            and m.namespace == c.SYSTEM_NAMESPACE
+            and c.Labels.POOL in (m.obj["metadata"].get("labels") or {})
+        }
+
+    def read_wrote(self) -> None:
+        """What each pool wrote before, from its record: read before the record changes."""
+        for pool in set(self.pools.values()):
+            self.wrote[pool] = set(wrote_gpu_type(read_record(self.cluster, pool)))
 
     @property
     def pools(self) -> dict[int, str]:
@@ -227,8 +267,29 @@ class PoolLabels:
                     f"node {claim.node} is in pool {other}; pool {pool} ({where}) may take it "
                     "only with --overwrite"
                 )
+        problems += self._gpu_type_problems()
         if problems:
             raise PoolConflict("nothing was changed: " + "; ".join(problems))
+        self.read_wrote()
+
+    def _gpu_type_problems(self) -> list[str]:
+        """Nodes whose GPU model (their labels, or what the file says of them) the pool does
+        not allow."""
+        allowed = self.allowed()
+        problems = []
+        for claim in self.wanted:
+            pool = self.pool_of_claim(claim)
+            node = self.live.get(claim.node)
+            if node is None or not allowed.get(pool):
+                continue
+            labels = {**labels_of(node), **claim.labels}
+            types = [labels[k] for k in c.GPU_TYPE_NODE_LABELS if labels.get(k)]
+            if not any(same_gpu_type(t, a) for t in types for a in allowed[pool]):
+                problems.append(
+                    f"node {claim.node} has GPU type {', '.join(types) or '(none)'}, but pool "
+                    f"{pool} allows only {', '.join(allowed[pool])} (compared without letter case)"
+                )
+        return problems
 
     def write(
         self, done: Sequence[str] | None = None, suffix: str = "", dry_run: bool = False
@@ -261,12 +322,22 @@ class PoolLabels:
                 continue
             if not dry_run:
                 try:
-                    extra = {k: v for k, v in changes.items() if k != c.Labels.POOL}
+                    extra: dict[str, str | None] = {
+                        k: v for k, v in changes.items() if k != c.Labels.POOL
+                    }
                     _set_pool(self.cluster, node, pool, self.overwrite, extra=extra)
                 except (GpuctlError, NotFound) as exc:
                     errors.append(f"node/{claim.node}: {exc}")
                     continue
-            lines.append(f"node/{claim.node} labeled{suffix}")
+                if c.Labels.GPU_TYPE in extra and c.Labels.GPU_TYPE not in current:
+                    self.wrote.setdefault(pool, set()).add(claim.node)
+            previous = pool_of(node)
+            moved = f" (moved from pool {previous})" if previous and previous != pool else ""
+            lines.append(f"node/{claim.node} labeled{moved}{suffix}")
+        if not dry_run:
+            for pool in sorted(ok):
+                forget_elsewhere(self.cluster, pool, sorted(kept.get(pool, set())))
+                _save_wrote(self.cluster, pool, self.wrote.get(pool, set()))
         for pool in sorted(ok):
             dropped = sorted(set(self.previous.get(pool, {})) - kept.get(pool, set()))
             for name in dropped:
@@ -295,7 +366,9 @@ class PoolLabels:
                 _update_record(self.cluster, pool, nodes, [n for n in have if n not in nodes])
 
     def unlabel_all(self) -> tuple[list[str], list[str]]:
-        """After delete: every node still labelled with one of these pools loses the label."""
+        """After delete: every node still labelled with one of these pools loses the label, and
+        runwhere.ai/gpu-type where the pool wrote it (`read_wrote` first, while the record
+        exists); a gpu-type label that was there before the pool stays."""
         lines: list[str] = []
         errors: list[str] = []
         for pool in sorted(set(self.pools.values())):
@@ -305,13 +378,24 @@ class PoolLabels:
                 errors.append(f"the nodes of pool {pool}: {exc}")
                 continue
             for node in sorted(nodes, key=name_of):
+                wrote = name_of(node) in self.wrote.get(pool, set())
+                extra: dict[str, str | None] | None = {c.Labels.GPU_TYPE: None} if wrote else None
                 try:
-                    _set_pool(self.cluster, node, None, False, expected=pool)
+                    _set_pool(self.cluster, node, None, False, expected=pool, extra=extra)
                 except (GpuctlError, NotFound) as exc:
                     errors.append(f"node/{name_of(node)}: {exc}")
                     continue
                 lines.append(f"node/{name_of(node)} unlabeled")
         return lines, errors
+
+
+def _save_wrote(cluster: ClusterAPI, pool: str, wrote: set[str]) -> None:
+    """Keep in the pool's record the nodes on which it wrote runwhere.ai/gpu-type."""
+    record = read_record(cluster, pool)
+    if record is None or set(wrote_gpu_type(record)) == wrote:
+        return
+    data = {c.POOL_WROTE_GPU_TYPE_KEY: json.dumps(sorted(wrote))}
+    cluster.patch("ConfigMap", record_name(pool), c.SYSTEM_NAMESPACE, {"data": data})
 
 
 def node_results(lines: Sequence[str], suffix: str = "") -> list[ObjectResult]:

@@ -17,7 +17,9 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import Forbidden
+from gpuctl.inventory.nodes import same_gpu_type
 from gpuctl.inventory.placement import node_total_gpus
+from gpuctl.inventory.pools import read_record, record_name
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ApplyFailed
@@ -80,10 +82,7 @@ def check_placement(
             if pool is None or labels.get(c.Labels.POOL) == pool
         }
         if pool is not None and not candidates:
-            result.warnings.append(
-                f"{manifest.ref}: pool {pool} has no nodes, so it will stay Pending until "
-                f"nodes join the pool (gpuctl add node NODE --pool {pool})"
-            )
+            result.warnings.append(_empty_pool(cluster, manifest, pool, manifests))
             continue
         _check_gpu_type(manifest, wanted_gpu_type(pod_spec), pool, candidates, result)
         problem = _oversize(manifest, pod_spec, pool, candidates, totals)
@@ -108,7 +107,7 @@ def _oversize(
         name
         for name, labels in candidates.items()
         if gpu_type is None
-        or any(labels.get(key, "").lower() == gpu_type.lower() for key in c.GPU_TYPE_NODE_LABELS)
+        or any(same_gpu_type(labels.get(key), gpu_type) for key in c.GPU_TYPE_NODE_LABELS)
     ]
     if not fitting:
         return ""
@@ -120,6 +119,40 @@ def _oversize(
     return (
         f"{manifest.ref}: a pod asks for {wanted} GPUs, more than any node {where}{typed} has: "
         f"the largest, {largest}, has {totals.get(largest, 0)}"
+    )
+
+
+def _empty_pool(
+    cluster: ClusterAPI, manifest: Manifest, pool: str, manifests: Sequence[Manifest]
+) -> str:
+    """The warning for a pool without nodes, with the command that fixes it: `add node` for a
+    pool that exists (or that a pool file of this run creates), else creating the pool."""
+    made_here = any(
+        m.kind == "ConfigMap" and m.namespace == c.SYSTEM_NAMESPACE and m.name == record_name(pool)
+        for m in manifests
+    )
+    try:
+        exists: bool | None = made_here or read_record(cluster, pool) is not None
+    except Forbidden:  # who may not read the pool records cannot tell
+        exists = None
+    if exists:
+        return (
+            f"{manifest.ref}: pool {pool} has no nodes, so it will stay Pending until nodes "
+            f"join the pool (gpuctl add node NODE --pool {pool})"
+        )
+    create = (
+        f"create it with its nodes first: a file with kind: pool, metadata.name: {pool} and "
+        f"nodes: {{NODE: {{}}}}, then gpuctl create -f POOL.yaml"
+    )
+    if exists is None:
+        return (
+            f"{manifest.ref}: pool {pool} has no nodes, so it will stay Pending until nodes "
+            f"join it (if the pool does not exist, {create}; else gpuctl add node NODE --pool "
+            f"{pool})"
+        )
+    return (
+        f"{manifest.ref}: pool {pool} does not exist, so it will stay Pending until the pool "
+        f"has nodes: {create}"
     )
 
 
@@ -141,7 +174,7 @@ def _check_gpu_type(
     if wanted in types:
         return
     where = f"in pool {pool}" if pool else "in the cluster"
-    near = sorted(t for t in types if t.lower() == wanted.lower())
+    near = sorted(t for t in types if same_gpu_type(t, wanted))
     if near:
         result.errors.append(
             f"{manifest.ref}: no node {where} has GPU type {wanted!r}, but {near[0]!r} differs "

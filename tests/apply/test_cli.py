@@ -98,6 +98,38 @@ def test_delete_by_file_keeps_namespaces_unless_asked(env: Env) -> None:
     assert "namespace/elon-musk deleted" in done.stdout
 
 
+def test_the_missing_pool_warning_suggests_commands_that_work(env: Env, tmp_path: Path) -> None:
+    job = COMPUTE.replace("pool: default", "pool: new-pool")
+    made = env.gpuctl("create", "-f", "-", stdin=job)
+    assert made.returncode == 0, made.stderr
+    assert "pool new-pool does not exist" in made.stderr
+    assert "then gpuctl create -f POOL.yaml" in made.stderr and "add node" not in made.stderr
+    pool = tmp_path / "pool.yaml"
+    pool.write_text("kind: pool\nversion: v0.1\nmetadata: {name: new-pool}\nnodes: {}\n")
+    assert env.gpuctl("create", "-f", str(pool)).returncode == 0  # as the warning says
+    again = env.gpuctl("apply", "-f", "-", stdin=job)
+    assert "gpuctl add node NODE --pool new-pool" in again.stderr
+    added = env.gpuctl("add", "node", "gpu-a100-0", "--pool", "new-pool")
+    assert added.returncode == 0, added.stderr  # and so does this one
+
+
+def test_delete_of_what_is_already_gone_says_not_found_per_object(env: Env) -> None:
+    env.gpuctl("apply", "-f", "-", stdin=COMPUTE)
+    env.cluster.delete("Service", "svc-test-nginx", "default")
+    done = env.gpuctl("delete", "-f", "-", stdin=COMPUTE)
+    assert done.returncode == 1  # as kubectl delete -f
+    assert done.stdout == "deployment.apps/test-nginx deleted\n"
+    assert done.stderr == "error: service/svc-test-nginx not found\n"
+    again = env.gpuctl("delete", "-f", "-", stdin=COMPUTE)
+    assert again.returncode == 1 and again.stdout == ""
+    assert "error: deployment.apps/test-nginx not found" in again.stderr.splitlines()
+    assert "error: service/svc-test-nginx not found" in again.stderr.splitlines()
+    quiet = env.gpuctl("delete", "-f", "-", "--ignore-not-found", stdin=COMPUTE)
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+    by_name = env.gpuctl("delete", "job", "test-nginx", "--ignore-not-found")
+    assert (by_name.returncode, by_name.stdout, by_name.stderr) == (0, "", "")
+
+
 def test_delete_job_by_name_takes_its_service_and_pods(env: Env) -> None:
     env.gpuctl("apply", "-f", "-", stdin=COMPUTE)
     done = env.gpuctl("delete", "job", "test-nginx", "--wait", "--force")

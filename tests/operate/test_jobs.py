@@ -118,13 +118,28 @@ def test_get_jobs_shows_every_status(every_status: Env, snapshot_text: Any) -> N
     assert "\x1b[" not in env.gpuctl_on_terminal("get", "jobs", env={"NO_COLOR": "1"})
 
 
+def test_gpuctls_own_controller_is_not_a_job(env: Env) -> None:
+    """Only what gpuctl made for a user from a job spec is a job: the controller's Deployment
+    (and its pods) carry managed-by: gpuctl but no job type."""
+    installed = env.gpuctl("controller", "install")
+    assert installed.returncode == 0, installed.stderr
+    listed = env.gpuctl("get", "jobs", "-A", "-o", "name")
+    assert (listed.returncode, listed.stdout) == (0, ""), listed.stderr
+    pods = env.gpuctl("get", "jobs", "-A", "--pods", "-o", "name")
+    assert (pods.returncode, pods.stdout) == (0, ""), pods.stderr
+    described = env.gpuctl("describe", "job", "gpu-orchestrator", "-n", "gpu-orchestrator-system")
+    assert described.returncode == 1 and "no job named 'gpu-orchestrator'" in described.stderr
+
+
 def test_get_jobs_filters_and_formats(every_status: Env) -> None:
     env = every_status
     training = env.gpuctl("get", "jobs", "--kind", "training", "--no-headers", "-o", "wide")
     names = [line.split()[0] for line in training.stdout.splitlines()]
     assert names == ["failed", "pending", "succeeded"]
     pool = env.gpuctl("get", "jobs", "--pool", "no-such-pool", "-o", "name")
-    assert pool.stdout == "job/pending\n"
+    assert pool.stdout == "job.batch/pending\n"  # kubectl's names, the API group included
+    kinds = env.gpuctl("get", "jobs", "--kind", "inference", "-o", "name").stdout.splitlines()
+    assert kinds and all(name.startswith("deployment.apps/") for name in kinds)
     as_yaml = yaml.safe_load(env.gpuctl("get", "jobs", "-A", "-o", "yaml").stdout)
     assert as_yaml["kind"] == "List" and len(as_yaml["items"]) == len(EXPECTED)
     everywhere = env.gpuctl("get", "jobs", "-A")

@@ -94,9 +94,47 @@ def test_gpu_type_accepts_the_key_prefixed_form(env: NodeEnv) -> None:
     for spelling in ("a100-80g", "g8s.host/a100-80g"):
         done = env.gpuctl("get", "nodes", "--gpu-type", spelling)
         assert done.returncode == 0, done.stderr
-        assert [row[0] for row in rows(done.stdout)[1:]] == ["gpu-a100-1"], spelling
+        # gpu-a100-0 has runwhere.ai/gpu-type=A100-80G: the same model in other letters
+        assert [row[0] for row in rows(done.stdout)[1:]] == ["gpu-a100-0", "gpu-a100-1"], spelling
     prefixed = env.gpuctl("get", "nodes", "--gpu-type", "runwhere.ai/A100-80G")
     assert [row[0] for row in rows(prefixed.stdout)[1:]] == ["gpu-a100-0", "gpu-a100-1"]
+
+
+def test_gpu_type_matches_in_any_letter_case(env: NodeEnv) -> None:
+    """The users' own example, `--gpu-type g8s.host/a100-80g`, finds nodes labelled A100-80G."""
+    for spelling in ("g8s.host/a100-80g", "a100-80G", "runwhere.ai/A100-80g"):
+        done = env.gpuctl("get", "nodes", "--gpu-type", spelling)
+        assert done.returncode == 0, done.stderr
+        assert [row[0] for row in rows(done.stdout)[1:]] == ["gpu-a100-0", "gpu-a100-1"], spelling
+    assert nodes.same_gpu_type("t4-16g", "T4-16G") and not nodes.same_gpu_type("T4", "T4-16G")
+    assert not nodes.same_gpu_type("", "")
+
+
+def not_ready(env: NodeEnv, node: str) -> None:
+    condition = {"type": "Ready", "status": "False", "reason": "KubeletNotReady"}
+    env.cluster.patch(
+        "Node", node, None, {"status": {"conditions": [condition]}}, subresource="status"
+    )
+
+
+def test_get_nodes_by_status(env: NodeEnv) -> None:
+    not_ready(env, "gpu-t4-0")
+    env.cluster.patch("Node", "cpu-0", None, {"spec": {"unschedulable": True}})
+    expected = {
+        "NotReady": ["gpu-t4-0"],
+        "notready": ["gpu-t4-0"],
+        "Ready": ["cpu-0", "gpu-a100-0", "gpu-a100-1"],  # cordoned is still Ready, as kubectl
+        "SchedulingDisabled": ["cpu-0"],
+        "active": ["gpu-a100-0", "gpu-a100-1"],
+        "maintaining": ["cpu-0"],
+        "faulty": ["gpu-t4-0"],
+    }
+    for status, names in expected.items():
+        done = env.gpuctl("get", "nodes", "--status", status, "-o", "name")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == [f"node/{name}" for name in names], status
+    wrong = env.gpuctl("get", "nodes", "--status", "Broken")
+    assert wrong.returncode == 2 and "'Broken' is not one of" in wrong.stderr
 
 
 def test_gpu_type_naming_the_key_lists_that_label(env: NodeEnv) -> None:

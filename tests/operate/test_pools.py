@@ -97,13 +97,14 @@ def test_a_second_pool_cannot_take_a_node_without_overwrite(env: NodeEnv) -> Non
     assert record(env, "inference") is None
     taken = env.gpuctl("create", "-f", "-", "--overwrite", stdin=INFER)
     assert taken.returncode == 0, taken.stderr
-    assert "node/gpu-a100-1 labeled" in taken.stdout.splitlines()
+    assert "node/gpu-a100-1 labeled (moved from pool training)" in taken.stdout.splitlines()
     assert pool_labels(env) == {
         "gpu-a100-0": "training",
         "gpu-a100-1": "inference",
         "gpu-t4-0": "inference",
     }
-    # the first pool's record still lists the node, but the label decides where it is
+    # the first pool's record no longer lists the node it lost
+    assert record_nodes(env, "training") == {"gpu-a100-0": "A100-80G"}
     listed = env.gpuctl("get", "pools", "--no-headers")
     assert [row[:3] for row in without_age(listed.stdout)] == [
         ["inference", "2", "12/0/12"],
@@ -289,6 +290,8 @@ def test_add_and_remove_nodes(env: NodeEnv) -> None:
     ]
     moved = env.gpuctl("add", "node", "gpu-t4-0", "--pool", "training", "--overwrite")
     assert moved.returncode == 0, moved.stderr
+    assert moved.stdout == "node/gpu-t4-0 moved from pool inference to pool training\n"
+    assert record_nodes(env, "inference") == {}  # both records follow the move
     assert pool_labels(env) == {
         "cpu-0": "training",
         "gpu-a100-0": "training",
@@ -315,3 +318,85 @@ def test_add_and_remove_nodes(env: NodeEnv) -> None:
     assert set(record_nodes(env, "training")) == {"gpu-a100-0", "gpu-t4-0"}
     usage = env.gpuctl("add", "pod", "x", "--pool", "training")
     assert usage.returncode == 2
+
+
+def test_every_view_agrees_on_pool_membership(env: NodeEnv) -> None:
+    """One rule (inventory.pools.pools_of) for get pools, describe pool, get nodes and
+    describe node: the pool label decides; a node without it counts for the records that list
+    it."""
+    env.gpuctl("create", "-f", "-", stdin=TRAIN)
+    env.gpuctl("create", "-f", "-", stdin=INFER.replace("  gpu-a100-1: {}\n", ""))
+    moved = env.gpuctl("add", "node", "gpu-a100-1", "--pool", "inference", "--overwrite")
+    assert moved.stdout == "node/gpu-a100-1 moved from pool training to pool inference\n"
+    env.set_labels("gpu-a100-0", {POOL: None})  # a record still lists it, no label says so
+
+    def views() -> dict[str, dict[str, str]]:
+        as_json = json.loads(env.gpuctl("get", "pools", "-o", "json").stdout)
+        by_pools = {node: item["name"] for item in as_json["items"] for node in item["nodes"]}
+        got_nodes = without_age(env.gpuctl("get", "nodes", "--no-headers").stdout)
+        by_nodes = {row[0]: row[4] for row in got_nodes if row[4] != "<none>"}
+        described = {}
+        for node in ("cpu-0", "gpu-a100-0", "gpu-a100-1", "gpu-t4-0"):
+            text = env.gpuctl("describe", "node", node).stdout
+            pools_line = next(line for line in text.splitlines() if line.startswith("Pools:"))
+            if pools_line.split()[1] != "<none>":
+                described[node] = pools_line.split()[1]
+        by_describe_pool = {}
+        for pool in ("training", "inference"):
+            text = env.gpuctl("describe", "pool", pool).stdout
+            for node in ("cpu-0", "gpu-a100-0", "gpu-a100-1", "gpu-t4-0"):
+                if re.search(rf"^\s+{node}\s", text, re.MULTILINE):
+                    by_describe_pool[node] = pool
+        return {
+            "get pools": by_pools,
+            "get nodes": by_nodes,
+            "describe node": described,
+            "describe pool": by_describe_pool,
+        }
+
+    expected = {"gpu-a100-0": "training", "gpu-a100-1": "inference", "gpu-t4-0": "inference"}
+    assert views() == dict.fromkeys(
+        ("get pools", "get nodes", "describe node", "describe pool"), expected
+    )
+
+
+def test_a_pool_file_deletes_only_the_gpu_type_labels_it_wrote(env: NodeEnv) -> None:
+    spec = (
+        "kind: pool\nversion: v0.1\nmetadata: {name: mixed}\nnodes:\n"
+        "  cpu-0: {gpu-type: X1}\n"  # no GPU-type label before: the pool writes it
+        "  gpu-t4-0: {gpu-type: T4-32G}\n"  # had T4-16G: the admin's statement replaces it
+        "  gpu-a100-0: {gpu-type: A100-80G}\n"  # already so: nothing written
+    )
+    assert env.gpuctl("create", "-f", "-", stdin=spec).returncode == 0
+    assert [env.labels(n).get(c.Labels.GPU_TYPE) for n in ("cpu-0", "gpu-t4-0")] == [
+        "X1",
+        "T4-32G",
+    ]
+    found = record(env, "mixed")
+    assert found is not None and json.loads(found["data"]["wroteGpuType"]) == ["cpu-0"]
+    again = env.gpuctl("apply", "-f", "-", stdin=spec)  # an apply keeps what was written
+    assert again.returncode == 0, again.stderr
+    found = record(env, "mixed")
+    assert found is not None and json.loads(found["data"]["wroteGpuType"]) == ["cpu-0"]
+    deleted = env.gpuctl("delete", "-f", "-", stdin=spec)
+    assert deleted.returncode == 0, deleted.stderr
+    assert c.Labels.GPU_TYPE not in env.labels("cpu-0")
+    assert env.labels("gpu-t4-0")[c.Labels.GPU_TYPE] == "T4-32G"
+    assert env.labels("gpu-a100-0")[c.Labels.GPU_TYPE] == "A100-80G"
+    assert pool_labels(env) == {}
+
+
+def test_a_pool_file_refuses_nodes_of_a_model_it_does_not_allow(env: NodeEnv) -> None:
+    spec = (
+        "kind: pool\nversion: v0.1\nmetadata: {name: a100s}\ngpu-types: [a100-80g]\n"
+        "nodes:\n  gpu-a100-0: {}\n  gpu-t4-0: {}\n"
+    )
+    refused = env.gpuctl("create", "-f", "-", stdin=spec)
+    assert refused.returncode == 1
+    assert "node gpu-t4-0 has GPU type T4-16G, but pool a100s allows only a100-80g" in (
+        refused.stderr
+    )
+    assert record(env, "a100s") is None and pool_labels(env) == {}
+    made = env.gpuctl("create", "-f", "-", stdin=spec.replace("  gpu-t4-0: {}\n", ""))
+    assert made.returncode == 0, made.stderr
+    assert pool_labels(env) == {"gpu-a100-0": "a100s"}

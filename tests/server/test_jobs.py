@@ -59,8 +59,9 @@ def test_create_answers_201_with_the_documents_fields(api: Api) -> None:
 def test_placement_problems_are_warnings_or_a_refusal_before_any_write(api: Api) -> None:
     lonely = _create(api, training("lonely", pool="empty-pool"))
     assert lonely["warnings"] == [
-        "job.batch/lonely: pool empty-pool has no nodes, so it will stay Pending until nodes "
-        "join the pool (gpuctl add node NODE --pool empty-pool)"
+        "job.batch/lonely: pool empty-pool does not exist, so it will stay Pending until the "
+        "pool has nodes: create it with its nodes first: a file with kind: pool, metadata.name: "
+        "empty-pool and nodes: {NODE: {}}, then gpuctl create -f POOL.yaml"
     ]
     wrong_case = training("cased").replace("  gpu: 1\n", "  gpu: 1\n  gpu-type: a100-80g\n")
     answer = api.call("admin", "POST", "/jobs", json={"yamlContent": wrong_case})
@@ -82,6 +83,26 @@ def test_batch_creates_each_on_its_own(api: Api) -> None:
     ]
     assert body["failed"][0]["problems"][0].startswith("yamlContents[1]:")
     assert sorted(api.env.objects("Job")) == ["a"]
+
+
+def test_gpuctls_own_controller_is_not_a_job(api: Api) -> None:
+    installed = api.env.gpuctl("controller", "install")
+    assert installed.returncode == 0, installed.stderr
+    assert (
+        api.env.cluster.find("Deployment", "gpu-orchestrator", "gpu-orchestrator-system")
+        is not None
+    )
+    _create(api, training("mine"))
+    listed = api.call("admin", "GET", "/jobs").json()
+    assert [item["jobId"] for item in listed["items"]] == ["default.mine"]
+    own = api.call("admin", "GET", "/jobs/gpu-orchestrator-system.gpu-orchestrator")
+    assert own.status_code == 404, own.text
+    refused = api.call("admin", "DELETE", "/jobs/gpu-orchestrator-system.gpu-orchestrator")
+    assert refused.status_code == 404
+    assert (
+        api.env.cluster.find("Deployment", "gpu-orchestrator", "gpu-orchestrator-system")
+        is not None
+    )
 
 
 def test_list_filters_and_pages(api: Api) -> None:

@@ -58,6 +58,25 @@ def test_cordoned_node_is_maintaining(api: Api) -> None:
     assert [item["nodeName"] for item in body["items"]] == ["cpu-0"]
 
 
+def test_filters_by_status_in_either_vocabulary_and_gpu_type_in_any_case(api: Api) -> None:
+    api.env.cluster.patch("Node", "cpu-0", None, {"spec": {"unschedulable": True}})
+    condition = {"type": "Ready", "status": "False", "reason": "KubeletNotReady"}
+    api.env.cluster.patch(
+        "Node", "gpu-t4-0", None, {"status": {"conditions": [condition]}}, subresource="status"
+    )
+
+    def names(query: str) -> list[str]:
+        answer = api.call("admin", "GET", f"/nodes?{query}")
+        assert answer.status_code == 200, answer.text
+        return [item["nodeName"] for item in answer.json()["items"]]
+
+    assert names("status=NotReady") == names("status=faulty") == ["gpu-t4-0"]
+    assert names("status=Ready") == ["cpu-0", "gpu-a100-0", "gpu-a100-1"]
+    assert names("gpuType=a100-80g") == ["gpu-a100-0", "gpu-a100-1"]
+    assert names("gpuType=a100-80g&status=active") == ["gpu-a100-0", "gpu-a100-1"]
+    assert names("gpuType=t4-16g&status=Ready") == []
+
+
 def test_node_details(api: Api) -> None:
     body = api.call("admin", "GET", "/nodes/gpu-t4-0").json()
     assert body["resources"]["gpuTotal"] == 4

@@ -35,6 +35,7 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
             "gpuUsed": items[0]["gpuUsed"],
             "gpuFree": 16 - items[0]["gpuUsed"],
             "gpuType": ["A100-80G"],
+            "allowedGpuTypes": ["A100-80G"],
             "nodeCount": 2,
             "status": "active",
         }
@@ -63,6 +64,35 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
     assert _pool_label(api, "gpu-a100-0") is None
     assert api.call("admin", "GET", "/pools/experiment").json()["error"] == "PoolNotFound"
     assert api.call("admin", "DELETE", "/pools/experiment").status_code == 404
+
+
+def _gpu_type_label(api: Api, node: str) -> str | None:
+    labels = api.env.cluster.get("Node", node)["metadata"].get("labels") or {}
+    value: str | None = labels.get(c.Labels.GPU_TYPE)
+    return value
+
+
+def test_gpu_type_is_the_pools_allowed_types_and_never_relabels_a_node(api: Api) -> None:
+    body = {"name": "t4-only", "nodes": ["gpu-t4-0", "gpu-a100-0"], "gpuType": ["t4"]}
+    refused = api.call("admin", "POST", "/pools", json=body)
+    assert refused.status_code == 409 and refused.json()["error"] == "PoolConflict"
+    assert refused.json()["message"] == (
+        "nothing was changed: node gpu-t4-0 has GPU type T4-16G, but pool t4-only allows only "
+        "t4 (compared without letter case); node gpu-a100-0 has GPU type A100-80G, but pool "
+        "t4-only allows only t4 (compared without letter case)"
+    )
+    assert _gpu_type_label(api, "gpu-a100-0") == "A100-80G"
+    assert _pool_label(api, "gpu-a100-0") is None
+    assert api.env.cluster.find("ConfigMap", "pool-t4-only", c.SYSTEM_NAMESPACE) is None
+    body = {"name": "big", "nodes": ["gpu-a100-0"], "gpuType": ["a100-80g", "h100"]}
+    made = api.call("admin", "POST", "/pools", json=body)
+    assert made.status_code == 201, made.text
+    assert _gpu_type_label(api, "gpu-a100-0") == "A100-80G"  # the hardware label is untouched
+    (item,) = api.call("admin", "GET", "/pools").json()["items"]
+    assert item["allowedGpuTypes"] == ["a100-80g", "h100"]
+    assert api.call("admin", "DELETE", "/pools/big").status_code == 200
+    assert _gpu_type_label(api, "gpu-a100-0") == "A100-80G"  # a label it did not write stays
+    assert _pool_label(api, "gpu-a100-0") is None
 
 
 def test_a_pool_with_a_missing_node_writes_nothing(api: Api) -> None:
@@ -112,3 +142,20 @@ def test_quota_spec_errors_are_400(api: Api) -> None:
     assert answer.status_code == 400 and answer.json()["error"] == "InvalidYAML"
     assert answer.json()["field"].startswith("users.alice")
     assert api.env.cluster.find("Namespace", "alice") is None
+
+
+def test_pools_and_nodes_agree_after_a_node_moves(api: Api) -> None:
+    for name, nodes in (("first", ["gpu-a100-0", "gpu-a100-1"]), ("second", ["gpu-t4-0"])):
+        made = api.call("admin", "POST", "/pools", json={"name": name, "nodes": nodes})
+        assert made.status_code == 201, made.text
+    moved = api.env.gpuctl("add", "node", "gpu-a100-1", "--pool", "second", "--overwrite")
+    assert moved.stdout == "node/gpu-a100-1 moved from pool first to pool second\n"
+    pools = {p["name"]: p["nodeCount"] for p in api.call("admin", "GET", "/pools").json()["items"]}
+    assert pools == {"first": 1, "second": 2}
+    detail = {p: api.call("admin", "GET", f"/pools/{p}").json()["nodes"] for p in pools}
+    assert detail == {"first": ["gpu-a100-0"], "second": ["gpu-a100-1", "gpu-t4-0"]}
+    nodes = api.call("admin", "GET", "/nodes").json()["items"]
+    bound = {item["nodeName"]: item["boundPools"] for item in nodes if item["boundPools"]}
+    assert bound == {"gpu-a100-0": ["first"], "gpu-a100-1": ["second"], "gpu-t4-0": ["second"]}
+    node = api.call("admin", "GET", "/nodes/gpu-a100-1").json()
+    assert node["boundPools"] == ["second"]

@@ -278,6 +278,17 @@ def test_preflight_warns_of_an_empty_pool_and_fails_on_a_case_only_gpu_type() ->
     pooled = render(TRAINING.format(nodes=1, extra="  pool: train\n"))
     placement = check_placement(cluster, pooled)
     assert placement.warnings == [
+        "job.batch/ft: pool train does not exist, so it will stay Pending until the pool has "
+        "nodes: create it with its nodes first: a file with kind: pool, metadata.name: train "
+        "and nodes: {NODE: {}}, then gpuctl create -f POOL.yaml"
+    ]
+    empty_pool = render("kind: pool\nversion: v0.1\nmetadata: {name: train}\nnodes: {}\n")
+    assert check_placement(cluster, [*empty_pool, *pooled]).warnings == [
+        "job.batch/ft: pool train has no nodes, so it will stay Pending until nodes join the "
+        "pool (gpuctl add node NODE --pool train)"
+    ]
+    cluster.add(next(m.obj for m in empty_pool if m.kind == "ConfigMap"))
+    assert check_placement(cluster, pooled).warnings == [
         "job.batch/ft: pool train has no nodes, so it will stay Pending until nodes join the "
         "pool (gpuctl add node NODE --pool train)"
     ]

@@ -44,17 +44,20 @@ def node_rows(
     *,
     wide: bool = False,
     at: datetime | None = None,
+    member_of: dict[str, list[str]] | None = None,
 ) -> list[list[str]]:
-    """`get nodes` rows: NAME STATUS GPU(total/used/free) GPU-TYPE POOL AGE [+ wide columns]."""
+    """`get nodes` rows: NAME STATUS GPU(total/used/free) GPU-TYPE POOL AGE [+ wide columns].
+    `member_of`: node -> its pools (inventory.pools.pools_of); else the pool labels."""
     rows = []
     for node in nodes:
         name = name_of(node)
+        member = (member_of or {}).get(name, [pool_of(node)] if pool_of(node) else [])
         row = [
             name,
             node_status(node),
             gpu_cell(node_gpus(node), used.get(name, 0)),
             gpu_type(node) or NONE,
-            pool_of(node) or NONE,
+            ",".join(member) or NONE,
             table.age((node.get("metadata") or {}).get("creationTimestamp"), at),
         ]
         if wide:
@@ -92,15 +95,14 @@ def describe_node(
     cluster: ClusterAPI, name: str, pool_names: Sequence[str] = (), at: datetime | None = None
 ) -> str:
     """`describe node`: status, resources and their use, GPU type, pools, labels, conditions,
-    and the pods on it with their GPUs. `pool_names` are the pools whose record lists it."""
+    and the pods on it with their GPUs. `pool_names`: its pools (inventory.pools.pools_of)."""
     node = get_node(cluster, name)
     pods = pods_on(
         cluster.list("Pod", None, field_selector=f"spec.nodeName={name},{ACTIVE_PODS}"), name
     )
     metadata = node.get("metadata") or {}
     stamp = metadata.get("creationTimestamp")
-    # A node is in the pool its label names; the records only count for an unlabelled node.
-    pools = [pool_of(node)] if pool_of(node) else sorted(set(pool_names))
+    pools = list(pool_names)
     gpus = node_gpus(node)
     gpus_used = sum(status.pod_gpus(pod) for pod in pods)
     lines = fields(

@@ -64,14 +64,13 @@ async def list_nodes(
 
     def one_page(source: ClusterAPI) -> dict[str, Any]:
         inventory = Inventory.read(source)
-        chosen = nodes.list_nodes(source, pool, gpu_type) if pool or gpu_type else None
+        chosen = nodes.list_nodes(source, pool, gpu_type) if pool else None
         wanted = {nodes.name_of(n) for n in chosen} if chosen is not None else None
         items = [
             node_item(inventory, node)
             for name, node in sorted(inventory.nodes.items())
-            if wanted is None or name in wanted
+            if (wanted is None or name in wanted) and nodes.node_matches(node, gpu_type, status)
         ]
-        items = [item for item in items if status is None or item["status"] == status]
         return page_of(items, page, page_size)
 
     key = ("nodes", pool, gpu_type, status, page, page_size)

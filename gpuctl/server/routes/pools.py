@@ -1,6 +1,7 @@
 """Resource pools: list, read, create (from the documents' JSON body) and delete. A pool is
 created and deleted the way `gpuctl create|delete -f pool.yaml` does it: its record plus the
-`runwhere.ai/pool` label on its nodes (a node of another pool is refused, nothing written)."""
+`runwhere.ai/pool` label on its nodes (a node of another pool, or of a GPU model the body's
+`gpuType` does not allow, is refused, nothing written)."""
 
 from __future__ import annotations
 
@@ -55,14 +56,16 @@ async def get_pool(poolName: PoolName, principal: Caller, reads: Reads) -> dict[
 
 
 def pool_spec(name: str, description: str, nodes: list[str], gpu_types: list[str]) -> str:
-    """The pool file the JSON body stands for (one GPU type labels every node with it)."""
-    each = {"gpu-type": gpu_types[0]} if len(gpu_types) == 1 else {}
-    spec = {
+    """The pool file the JSON body stands for. `gpuType` is the pool's allowed GPU models: the
+    nodes are checked against it, and a node's hardware label is never written."""
+    spec: dict[str, object] = {
         "kind": "pool",
         "version": c.SPEC_VERSIONS[-1],
         "metadata": {"name": name, "description": description},
-        "nodes": {node: dict(each) for node in nodes},
+        "nodes": {node: {} for node in nodes},
     }
+    if gpu_types:
+        spec["gpu-types"] = gpu_types
     return yaml.safe_dump(spec, sort_keys=False, allow_unicode=True)
 
 

@@ -54,6 +54,14 @@ def is_loopback(host: str) -> bool:
     "without one the series are empty).",
 )
 @click.option(
+    "--cluster-timeout",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(0.5, 300),
+    help="Seconds to wait for one answer of the cluster before the request fails with 503 "
+    "ClusterUnreachable (watches excepted).",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
@@ -67,6 +75,7 @@ def serve(
     kubeconfig: str | None,
     context: str | None,
     prometheus_url: str | None,
+    cluster_timeout: float,
     access_log: bool,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
@@ -91,7 +100,7 @@ def serve(
             f"--host {host} is not a loopback address: give --tokens FILE or --auth kubernetes, "
             "or every caller on the network would be an admin"
         )
-    cluster = Cluster.connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context, read_timeout=cluster_timeout)
     auth: Authenticator | None = None
     if tokens_file is not None:
         auth = Tokens.load(tokens_file)

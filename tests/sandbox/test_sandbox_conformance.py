@@ -248,3 +248,33 @@ def test_an_annotation_moves_a_deployments_generation_but_not_a_jobs(cluster: Cl
     job_before = generation("job/conf-gen-job")
     cluster.kubectl("annotate", "job/conf-gen-job", "example.com/note=one")
     assert generation("job/conf-gen-job") == job_before
+
+
+def test_a_resource_version_the_cluster_has_not_reached(cluster: Cluster) -> None:
+    """What a client that remembers another cluster's (higher) resourceVersion gets: a list
+    at it (NotOlderThan) waits a while, then 504 Timeout with the cause
+    ResourceVersionTooLarge; a watch from it is accepted and hears nothing, not even the
+    bookmarks it asked for, until its time-out. (Neither is a 410 Gone.)"""
+    core = client.CoreV1Api(cluster.api_client())
+    current = core.list_namespaced_config_map(cluster.namespace).metadata.resource_version
+    ahead = str(int(current) + 100_000)
+    with pytest.raises(client.ApiException) as refused:
+        core.list_namespaced_config_map(
+            cluster.namespace, resource_version=ahead, resource_version_match="NotOlderThan"
+        )
+    assert refused.value.status == 504
+    status = yaml.safe_load(refused.value.body)
+    assert status["reason"] == "Timeout"
+    assert status["message"].startswith(f"Too large resource version: {ahead}, current: ")
+    assert [c["reason"] for c in status["details"]["causes"]] == ["ResourceVersionTooLarge"]
+
+    watched = core.list_namespaced_config_map(
+        cluster.namespace,
+        watch=True,
+        resource_version=ahead,
+        allow_watch_bookmarks=True,
+        timeout_seconds=4,
+        _preload_content=False,
+    )
+    assert watched.status == 200
+    assert watched.data.strip() == b""  # the whole watch: no event, no bookmark

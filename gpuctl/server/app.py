@@ -117,7 +117,10 @@ def _readiness(app: FastAPI) -> None:
             return Response("ok\n", media_type="text/plain")
         if not found.ready:
             return Response("the watch cache is still listing\n", 503, media_type="text/plain")
-        stale = "; ".join(f"{kind}: {why}" for kind, why in found.stale().items())
+        kinds_by_reason: dict[str, list[str]] = {}
+        for kind, why in found.stale().items():
+            kinds_by_reason.setdefault(why, []).append(kind)
+        stale = "; ".join(f"{', '.join(k)}: {why}" for why, k in kinds_by_reason.items())
         if stale:
             text = f"the watch cache is stale ({stale})\n"
             return Response(text, 503, media_type="text/plain")

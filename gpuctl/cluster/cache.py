@@ -19,7 +19,8 @@ until a list or a watch event shows the cluster again: a list or watch failed; n
 bookmark came for longer than a watch lasts (a frozen server; each watch asks for bookmarks,
 which the API server sends before the watch's time-out); a whole watch brought nothing (a new
 cluster, behind the version the watch resumes from, sends nothing at all); or a
-resourceVersion went backwards (a different cluster answers). The last two list again.
+resourceVersion went backwards (a different cluster answers). These two, and a cluster that
+could not be reached (another may answer next), list again.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.errors import Gone, KubeError, NotFound
+from gpuctl.cluster.errors import Gone, KubeError, NotFound, Unreachable
 
 log = logging.getLogger("gpuctl.cache")
 Obj = dict[str, Any]
@@ -278,6 +279,8 @@ class Informer:
             except KubeError as exc:  # unreachable, 5xx, or refused: try again after a while
                 failures += 1
                 self._mark_stale(str(exc))
+                if isinstance(exc, Unreachable):  # another cluster may answer next: list it
+                    self._resource_version = ""
                 self._stop.wait(_backoff(failures))
             except Exception as exc:  # never let the thread die: the cache would go stale silently
                 failures += 1
@@ -510,7 +513,11 @@ class Cache:
         """After a write to object `name`: read it from the cluster (one GET) and wait until
         every set of its kind shows it as it is now (or, deleted, not at all), so that a list
         right after the write sees it."""
-        interested = [i for i in self.informers if i.watched.kind == kind and i.synced.is_set()]
+        interested = [
+            i
+            for i in self.informers
+            if i.watched.kind == kind and i.synced.is_set() and not i.stale  # else not read
+        ]
         interested = [i for i in interested if i.watched.namespace in (None, namespace or "")]
         if not interested:
             return

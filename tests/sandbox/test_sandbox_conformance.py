@@ -255,7 +255,7 @@ def test_a_resource_version_the_cluster_has_not_reached(cluster: Cluster) -> Non
     at it (NotOlderThan) waits a while, then 504 Timeout with the cause
     ResourceVersionTooLarge; a watch from it is accepted and hears nothing, not even the
     bookmarks it asked for, until its time-out. (Neither is a 410 Gone.)"""
-    core = client.CoreV1Api(cluster.api_client())
+    core: Any = client.CoreV1Api(cluster.api_client())
     current = core.list_namespaced_config_map(cluster.namespace).metadata.resource_version
     ahead = str(int(current) + 100_000)
     with pytest.raises(client.ApiException) as refused:
@@ -263,7 +263,7 @@ def test_a_resource_version_the_cluster_has_not_reached(cluster: Cluster) -> Non
             cluster.namespace, resource_version=ahead, resource_version_match="NotOlderThan"
         )
     assert refused.value.status == 504
-    status = yaml.safe_load(refused.value.body)
+    status = yaml.safe_load(str(refused.value.body))
     assert status["reason"] == "Timeout"
     assert status["message"].startswith(f"Too large resource version: {ahead}, current: ")
     assert [c["reason"] for c in status["details"]["causes"]] == ["ResourceVersionTooLarge"]

@@ -84,7 +84,7 @@ def too_large_resource_version(asked: int, current: int) -> ApiError:
     error = ApiError(
         504,
         "Timeout",
-        f"Too large resource version: {asked}, current: {current}",
+        f"Timeout: Too large resource version: {asked}, current: {current}",
         {
             "causes": [
                 {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}

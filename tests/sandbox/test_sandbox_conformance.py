@@ -265,7 +265,7 @@ def test_a_resource_version_the_cluster_has_not_reached(cluster: Cluster) -> Non
     assert refused.value.status == 504
     status = yaml.safe_load(str(refused.value.body))
     assert status["reason"] == "Timeout"
-    assert status["message"].startswith(f"Too large resource version: {ahead}, current: ")
+    assert status["message"].startswith(f"Timeout: Too large resource version: {ahead}, current: ")
     assert [c["reason"] for c in status["details"]["causes"]] == ["ResourceVersionTooLarge"]
 
     watched = core.list_namespaced_config_map(

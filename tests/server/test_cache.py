@@ -13,7 +13,7 @@ import pytest
 
 from gpuctl.cluster import cache as cache_module
 from gpuctl.cluster.cache import Cache, CachedReads, Informer, NotCached, Selector, Watched
-from gpuctl.cluster.client import Cluster, KubeError
+from gpuctl.cluster.client import Cluster, Gone, KubeError
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
 
@@ -303,3 +303,20 @@ def test_a_failed_relist_keeps_the_set_stale_until_a_list_succeeds(
     cluster.create(_configmap("back", {"app": "web"}))
     wait_for(lambda: not cache.stale(), timeout=20, what="a list to succeed")
     wait_for(lambda: reads.remember("k", names) == ["back"], what="answers from the cache")
+
+
+def test_a_list_at_a_version_the_cluster_has_not_reached_is_gone_at_once(
+    sandbox: SandboxCluster,
+) -> None:
+    """504 ResourceVersionTooLarge (another cluster's version) means: list afresh. It is not
+    retried like another 5xx: asking again gets the same answer."""
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    sandbox.requests.clear()
+    with pytest.raises(Gone, match="Too large resource version"):
+        cluster._send(
+            "GET",
+            "/api/v1/namespaces/default/configmaps",
+            "configmaps",
+            query=[("resourceVersion", "999999"), ("resourceVersionMatch", "NotOlderThan")],
+        )
+    assert len(sandbox.requests.matching(verb="list", resource="configmaps")) == 1

@@ -13,6 +13,14 @@ Objects are kept as the server sent them, less `metadata.managedFields` (the bul
 objects, never read). Listed objects are shared, not copied: callers must not change them.
 Until the first list of a set is done, or for a list the cache cannot answer (another field
 selector, a set-based label selector), reads go to the cluster.
+
+A set is stale, and its reads go to the cluster, from the moment the cache cannot vouch for it
+until a list or a watch event shows the cluster again: a list or watch failed; no event and no
+bookmark came for longer than a watch lasts (a frozen server; each watch asks for bookmarks,
+which the API server sends before the watch's time-out); a whole watch brought nothing (a new
+cluster, behind the version the watch resumes from, sends nothing at all); or a
+resourceVersion went backwards (a different cluster answers). These two, and a cluster that
+could not be reached (another may answer next), list again.
 """
 
 from __future__ import annotations
@@ -27,13 +35,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.errors import Gone, KubeError, NotFound
+from gpuctl.cluster.errors import Gone, KubeError, NotFound, Unreachable
 
 log = logging.getLogger("gpuctl.cache")
 Obj = dict[str, Any]
 Ident = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
 
-WATCH_SECONDS = 60  # the server ends each watch after this; the next one resumes from the last rv
+WATCH_SECONDS = 5  # the server ends each watch after this; the next one resumes from the last rv
+# how long a watch may stay silent before its set is stale: the watch's length and a margin
+# (the API server sends a bookmark 2 s before a watch's time-out; its end comes after that)
+SILENCE_SECONDS = WATCH_SECONDS + 3.0
 RETRY_SECONDS = (0.2, 5.0)  # back-off after a failed list or watch: first, at most
 SHORT_WATCH_SECONDS = 1.0  # a watch that ends sooner counts as a failure (back-off)
 CATCH_UP_SECONDS = 5.0  # how long a write waits for the watch to bring its object
@@ -143,8 +154,11 @@ def _ident(obj: Obj) -> Ident:
 
 def _version(obj: Obj | None) -> int:
     """The object's resourceVersion as a number (etcd revisions are; 0 when unknown)."""
-    text = str(((obj or {}).get("metadata") or {}).get("resourceVersion") or "")
-    return int(text) if text.isdigit() else 0
+    return _number(str(((obj or {}).get("metadata") or {}).get("resourceVersion") or ""))
+
+
+def _number(version: str) -> int:
+    return int(version) if version.isdigit() else 0
 
 
 def _kept(obj: Obj, kind: str, api_version: str) -> Obj:
@@ -178,6 +192,10 @@ class Informer:
         self.synced = threading.Event()  # the first list is in
         self.relists = 0  # lists after the first (a 410, a watch that could not resume)
         self.generation = 0  # bumped on every change to the objects held
+        self.silence_seconds = SILENCE_SECONDS
+        self._heard = 0.0  # time.monotonic() of the last list, watch event or bookmark
+        self._trouble = ""  # why the set is stale until the cluster is heard again ("" none)
+        self._newest = 0  # the highest resourceVersion seen (a lower one: another cluster)
         self._objects: dict[Ident, Obj] = {}
         self._changed = threading.Condition()
         self._stop = threading.Event()
@@ -203,6 +221,26 @@ class Informer:
     @property
     def resource_version(self) -> str:
         return self._resource_version
+
+    @property
+    def stale(self) -> str:
+        """Why the set may not be the cluster's as it is now ("" when the cache vouches for it):
+        a failure since the cluster was last heard, or a silence longer than a watch lasts."""
+        if self._trouble:
+            return self._trouble
+        silent = time.monotonic() - self._heard
+        if silent > self.silence_seconds and self.synced.is_set():
+            return f"no word from the cluster for {silent:.0f}s"
+        return ""
+
+    def _mark_stale(self, why: str) -> None:
+        if not self._trouble:
+            log.warning("cache %s: stale: %s", self.watched.kind, why)
+        self._trouble = why
+
+    def _heard_now(self) -> None:
+        self._heard = time.monotonic()
+        self._trouble = ""
 
     def serves(self, kind: str, namespace: str | None, field_selector: str | None) -> bool:
         wanted = self.watched
@@ -230,17 +268,9 @@ class Informer:
         failures = 0
         while not self._stop.is_set():
             try:
-                if not self._resource_version:
-                    self._list()
-                started = time.monotonic()
-                self._watch()
-                if time.monotonic() - started >= SHORT_WATCH_SECONDS:
-                    failures = 0
-                else:  # a server that ends every watch at once must not be asked in a loop
-                    failures += 1
-                    self._stop.wait(_backoff(failures))
-            except Gone:
-                log.info("cache %s: resourceVersion gone, listing again", self.watched.kind)
+                failures = self._list_and_watch(failures)
+            except Gone as exc:
+                self._mark_stale(f"listing again: {exc}")
                 self._resource_version = ""
             except NotFound:  # the kind is not served (yet): a CRD not installed holds nothing
                 failures += 1
@@ -248,13 +278,38 @@ class Informer:
                 self._stop.wait(_backoff(failures))
             except KubeError as exc:  # unreachable, 5xx, or refused: try again after a while
                 failures += 1
-                log.warning("cache %s: %s", self.watched.kind, exc)
+                self._mark_stale(str(exc))
+                if isinstance(exc, Unreachable):  # another cluster may answer next: list it
+                    self._resource_version = ""
                 self._stop.wait(_backoff(failures))
-            except Exception:  # never let the thread die: the cache would go stale silently
+            except Exception as exc:  # never let the thread die: the cache would go stale silently
                 failures += 1
                 log.exception("cache %s: unexpected error", self.watched.kind)
+                self._mark_stale(f"unexpected error: {type(exc).__name__}")
                 self._resource_version = ""
                 self._stop.wait(_backoff(failures))
+
+    def _list_and_watch(self, failures: int) -> int:
+        """List when there is no resourceVersion to resume from, then watch once; the number
+        of failures in a row after it (a watch that ends at once is one)."""
+        if not self._resource_version:
+            self._list()
+        started = time.monotonic()
+        heard = self._watch()
+        lasted = time.monotonic() - started
+        if self._stop.is_set():
+            return failures
+        if not heard and lasted >= WATCH_SECONDS:
+            # the API server sends a bookmark before a watch's time-out; a cluster behind the
+            # version asked for (not the one the list came from) sends nothing at all
+            self._mark_stale(f"a {WATCH_SECONDS}s watch brought no event and no bookmark")
+            self._resource_version = ""
+            return 0
+        if lasted >= SHORT_WATCH_SECONDS:
+            return 0
+        # a server that ends every watch at once must not be asked in a loop
+        self._stop.wait(_backoff(failures + 1))
+        return failures + 1
 
     def _list(self) -> None:
         wanted = self.watched
@@ -265,6 +320,15 @@ class Informer:
             field_selector=wanted.field_selector or None,
         )
         self._api_version = next((str(o.get("apiVersion", "")) for o in items), "")
+        number = _number(version)
+        if number and number < self._newest:
+            log.warning(
+                "cache %s: the list's resourceVersion %s is below the %s seen: another cluster",
+                wanted.kind,
+                version,
+                self._newest,
+            )
+        self._newest = number
         self.replace_all(items, version)
 
     def replace_all(self, items: Sequence[Obj], version: str = "") -> None:
@@ -276,6 +340,7 @@ class Informer:
             self._resource_version = version
             if self.synced.is_set():
                 self.relists += 1
+            self._heard_now()
             self._changed.notify_all()
         self.synced.set()
 
@@ -283,7 +348,8 @@ class Informer:
         kept = _kept(obj, self.watched.kind, self._api_version)
         return self.transform(kept) if self.transform else kept
 
-    def _watch(self) -> None:
+    def _watch(self) -> bool:
+        """One watch, until the server ends it; whether it brought any event or bookmark."""
         wanted = self.watched
         events = self.source.watch(
             wanted.kind,
@@ -293,14 +359,26 @@ class Informer:
             field_selector=wanted.field_selector or None,
             timeout_seconds=WATCH_SECONDS,
         )
+        heard = False
         for kind, obj in events:
             if self._stop.is_set():
-                return
+                return heard
             self._apply(kind, obj)
+            heard = True
+        return heard
 
     def _apply(self, event: str, obj: Obj) -> None:
-        """One watch event. A BOOKMARK only moves the resourceVersion on."""
+        """One watch event. A BOOKMARK only moves the resourceVersion on. A resourceVersion
+        below one seen before comes from another cluster: Gone (list again)."""
         version = str((obj.get("metadata") or {}).get("resourceVersion") or "")
+        number = _number(version)
+        if number and number < self._newest:
+            raise Gone(
+                f"the watch went back from resourceVersion {self._newest} to {version}: "
+                "another cluster"
+            )
+        self._newest = max(self._newest, number)
+        self._heard_now()
         with self._changed:
             if event in ("ADDED", "MODIFIED"):
                 self._put(self._kept(obj))
@@ -394,6 +472,15 @@ class Cache:
         """Every set has had its first list."""
         return all(informer.synced.is_set() for informer in self.informers)
 
+    def stale(self) -> dict[str, str]:
+        """Why each stale set (by kind) may not be the cluster's now; empty when none is."""
+        found: dict[str, str] = {}
+        for informer in self.informers:
+            why = informer.stale
+            if why:
+                found.setdefault(informer.watched.kind, why)
+        return found
+
     def wait_ready(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         return all(i.synced.wait(max(0.0, deadline - time.monotonic())) for i in self.informers)
@@ -405,13 +492,13 @@ class Cache:
         label_selector: str | None,
         field_selector: str | None,
     ) -> Callable[[], list[Obj]] | None:
-        """How to answer this list from the cache, or None when it cannot (not synced yet, or
-        no watched set holds every object the list could select)."""
+        """How to answer this list from the cache, or None when it cannot (not synced yet,
+        stale, or no watched set holds every object the list could select)."""
         wanted = Selector.parse(label_selector)
         if wanted is None:
             return None
         for informer in self.informers:
-            if not informer.synced.is_set():
+            if not informer.synced.is_set() or informer.stale:
                 continue
             if informer.serves(kind, namespace, field_selector) and informer.selector.covers(
                 wanted
@@ -426,7 +513,11 @@ class Cache:
         """After a write to object `name`: read it from the cluster (one GET) and wait until
         every set of its kind shows it as it is now (or, deleted, not at all), so that a list
         right after the write sees it."""
-        interested = [i for i in self.informers if i.watched.kind == kind and i.synced.is_set()]
+        interested = [
+            i
+            for i in self.informers
+            if i.watched.kind == kind and i.synced.is_set() and not i.stale  # else not read
+        ]
         interested = [i for i in interested if i.watched.namespace in (None, namespace or "")]
         if not interested:
             return
@@ -489,9 +580,10 @@ class CachedReads:
     def remember(self, key: Hashable, compute: Callable[[], T]) -> T:
         """`compute()`, or what it gave for the same `key` while none of the watched sets it
         read has changed since (many callers asking for the same page of an unchanged list
-        cost one computation). Nothing is remembered of a computation that read the cluster."""
+        cost one computation). Nothing is remembered of a computation that read the cluster,
+        and nothing remembered is answered while a set it read is stale."""
         held = self._remembered.get(key)
-        if held is not None and all(i.generation == seen for i, seen in held[0]):
+        if held is not None and all(i.generation == seen and not i.stale for i, seen in held[0]):
             value: T = held[1]
             return value
         reads: list[tuple[Informer, int] | None] = []

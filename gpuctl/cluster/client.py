@@ -102,7 +102,8 @@ from kubernetes.config.config_exception import ConfigException  # noqa: E402
 from kubernetes.config.incluster_config import load_incluster_config  # noqa: E402
 
 CONNECT_TIMEOUT = 5.0
-READ_TIMEOUT = 30.0
+READ_TIMEOUT = 30.0  # for one answer (`serve --cluster-timeout` sets its own)
+WATCH_GRACE = 5.0  # a watch's read time-out: its server-side timeoutSeconds and this
 EXEC_TIMEOUT = 3600.0  # a copy of a large directory may take long
 ERROR_CHANNEL = 3  # the exec stream channel that carries the closing Status
 ATTEMPTS = 4  # one try and three retries
@@ -326,8 +327,10 @@ class Cluster:
                     read_timeout or self.read_timeout,
                 )
             except urllib3.exceptions.HTTPError as exc:
-                refused = _refused(exc)
-                if (safe_to_repeat or refused) and attempt + 1 < ATTEMPTS:
+                # a time-out is never repeated: a server that did not answer in time (frozen,
+                # or overloaded) is reported at once rather than after every retry's wait
+                repeat = (safe_to_repeat and not _timed_out(exc)) or _refused(exc)
+                if repeat and attempt + 1 < ATTEMPTS:
                     time.sleep(_backoff(attempt))
                     continue
                 raise _unreachable(self.server, what, exc) from exc
@@ -339,6 +342,7 @@ class Cluster:
                 return orjson.loads(data) if data else {}
             body_bytes = response.data
             retry = status == 429 or (safe_to_repeat and status >= 500)
+            retry = retry and b"ResourceVersionTooLarge" not in body_bytes  # asking again: the same
             if retry and attempt + 1 < ATTEMPTS:
                 delay = _retry_after(response) or _backoff(attempt)
                 time.sleep(delay)
@@ -585,7 +589,7 @@ class Cluster:
             f"watch {res.plural}",
             query=query,
             stream=True,
-            read_timeout=timeout_seconds + self.read_timeout,
+            read_timeout=timeout_seconds + WATCH_GRACE,
         )
         try:
             buffer = b""
@@ -823,6 +827,14 @@ def _refused(exc: Exception) -> bool:
     """True when the request cannot have reached the server."""
     text = repr(exc)
     return isinstance(exc, urllib3.exceptions.NewConnectionError) or "Connection refused" in text
+
+
+def _timed_out(exc: Exception) -> bool:
+    """True when the server did not answer (or accept the connection) in time."""
+    if isinstance(exc, urllib3.exceptions.MaxRetryError) and exc.reason is not None:
+        exc = exc.reason
+    timed_out = isinstance(exc, urllib3.exceptions.TimeoutError)
+    return timed_out and not isinstance(exc, urllib3.exceptions.NewConnectionError)
 
 
 def _unreachable(server: str, what: str, exc: Exception) -> Unreachable:

@@ -51,7 +51,8 @@ class Invalid(KubeError):
 
 
 class Gone(KubeError):
-    """410: a watch's resourceVersion is too old."""
+    """410: a watch's or list's resourceVersion is too old; or (504 with the cause
+    ResourceVersionTooLarge) ahead of the cluster's, as on a new cluster: list afresh."""
 
 
 class ServerError(KubeError):
@@ -95,6 +96,8 @@ def _error(status: int, body: bytes, what: str) -> KubeError:
         cls: type[KubeError] = AlreadyExists
     elif status == 409:
         cls = Conflict
+    elif any(cause.get("reason") == "ResourceVersionTooLarge" for cause in causes):
+        cls = Gone
     else:
         cls = _BY_REASON.get(reason) or _BY_STATUS.get(status) or ServerError
     # Callers name the object; the message says what happened to it.

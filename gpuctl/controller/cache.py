@@ -3,7 +3,8 @@ nodes (those of the node selector), every pod, and the namespace's GPUWorkloads,
 the cluster layer's Informer (list, then watch; list again when the version is gone). Nodes and
 pods are kept slimmed to the fields placement reads (a node's labels, spec, capacity and
 conditions; a pod's node, phase and container resources), so 1,000 nodes and their pods stay
-small.
+small. A stale cache (gpuctl.cluster.cache says when) is not read: placement reads the
+cluster itself then.
 """
 
 from __future__ import annotations
@@ -69,6 +70,12 @@ class ClusterCache:
             {"Node": slim_node, "Pod": slim_pod},
         )
         self.nodes, self.pods, self.workloads = self._cache.informers
+
+    @property
+    def stale(self) -> str:
+        """Why the cache may not show the cluster as it is now ("" when it does): placement
+        then reads the cluster itself, and fails (to be retried) when the cluster is down."""
+        return next((why for why in (i.stale for i in self._cache.informers) if why), "")
 
     def start(self, timeout: float = 60.0) -> bool:
         """Start watching; True once all three have listed (within `timeout`)."""

@@ -224,7 +224,7 @@ class Reconciler:
 
     def _read(self, namespace: str) -> ClusterGpus:
         cache = self.cache
-        if cache is None or cache.namespace != namespace:
+        if cache is None or cache.namespace != namespace or cache.stale:
             return read_cluster(self.cluster, namespace, self.node_selector)
         return view_of(cache.nodes.objects(), cache.pods.objects(), cache.workloads.objects())
 
@@ -299,7 +299,7 @@ class Reconciler:
     def _node_lost(self, namespace: str, node: str) -> str:
         """ "gone", "NotReady" (for at least the grace period), or "" (from the cache when
         there is one: no lock, no request)."""
-        if self.cache is not None and self.cache.namespace == namespace:
+        if self.cache is not None and self.cache.namespace == namespace and not self.cache.stale:
             found = self.cache.nodes.get("", node)
         else:
             nodes = self.cluster.list("Node", label_selector=self.node_selector)
@@ -319,7 +319,7 @@ class Reconciler:
         return "NotReady"
 
     def _pods_of(self, workload: Workload) -> list[dict[str, Any]]:
-        if self.cache is None:
+        if self.cache is None or self.cache.stale:
             return self.cluster.list(
                 "Pod", workload.namespace, label_selector=f"{WORKLOAD_LABEL}={workload.name}"
             )

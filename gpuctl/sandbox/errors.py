@@ -78,6 +78,24 @@ def bad_request(message: str) -> ApiError:
     return ApiError(400, "BadRequest", message)
 
 
+def too_large_resource_version(asked: int, current: int) -> ApiError:
+    """The real server's answer to a list at a resourceVersion it has not reached (after
+    waiting for it a while): 504 Timeout, the cause ResourceVersionTooLarge."""
+    error = ApiError(
+        504,
+        "Timeout",
+        f"Timeout: Too large resource version: {asked}, current: {current}",
+        {
+            "causes": [
+                {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
+            ],
+            "retryAfterSeconds": 1,
+        },
+    )
+    error.headers["Retry-After"] = "1"
+    return error
+
+
 def method_not_allowed() -> ApiError:
     return ApiError(
         405, "MethodNotAllowed", "the server does not allow this method on the requested resource"

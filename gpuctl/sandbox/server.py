@@ -24,7 +24,13 @@ from gpuctl.sandbox import discovery, tables
 from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers import ControllerError, Controllers
-from gpuctl.sandbox.errors import ApiError, bad_request, conflict, method_not_allowed
+from gpuctl.sandbox.errors import (
+    ApiError,
+    bad_request,
+    conflict,
+    method_not_allowed,
+    too_large_resource_version,
+)
 from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
 from gpuctl.sandbox.logs import LogOptions, log_lines
 from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
@@ -36,6 +42,8 @@ from gpuctl.sandbox.selectors import (
     selector_string,
 )
 from gpuctl.sandbox.store import Store
+
+TOO_LARGE_WAIT_SECONDS = 3.0  # how long a list at a future resourceVersion waits (the real: 3 s)
 
 _PATCH_TYPES = {
     "application/json-patch+json": "json",
@@ -133,6 +141,31 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     request_queue_size = 128
     sandbox: Sandbox
+
+    def server_activate(self) -> None:
+        super().server_activate()
+        self.connections: set[socket.socket] = set()  # open, until closed or the server stops
+        self.connections_lock = threading.Lock()
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        connection, address = super().get_request()
+        with self.connections_lock:
+            self.connections.add(connection)
+        return connection, address
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.connections_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        """End every open connection, keep-alive ones and watches too, as a server's process
+        that exits does: a client learns at once that this server is gone."""
+        with self.connections_lock:
+            open_now = list(self.connections)
+        for connection in open_now:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -698,6 +731,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _list(self, res: Resource, ns: str | None, query: dict[str, str]) -> None:
         api = self.server.sandbox.api
+        self._wait_for_version(query)
         result = api.list_objects(
             res,
             ns,
@@ -726,6 +760,27 @@ class Handler(BaseHTTPRequestHandler):
                 "items": items,
             },
         )
+
+    def _wait_for_version(self, query: dict[str, str]) -> None:
+        """A list at a resourceVersion the store has not reached (NotOlderThan, the meaning of
+        a non-zero one without resourceVersionMatch) waits for it a while, then is refused
+        with 504 ResourceVersionTooLarge, as the real server's watch cache does: a client
+        that remembers another cluster's version learns it at once."""
+        text = query.get("resourceVersion", "")
+        if (
+            text in ("", "0")
+            or query.get("continue")
+            or query.get("resourceVersionMatch") == "Exact"
+        ):
+            return
+        try:
+            asked = int(text)
+        except ValueError:
+            raise bad_request(f"invalid resource version: {text}") from None
+        store = self.server.sandbox.store
+        with store.lock:
+            if not store.wait_for_rv(asked, TOO_LARGE_WAIT_SECONDS):
+                raise too_large_resource_version(asked, store.rv)
 
     def _watch(self, res: Resource, ns: str | None, query: dict[str, str]) -> None:
         sandbox = self.server.sandbox
@@ -797,7 +852,10 @@ class Handler(BaseHTTPRequestHandler):
                     out.extend(selection.lines_for(ev.type, ev.obj, ev.prev))
             if out:
                 self._chunk(b"".join(out))
-            if bookmarks and time.monotonic() - last_bookmark >= sandbox.config.bookmark_seconds:
+            # a bookmark never names a version below the one asked for: a watch from a version
+            # the store has not reached (another cluster's) hears nothing, as on the real server
+            due = time.monotonic() - last_bookmark >= sandbox.config.bookmark_seconds
+            if bookmarks and due and store.rv >= cursor:
                 last_bookmark = time.monotonic()
                 self._chunk(selection.bookmark(cursor))
 
@@ -985,6 +1043,7 @@ class Sandbox:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+            self._server.close_connections()
         for thread in self._threads:
             thread.join(timeout=2)
 

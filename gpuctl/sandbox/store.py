@@ -142,6 +142,11 @@ class Store:
                 current[ident] = event.prev
         return list(current.values())
 
+    def wait_for_rv(self, rv: int, timeout: float) -> bool:
+        """Wait (the caller holds the lock) until the store has reached resourceVersion `rv`;
+        False when it has not within `timeout` seconds."""
+        return self.changed.wait_for(lambda: self.rv >= rv, timeout)
+
     def expired(self, rv: int) -> bool:
         """Whether changes after `rv` are no longer all in the history."""
         return rv + 1 < self.oldest_rv

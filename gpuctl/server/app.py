@@ -2,7 +2,7 @@
 served from the installed `fastapi-offline` package (no CDN: the page works offline), the
 OpenAPI document at `/api/v1/openapi.json`, the server's own Prometheus metrics at
 `/metrics` (requests by route, method and code; a latency histogram), and `/readyz` (200 once
-the watch cache has its first lists, 503 before).
+the watch cache has its first lists, 503 before and while the cache is stale).
 
 The list endpoints read from a watch cache (gpuctl.cluster.cache) that the app's lifespan
 starts and stops: lists across the cluster cost no request to it, and before the cache is
@@ -120,11 +120,21 @@ def _freeze_when_ready(cache: Cache) -> None:
 def _readiness(app: FastAPI) -> None:
     @app.get("/readyz", include_in_schema=False)
     async def readyz() -> Response:
-        """200 when the list endpoints answer from the watch cache, 503 while it lists."""
+        """200 when the list endpoints answer from the watch cache; 503 with the reason while
+        it lists, and while a set of it is stale (its reads then go to the cluster)."""
         found: Cache | None = app.state.cache
-        if found is None or found.ready:
+        if found is None:
             return Response("ok\n", media_type="text/plain")
-        return Response("the watch cache is still listing\n", 503, media_type="text/plain")
+        if not found.ready:
+            return Response("the watch cache is still listing\n", 503, media_type="text/plain")
+        kinds_by_reason: dict[str, list[str]] = {}
+        for kind, why in found.stale().items():
+            kinds_by_reason.setdefault(why, []).append(kind)
+        stale = "; ".join(f"{', '.join(k)}: {why}" for why, k in kinds_by_reason.items())
+        if stale:
+            text = f"the watch cache is stale ({stale})\n"
+            return Response(text, 503, media_type="text/plain")
+        return Response("ok\n", media_type="text/plain")
 
 
 def _docs(app: FastAPI) -> None:
@@ -196,7 +206,12 @@ class CacheCollector(Collector):
         )
         relists = CounterMetricFamily(
             "gpuctl_api_cache_relists",
-            "Lists after the first (a 410 Gone, a watch that could not resume)",
+            "Lists after the first (a 410 Gone, a watch that brought nothing, another cluster)",
+            labels=["kind"],
+        )
+        stale = GaugeMetricFamily(
+            "gpuctl_api_cache_stale",
+            "1 while a watched set is stale (its reads go to the cluster), else 0",
             labels=["kind"],
         )
         for informer in self.cache.informers:
@@ -204,7 +219,8 @@ class CacheCollector(Collector):
             objects.add_metric([kind], len(informer.objects()))
             changes.add_metric([kind], informer.generation)
             relists.add_metric([kind], informer.relists)
-        yield from (objects, changes, relists)
+            stale.add_metric([kind], 1.0 if informer.stale else 0.0)
+        yield from (objects, changes, relists, stale)
 
 
 class Measure:

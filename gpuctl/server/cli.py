@@ -98,6 +98,14 @@ def is_loopback(host: str) -> bool:
     "decide (the namespace's Pod Security level).",
 )
 @click.option(
+    "--cluster-timeout",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(0.5, 300),
+    help="Seconds to wait for one answer of the cluster before the request fails with 503 "
+    "ClusterUnreachable (watches excepted).",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
@@ -116,6 +124,7 @@ def serve(
     max_log_streams: int,
     max_log_streams_per_user: int,
     host_paths: tuple[str, ...],
+    cluster_timeout: float,
     access_log: bool,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
@@ -153,7 +162,7 @@ def serve(
         warning = exposed(tokens_file)
         if warning is not None:
             click.echo(f"warning: {warning}", err=True)
-    cluster = Cluster.connect(kubeconfig, context)
+    cluster = Cluster.connect(kubeconfig, context, read_timeout=cluster_timeout)
     if auth_mode == "kubernetes":
         auth = TokenReviews(cluster)
     app = create_app(

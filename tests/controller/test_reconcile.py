@@ -283,3 +283,23 @@ def test_a_node_notready_for_less_than_the_grace_period_keeps_its_workload(crd_e
     got = status(crd_env, "w")
     assert (got["phase"], got["reason"], got["replacements"]) == ("Pending", "NodeNotReady", 1)
     wait_for(lambda: crd_env.cluster.find("Job", "w", "default") is None, what="the Job deleted")
+
+
+def test_a_stale_cache_is_not_placed_on_the_cluster_is_read_instead(crd_env: Env) -> None:
+    """The cache still shows the cluster from before w1 was placed, and can no longer vouch
+    for it (a silent watch, a new cluster...): placement reads the cluster, where w1 holds
+    its GPUs, instead of giving them twice."""
+    first = Reconciler(crd_env.cluster, snapshot_seconds=0).reconcile(
+        make(crd_env, workload("w1", 5))
+    )
+    assert first.message == "big"
+    cache = ClusterCache(crd_env.cluster, "default", None, resource.KIND)
+    cache.nodes.replace_all(crd_env.cluster.list("Node"))
+    cache.pods.replace_all([])
+    cache.workloads.replace_all([])
+    for informer in (cache.nodes, cache.pods, cache.workloads):
+        informer.silence_seconds = 0.0  # nothing heard since: stale at once
+    assert cache.stale.startswith("no word from the cluster")
+    reconciler = Reconciler(crd_env.cluster, snapshot_seconds=0, cache=cache)
+    second = reconciler.reconcile(make(crd_env, workload("w2", 5)))
+    assert second.message == "mid"  # "big" again from the stale cache

@@ -273,3 +273,33 @@ def test_pod_disruption_budgets_are_served_printed_and_checked(cluster: Cluster)
     refused = cluster.kubectl("apply", "-f", _write(cluster, "both.yaml", both), check=False)
     assert refused.returncode != 0
     assert "minAvailable and maxUnavailable cannot be both set" in refused.stderr
+
+
+def test_a_resource_version_the_cluster_has_not_reached(cluster: Cluster) -> None:
+    """What a client that remembers another cluster's (higher) resourceVersion gets: a list
+    at it (NotOlderThan) waits a while, then 504 Timeout with the cause
+    ResourceVersionTooLarge; a watch from it is accepted and hears nothing, not even the
+    bookmarks it asked for, until its time-out. (Neither is a 410 Gone.)"""
+    core: Any = client.CoreV1Api(cluster.api_client())
+    current = core.list_namespaced_config_map(cluster.namespace).metadata.resource_version
+    ahead = str(int(current) + 100_000)
+    with pytest.raises(client.ApiException) as refused:
+        core.list_namespaced_config_map(
+            cluster.namespace, resource_version=ahead, resource_version_match="NotOlderThan"
+        )
+    assert refused.value.status == 504
+    status = yaml.safe_load(str(refused.value.body))
+    assert status["reason"] == "Timeout"
+    assert status["message"].startswith(f"Timeout: Too large resource version: {ahead}, current: ")
+    assert [c["reason"] for c in status["details"]["causes"]] == ["ResourceVersionTooLarge"]
+
+    watched = core.list_namespaced_config_map(
+        cluster.namespace,
+        watch=True,
+        resource_version=ahead,
+        allow_watch_bookmarks=True,
+        timeout_seconds=4,
+        _preload_content=False,
+    )
+    assert watched.status == 200
+    assert watched.data.strip() == b""  # the whole watch: no event, no bookmark

@@ -5,13 +5,15 @@ waits until the cache shows it."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from gpuctl.cluster.cache import Cache, CachedReads, NotCached, Selector, Watched
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster import cache as cache_module
+from gpuctl.cluster.cache import Cache, CachedReads, Informer, NotCached, Selector, Watched
+from gpuctl.cluster.client import Cluster, Gone, KubeError
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
 
@@ -185,3 +187,136 @@ def test_equality_selectors() -> None:
     assert Selector.parse("app in (web,db)") is None
     base = Selector.parse("app=web")
     assert base is not None and base.covers(web) and not web.covers(base)
+
+
+# ------------------------------------------------------------------------ staleness
+
+
+class _Versions:
+    """A Source whose lists and watches a test scripts: each list answers the next of
+    `lists` ((names, resourceVersion)); each watch yields `events` once, then nothing, and
+    lasts `seconds` (a watch's server-side length)."""
+
+    def __init__(self, lists: list[tuple[list[str], str]], events: list[tuple[str, str]]) -> None:
+        self.lists = lists
+        self.events = events
+        self.listed = 0
+
+    def list_versioned(self, kind: str, namespace: str | None = None, **_: Any) -> Any:
+        names, version = self.lists[min(self.listed, len(self.lists) - 1)]
+        self.listed += 1
+        return [_configmap(name, {"app": "web"}) for name in names], version
+
+    def watch(self, kind: str, namespace: str | None, **options: Any) -> Iterator[Any]:
+        events, self.events = self.events, []
+        for name, version in events:
+            obj = _configmap(name, {"app": "web"})
+            obj["metadata"]["resourceVersion"] = version
+            yield "ADDED", obj
+        time.sleep(options["timeout_seconds"])
+
+    def find(self, kind: str, name: str, namespace: str | None = None) -> None:
+        return None
+
+
+def _names(informer: Informer) -> set[str]:
+    return {o["metadata"]["name"] for o in informer.objects()}
+
+
+def test_a_watch_that_brings_nothing_lists_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster behind the resourceVersion the watch resumes from (another cluster) sends no
+    event and no bookmark: after one such watch the set is stale, then listed again."""
+    monkeypatch.setattr(cache_module, "WATCH_SECONDS", 0.3)
+    source = _Versions([(["old"], "900"), (["new"], "12")], [])
+    cache = Cache(source, [WATCHED])
+    cache.start()
+    try:
+        assert cache.wait_ready(10)
+        wait_for(lambda: _names(cache.informers[0]) == {"new"}, what="the second list")
+        assert cache.informers[0].relists >= 1
+        wait_for(lambda: not cache.stale(), what="fresh after the list")
+    finally:
+        cache.stop()
+
+
+def test_a_resource_version_going_backwards_lists_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache_module, "WATCH_SECONDS", 0.3)
+    source = _Versions([(["old"], "900"), (["new"], "15")], [("later", "901"), ("other", "14")])
+    cache = Cache(source, [WATCHED])
+    cache.start()
+    try:
+        wait_for(lambda: source.listed >= 2, what="a list after the version went back")
+        wait_for(lambda: _names(cache.informers[0]) == {"new"}, what="the other cluster's set")
+    finally:
+        cache.stop()
+
+
+def test_a_silent_watch_makes_the_set_stale_and_reads_go_to_the_cluster(
+    started: tuple[Cluster, Cache], sandbox: SandboxCluster
+) -> None:
+    """A frozen server: the watch neither ends nor brings anything (not even a bookmark)."""
+    cluster, cache = started
+    informer = cache.informers[0]
+    informer.silence_seconds = 1.0
+    reads = CachedReads(cluster, cache)
+    cache.start()
+    assert cache.wait_ready(10)
+    assert cache.lister("ConfigMap", "default", "app=web", None) is not None
+    assert reads.remember("k", lambda: 1) == 1  # read nothing: never remembered
+    sandbox.faults.timeout(verb="watch", resource="configmaps", seconds=30, times=None)
+    cluster.create(_configmap("unseen", {"app": "web"}))
+    wait_for(lambda: cache.stale(), timeout=20, what="the silent watch to make the set stale")
+    assert cache.stale()["ConfigMap"].startswith("no word from the cluster for ")
+    assert cache.lister("ConfigMap", "default", "app=web", None) is None
+    listed = reads.list("ConfigMap", "default", label_selector="app=web")
+    assert [o["metadata"]["name"] for o in listed] == ["unseen"]  # from the cluster
+    with pytest.raises(NotCached):
+        reads.offline.list("ConfigMap", "default", label_selector="app=web")
+
+
+def test_a_failed_relist_keeps_the_set_stale_until_a_list_succeeds(
+    started: tuple[Cluster, Cache], sandbox: SandboxCluster
+) -> None:
+    cluster, cache = started
+    cache.start()
+    assert cache.wait_ready(10)
+    reads = CachedReads(cluster, cache)
+    computed: list[int] = []
+
+    def names() -> list[str]:
+        computed.append(1)
+        listed = reads.list("ConfigMap", "default", label_selector="app=web")
+        return sorted(o["metadata"]["name"] for o in listed)
+
+    assert reads.remember("k", names) == reads.remember("k", names) == []
+    assert len(computed) == 1
+    sandbox.faults.fail(verb="list", resource="configmaps", status=500, times=None)
+    sandbox.faults.fail(verb="watch", resource="configmaps", status=410, times=1)
+    wait_for(
+        lambda: "answered 500" in cache.stale().get("ConfigMap", ""),
+        timeout=20,
+        what="the failed relist to make the set stale",
+    )
+    with pytest.raises(KubeError):  # stale: the remembered answer is not given, the cluster
+        reads.remember("k", names)  # is asked, and it fails
+    sandbox.faults.clear()
+    cluster.create(_configmap("back", {"app": "web"}))
+    wait_for(lambda: not cache.stale(), timeout=20, what="a list to succeed")
+    wait_for(lambda: reads.remember("k", names) == ["back"], what="answers from the cache")
+
+
+def test_a_list_at_a_version_the_cluster_has_not_reached_is_gone_at_once(
+    sandbox: SandboxCluster,
+) -> None:
+    """504 ResourceVersionTooLarge (another cluster's version) means: list afresh. It is not
+    retried like another 5xx: asking again gets the same answer."""
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    sandbox.requests.clear()
+    with pytest.raises(Gone, match="Too large resource version"):
+        cluster._send(
+            "GET",
+            "/api/v1/namespaces/default/configmaps",
+            "configmaps",
+            query=[("resourceVersion", "999999"), ("resourceVersionMatch", "NotOlderThan")],
+        )
+    assert len(sandbox.requests.matching(verb="list", resource="configmaps")) == 1

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import random
 import threading
 import time
@@ -30,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from gpuctl.cluster.client import Cluster
-from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
+from gpuctl.cluster.errors import AlreadyExists, Invalid, KubeError, NotFound
 from gpuctl.controller import backoff, resource
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
@@ -39,12 +40,16 @@ from gpuctl.controller.workload import (
     WORKLOAD_LABEL,
     Workload,
     WorkloadInvalid,
+    label_value,
     render_job,
+    workload_selector,
 )
 from gpuctl.inventory.placement import node_problem
 from gpuctl.inventory.status import terminating
 from gpuctl.verbs import strategies
 from gpuctl.verbs.pinning import pinned_node
+
+log = logging.getLogger("gpuctl.controller")
 
 ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
 # How long one read of nodes, pods and workloads serves successive placements (each placement
@@ -124,7 +129,7 @@ def promised_gpus(
         node = workload.status.get("assignedNode")
         if workload.status.get("phase") != Phase.SCHEDULED or not node:
             continue
-        if (workload.namespace, workload.name) not in made:
+        if (workload.namespace, label_value(workload.name)) not in made:
             promised[node] = promised.get(node, 0) + workload.gpus
     return promised
 
@@ -247,13 +252,38 @@ class Reconciler:
 
     def reconcile(self, obj: dict[str, Any]) -> Outcome:
         started = time.monotonic()
+        workload = Workload.of(obj)
         try:
-            outcome = self._reconcile(Workload.of(obj), obj)
+            outcome = self._reconcile(workload, obj)
         except KubeError as exc:
-            self.metrics.failed.labels(Reason.API_ERROR).inc()
-            outcome = Outcome("error", ERROR_RETRY_SECONDS, str(exc))
+            outcome = self._api_error(workload, exc)
         self.metrics.reconcile_duration.labels(outcome.result).observe(time.monotonic() - started)
         return outcome
+
+    def _api_error(self, workload: Workload, error: KubeError) -> Outcome:
+        """An API request failed: logged, counted, and said in the workload's status. A
+        refused object (422 Invalid) is refused again until the spec changes: Failed. Anything
+        else is tried again after ERROR_RETRY_SECONDS (a placed workload keeps its phase)."""
+        self.metrics.failed.labels(Reason.API_ERROR).inc()
+        final = isinstance(error, Invalid)
+        what = "refused" if final else f"failed, retrying in {ERROR_RETRY_SECONDS:.0f}s"
+        message = f"an API request {what}: {error}"
+        log.warning("%s/%s: %s", workload.namespace, workload.name, message)
+        if workload.status.get("phase") == Phase.SCHEDULED:
+            return Outcome("error", ERROR_RETRY_SECONDS, message)
+        phase = Phase.FAILED if final else Phase.PENDING
+        retry_at = micro_rfc3339(self.clock() + ERROR_RETRY_SECONDS)
+        fields = {} if final else {"nextRetryTime": retry_at}
+        try:
+            self._write_status(workload, phase, Reason.API_ERROR, message, **fields)
+        except KubeError as again:
+            log.warning(
+                "%s/%s: its status could not be written either: %s",
+                workload.namespace,
+                workload.name,
+                again,
+            )
+        return Outcome("error", None if final else ERROR_RETRY_SECONDS, message)
 
     def _reconcile(self, workload: Workload, obj: dict[str, Any]) -> Outcome:
         if terminating(obj):
@@ -321,13 +351,14 @@ class Reconciler:
     def _pods_of(self, workload: Workload) -> list[dict[str, Any]]:
         if self.cache is None:
             return self.cluster.list(
-                "Pod", workload.namespace, label_selector=f"{WORKLOAD_LABEL}={workload.name}"
+                "Pod", workload.namespace, label_selector=workload_selector(workload.name)
             )
         return [
             pod
             for pod in self.cache.pods.objects()
             if pod["metadata"].get("namespace") == workload.namespace
-            and (pod["metadata"].get("labels") or {}).get(WORKLOAD_LABEL) == workload.name
+            and (pod["metadata"].get("labels") or {}).get(WORKLOAD_LABEL)
+            == label_value(workload.name)
         ]
 
     def _replace(self, workload: Workload, node: str, lost: str) -> Outcome:
@@ -495,6 +526,7 @@ class Reconciler:
         }
         if phase != Phase.PENDING:
             status["nextRetryTime"] = None  # merge patch: remove it
+        log.info("%s/%s %s (%s): %s", workload.namespace, workload.name, phase, reason, message)
         self.cluster.patch(
             resource.KIND,
             workload.name,

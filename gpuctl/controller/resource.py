@@ -18,7 +18,7 @@ from gpuctl import __version__
 from gpuctl import constants as c
 from gpuctl.verbs.strategies import LEAST_LOADED, STRATEGY_NAMES
 
-GROUP: Final = "gpu.warp.dev"
+GROUP: Final = c.WORKLOAD_GROUP
 VERSION: Final = "v1alpha1"
 API_VERSION: Final = f"{GROUP}/{VERSION}"
 KIND: Final = "GPUWorkload"

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 import yaml
 
+from gpuctl import constants as c
 from gpuctl.controller import resource
 from gpuctl.errors import SpecError
 from gpuctl.render import engine
@@ -20,10 +21,27 @@ from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.pinning import pin_to_nodes
 
-WORKLOAD_LABEL: Final = f"{resource.GROUP}/workload"
+WORKLOAD_LABEL: Final = c.Labels.WORKLOAD
 MODEL_NAME_ENV: Final = "MODEL_NAME"
 JOB_NAME_MAX: Final = 59  # what a gpuctl training job name may be
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def label_value(name: str) -> str:
+    """The workload label's value for a workload name: the name when it fits a label value
+    (63 characters), else its first 52 characters, "-" and 10 hex digits of its SHA-256 (the
+    same every time, so the Job and its pods are found again; the full name is in the
+    gpu.warp.dev/workload-name annotation). A GPUWorkload name is a DNS subdomain, whose
+    characters a label value also takes."""
+    if len(name) <= c.LABEL_VALUE_MAX:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[: c.LABEL_HASH_CHARS]
+    return f"{name[: c.LABEL_STEM_MAX]}-{digest}"
+
+
+def workload_selector(name: str) -> str:
+    """The label selector of the Job and pods made for the workload `name`."""
+    return f"{WORKLOAD_LABEL}={label_value(name)}"
 
 
 class WorkloadInvalid(Exception):
@@ -120,8 +138,9 @@ def render_job(workload: Workload, node: str) -> dict[str, Any]:
     if len(jobs) != 1:  # pragma: no cover - a one-node training spec renders one Job
         raise WorkloadInvalid(f"the training spec rendered {len(jobs)} Jobs, not one")
     job = jobs[0]
-    job["metadata"]["labels"][WORKLOAD_LABEL] = workload.name
-    job["spec"]["template"]["metadata"]["labels"][WORKLOAD_LABEL] = workload.name
+    for meta in (job["metadata"], job["spec"]["template"]["metadata"]):
+        meta["labels"][WORKLOAD_LABEL] = label_value(workload.name)
+        meta.setdefault("annotations", {})[c.WORKLOAD_NAME_ANNOTATION] = workload.name
     job["metadata"]["ownerReferences"] = [owner_reference(workload)]
     pin_to_nodes(job["spec"]["template"]["spec"], [node])
     return job

@@ -3,6 +3,7 @@ promised before pods exist, retries with backoff then Failed, adoption, and clea
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 from datetime import UTC, datetime
@@ -14,7 +15,8 @@ from gpuctl.controller import resource
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.reconcile import Reconciler
-from gpuctl.sandbox.testing import wait_for
+from gpuctl.controller.workload import label_value, workload_selector
+from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from tests.conftest import Env
 from tests.controller.conftest import workload
 
@@ -283,3 +285,81 @@ def test_a_node_notready_for_less_than_the_grace_period_keeps_its_workload(crd_e
     got = status(crd_env, "w")
     assert (got["phase"], got["reason"], got["replacements"]) == ("Pending", "NodeNotReady", 1)
     wait_for(lambda: crd_env.cluster.find("Job", "w", "default") is None, what="the Job deleted")
+
+
+LONG_NAME = "a-workload-whose-name-is-far-longer-than-a-label-value-may-be-at-all"
+
+
+def test_a_name_longer_than_a_label_value_is_placed_under_a_hashed_label(
+    crd_env: Env, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert len(LONG_NAME) > 63
+    metrics = Metrics()
+    reconciler = Reconciler(crd_env.cluster, metrics)
+    with caplog.at_level(logging.INFO, logger="gpuctl.controller"):
+        outcome = reconciler.reconcile(make(crd_env, workload(LONG_NAME, 2)))
+    assert outcome.result == "scheduled", outcome.message
+    job_name = status(crd_env, LONG_NAME)["jobName"]
+    job = crd_env.cluster.get("Job", job_name, "default")
+    value = label_value(LONG_NAME)
+    assert len(value) == 63 and value.startswith(LONG_NAME[:52] + "-")
+    for meta in (job["metadata"], job["spec"]["template"]["metadata"]):
+        assert meta["labels"]["gpu.warp.dev/workload"] == value
+        assert meta["annotations"]["gpu.warp.dev/workload-name"] == LONG_NAME
+    pods = wait_for(
+        lambda: crd_env.cluster.list("Pod", "default", label_selector=workload_selector(LONG_NAME)),
+        what="the Job's pod, by the workload's label",
+    )
+    assert len(pods) == 1
+    assert sample(metrics, "warp_gpuworkload_failed_total", {"reason": "APIError"}) == 0
+    assert f"default/{LONG_NAME} Scheduled (Scheduled): Job {job_name} created on big" in (
+        caplog.text
+    )
+    # found again by its label: a placed workload whose pod runs is final
+    wait_for(
+        lambda: (
+            crd_env.cluster.get("Pod", pods[0]["metadata"]["name"], "default")["status"]["phase"]
+            == "Running"
+        ),
+        what="the pod running",
+    )
+    assert reconciler.reconcile(current(crd_env, LONG_NAME)).result == "unchanged"
+
+
+def test_an_object_the_api_server_refuses_fails_the_workload_and_is_logged(
+    crd_env: Env, sandbox: SandboxCluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    metrics = Metrics()
+    sandbox.faults.fail(
+        verb="create", resource="jobs", status=422, reason="Invalid", message="Job is invalid"
+    )
+    with caplog.at_level(logging.INFO, logger="gpuctl.controller"):
+        outcome = Reconciler(crd_env.cluster, metrics).reconcile(make(crd_env, workload("w", 2)))
+    assert (outcome.result, outcome.requeue_after) == ("error", None)
+    got = status(crd_env, "w")
+    assert (got["phase"], got["reason"]) == ("Failed", "APIError")
+    assert "an API request refused: " in got["message"] and "Job is invalid" in got["message"]
+    assert got["conditions"][0]["reason"] == "APIError"
+    assert got["conditions"][0]["message"] == got["message"]
+    assert sample(metrics, "warp_gpuworkload_failed_total", {"reason": "APIError"}) == 1
+    assert any(
+        r.levelname == "WARNING" and "Job is invalid" in r.getMessage() for r in caplog.records
+    )
+    assert crd_env.cluster.list("Job", "default") == []
+
+
+def test_a_failed_request_is_said_in_the_status_and_retried(
+    crd_env: Env, sandbox: SandboxCluster
+) -> None:
+    clock = Clock()
+    reconciler = Reconciler(crd_env.cluster, clock=clock)
+    sandbox.faults.fail(verb="create", resource="jobs", status=500, message="etcd is slow")
+    outcome = reconciler.reconcile(make(crd_env, workload("w", 2)))
+    assert (outcome.result, outcome.requeue_after) == ("error", 5.0)
+    got = status(crd_env, "w")
+    assert (got["phase"], got["reason"]) == ("Pending", "APIError")
+    assert "retrying in 5s" in got["message"] and "etcd is slow" in got["message"]
+    assert reconciler.reconcile(current(crd_env, "w")).result == "waiting"
+    clock.now += 5
+    assert reconciler.reconcile(current(crd_env, "w")).result == "scheduled"
+    assert status(crd_env, "w")["retries"] == 0

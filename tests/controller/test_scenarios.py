@@ -10,6 +10,7 @@ import signal
 import time
 
 from gpuctl.controller import resource
+from gpuctl.controller.workload import label_value
 from gpuctl.sandbox.testing import wait_for
 from gpuctl.verbs.pinning import pinned_node
 from tests.controller.scene import CHEAP, MANUAL_CONDITIONS, Scene
@@ -158,3 +159,23 @@ def test_a_node_gone_notready_under_a_waiting_job_gets_the_workload_placed_again
         assert scene.pod_node("w") == second
         assert running.metric("warp_gpuworkload_replaced_total") == 1
         assert running.metric('warp_gpuworkload_scheduled_total{strategy="leastLoaded"}') == 2
+
+
+def test_a_name_over_63_characters_is_placed_and_its_placement_logged(scene: Scene) -> None:
+    """The Job's workload label holds a hash-shortened name the API server takes; the full
+    name is in an annotation; the placement is in the controller's log at its default level."""
+    big, _, _ = placement_nodes(scene)
+    name = "w-" + "long-model-name-" * 4 + "end"  # 69 characters
+    with scene.controller() as running:
+        scene.create(name, 2)
+        status = scene.wait_phase(name, "Scheduled")
+        job = scene.client.get("Job", status["jobName"], scene.namespace)
+        assert job["metadata"]["labels"]["gpu.warp.dev/workload"] == label_value(name)
+        assert job["metadata"]["annotations"]["gpu.warp.dev/workload-name"] == name
+        assert scene.pod_node(name) == big
+        assert running.metric('warp_gpuworkload_failed_total{reason="APIError"}') is None
+        wait_for(
+            lambda: f"{scene.namespace}/{name} Scheduled (Scheduled): Job " in running.output(),
+            timeout=5,
+            what=f"the placement in the log:\n{running.output()}",
+        )

@@ -214,6 +214,28 @@ class Reconciler:
         # (namespace, name) -> (node, GPUs, when): placements made, counted until a read shows
         # them (a cache may lag behind this controller's own writes)
         self._placed: dict[tuple[str, str], tuple[str, int, float]] = {}
+        self._namespace: str | None = None  # of the last read, for a metric read without cache
+        self._fragmented = 0
+        self.metrics.fragmentation.set_function(self.fragmented_gpus)
+
+    def fragmented_gpus(self) -> float:
+        """Free GPUs too few for the largest pending workload, as the cluster is when the
+        metric is read (so it falls to 0 once no workload waits, placed or deleted): from the
+        caches, else a read of the cluster; the last value when the read fails."""
+        cache = self.cache
+        try:
+            if cache is not None:
+                objects = (cache.nodes, cache.pods, cache.workloads)
+                view = view_of(*(informer.objects() for informer in objects))
+            elif self._namespace is not None:
+                view = read_cluster(self.cluster, self._namespace, self.node_selector)
+            else:  # nothing read yet
+                return self._fragmented
+        except KubeError as exc:
+            log.warning("fragmented GPUs not measured, the last value stays: %s", exc)
+            return self._fragmented
+        self._fragmented = strategies.fragmentation(view.nodes, view.largest_pending)
+        return self._fragmented
 
     def _view(self, namespace: str) -> ClusterGpus:
         """The cluster's GPUs: the snapshot while it is fresh, else a new read."""
@@ -223,6 +245,7 @@ class Reconciler:
             if where == namespace and now - taken < self.snapshot_seconds:
                 return view
         view = self._read(namespace)
+        self._namespace = namespace
         self._count_own_placements(view, now)
         self._snapshot = (now, namespace, view)
         return view
@@ -434,9 +457,6 @@ class Reconciler:
         the requests that follow run in parallel with other choices)."""
         with self._placing:
             view = self._view(workload.namespace)
-            self.metrics.fragmentation.set(
-                strategies.fragmentation(view.nodes, view.largest_pending)
-            )
             placement = strategies.strategy(workload.strategy, self.rng).place(
                 view.nodes, workload.gpus
             )

@@ -171,6 +171,7 @@ def test_over_capacity_retries_with_backoff_then_fails(crd_env: Env) -> None:
     got = status(crd_env, "huge")
     assert (got["phase"], got["retries"], got["reason"]) == ("Pending", 1, "NoSuitableNode")
     assert got["message"].startswith("no Ready, schedulable node has 9 free GPU(s)")
+    assert sample(metrics, "warp_gpuworkload_fragmented_gpus") == 8 + 6 + 4
 
     early = reconciler.reconcile(current(crd_env, "huge"))  # an event before the retry is due
     assert early.result == "waiting" and early.requeue_after == pytest.approx(
@@ -194,7 +195,32 @@ def test_over_capacity_retries_with_backoff_then_fails(crd_env: Env) -> None:
     assert crd_env.cluster.list("Job", "default") == []
     assert sample(metrics, "warp_gpuworkload_failed_total", {"reason": "NoSuitableNode"}) == 3
     assert sample(metrics, "warp_gpuworkload_retries_total") == 2
-    assert sample(metrics, "warp_gpuworkload_fragmented_gpus") == 8 + 6 + 4
+    assert sample(metrics, "warp_gpuworkload_fragmented_gpus") == 0  # Failed: not pending
+
+
+def test_fragmented_gpus_fall_to_zero_once_no_workload_waits(crd_env: Env) -> None:
+    """From the caches when the metric is read: a pending workload deleted (no reconcile
+    follows) leaves no fragmentation behind."""
+    metrics = Metrics()
+    cache = ClusterCache(crd_env.cluster, "default", None, resource.KIND)
+    assert cache.start(timeout=20)
+    try:
+        reconciler = Reconciler(crd_env.cluster, metrics, cache=cache)
+        wait = {"maxRetries": 5, "backoffSeconds": 300}
+        assert reconciler.reconcile(
+            make(crd_env, workload("huge", 9, retryPolicy=wait))
+        ).result == ("retry")
+        wait_for(
+            lambda: sample(metrics, "warp_gpuworkload_fragmented_gpus") == 8 + 6 + 4,
+            what="the pending workload in the cache",
+        )
+        crd_env.cluster.delete(resource.KIND, "huge", "default", propagation="Background")
+        wait_for(
+            lambda: sample(metrics, "warp_gpuworkload_fragmented_gpus") == 0,
+            what="fragmented GPUs back to 0 once huge is gone",
+        )
+    finally:
+        cache.stop()
 
 
 def test_an_existing_job_is_adopted_never_duplicated(crd_env: Env) -> None:

@@ -179,3 +179,21 @@ def test_a_name_over_63_characters_is_placed_and_its_placement_logged(scene: Sce
             timeout=5,
             what=f"the placement in the log:\n{running.output()}",
         )
+
+
+def test_fragmented_gpus_fall_to_zero_when_the_pending_workload_is_deleted(scene: Scene) -> None:
+    placement_nodes(scene)
+    with scene.controller() as running:
+        scene.create("huge", 9, retryPolicy={"maxRetries": 5, "backoffSeconds": 300})
+        scene.wait_phase("huge", "Pending")
+        wait_for(
+            lambda: running.metric("warp_gpuworkload_fragmented_gpus") == 8 + 6 + 4,
+            timeout=10,
+            what="18 fragmented GPUs",
+        )
+        scene.cluster.kubectl("delete", "gpuworkload", "huge")
+        wait_for(
+            lambda: running.metric("warp_gpuworkload_fragmented_gpus") == 0,
+            timeout=10,
+            what="0 fragmented GPUs once no workload waits",
+        )

@@ -80,6 +80,9 @@ DEEPSPEED_CONFIGMAP_SUFFIX: Final = "-deepspeed"
 DEFAULT_TOPOLOGY_KEY: Final = "topology.kubernetes.io/zone"
 DEFAULT_START_TIMEOUT: Final = 600
 START_BARRIER_RESOURCES: Final = {"cpu": "100m", "memory": "64Mi"}
+# The init container that holds a pod of a multi-node job until its peers have addresses: a
+# pod Pending while it runs waits on purpose (the pending-pod alert leaves it out).
+START_BARRIER_CONTAINER: Final = "wait-for-peers"
 # resources.queue: the Kueue LocalQueue that admits the whole Job at once.
 KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 

@@ -311,6 +311,13 @@ class Reconciler:
     def _reconcile(self, workload: Workload, obj: dict[str, Any]) -> Outcome:
         if terminating(obj):
             return Outcome("deleted")
+        if workload.unreadable_status:
+            log.warning(
+                "%s/%s: its status cannot be read (%s); treated as new, the status is rewritten",
+                workload.namespace,
+                workload.name,
+                workload.unreadable_status,
+            )
         phase = workload.status.get("phase")
         observed = workload.status.get("observedGeneration")
         if phase == Phase.SCHEDULED:
@@ -526,7 +533,10 @@ class Reconciler:
         self, workload: Workload, phase: str, reason: str, message: str, **fields: Any
     ) -> None:
         stamp = now_rfc3339(self.clock())
-        status: dict[str, Any] = {
+        status: dict[str, Any] = {}
+        if workload.unreadable_status:  # merge patch: remove every field it may have wrong
+            status = dict.fromkeys(resource.status_schema()["properties"])
+        status |= {
             "phase": phase,
             "reason": reason,
             "message": message,

@@ -238,6 +238,11 @@ def spec_schema() -> dict[str, Any]:
     return spec
 
 
+def status_schema() -> dict[str, Any]:
+    """The openAPIV3Schema of `.status`, as the CRD declares it."""
+    return _status_schema()
+
+
 def with_defaults(schema: dict[str, Any], value: Any) -> Any:
     """`value` with the schema's defaults filled in where fields are missing (structural
     defaulting, as the API server does it: a defaulted object gets its own defaults too)."""

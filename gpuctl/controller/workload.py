@@ -6,11 +6,13 @@ Pure: objects (dicts) in, objects out; no cluster and no kopf.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+import jsonschema
 import yaml
 
 from gpuctl import constants as c
@@ -48,9 +50,29 @@ class WorkloadInvalid(Exception):
     """The workload cannot become a Job; the message says why, in one line."""
 
 
+@functools.cache
+def _status_validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(resource.json_schema(resource.status_schema()))
+
+
+def status_problem(status: Any) -> str:
+    """Why a workload's status cannot be read ("" when it can): not an object, or a field of
+    the wrong type or value for the CRD's status schema (fields it does not know are ignored)."""
+    if status is None:
+        return ""
+    if not isinstance(status, dict):
+        return f"status is a {type(status).__name__}, not an object"
+    for error in _status_validator().iter_errors(status):
+        if error.validator != "additionalProperties":
+            where = ".".join(str(part) for part in ("status", *error.absolute_path))
+            return f"{where}: {error.message}"
+    return ""
+
+
 @dataclass(frozen=True)
 class Workload:
-    """A GPUWorkload's identity and defaulted spec."""
+    """A GPUWorkload's identity and defaulted spec. A status that cannot be read is taken as
+    none (the workload is new), and `unreadable_status` says why."""
 
     name: str
     namespace: str
@@ -58,18 +80,21 @@ class Workload:
     generation: int
     spec: dict[str, Any]
     status: dict[str, Any]
+    unreadable_status: str = ""
 
     @classmethod
     def of(cls, obj: dict[str, Any]) -> Workload:
         meta = obj.get("metadata") or {}
         spec = resource.with_defaults(resource.spec_schema(), obj.get("spec") or {})
+        problem = status_problem(obj.get("status"))
         return cls(
             name=str(meta.get("name", "")),
             namespace=str(meta.get("namespace") or "default"),
             uid=str(meta.get("uid", "")),
             generation=int(meta.get("generation") or 0),
             spec=spec,
-            status=dict(obj.get("status") or {}),
+            status={} if problem else dict(obj.get("status") or {}),
+            unreadable_status=problem,
         )
 
     @property

@@ -389,3 +389,29 @@ def test_a_failed_request_is_said_in_the_status_and_retried(
     clock.now += 5
     assert reconciler.reconcile(current(crd_env, "w")).result == "scheduled"
     assert status(crd_env, "w")["retries"] == 0
+
+
+@pytest.mark.parametrize(
+    "malformed",
+    [
+        {"phase": "Scheduled", "assignedNode": 7, "retries": "x", "replacements": "many"},
+        {"phase": "Placed", "retries": 2},
+        ["Scheduled"],
+        "Scheduled",
+    ],
+)
+def test_a_status_it_cannot_read_is_treated_as_new_logged_and_rewritten(
+    crd_env: Env, caplog: pytest.LogCaptureFixture, malformed: Any
+) -> None:
+    """What a CRD without the status schema (an older version of it) may hold."""
+    obj = {**make(crd_env, workload("w", 2)), "status": malformed}
+    with caplog.at_level(logging.INFO, logger="gpuctl.controller"):
+        outcome = Reconciler(crd_env.cluster).reconcile(obj)
+    assert (outcome.result, outcome.message) == ("scheduled", "big")
+    got = status(crd_env, "w")
+    assert (got["phase"], got["assignedNode"], got["retries"]) == ("Scheduled", "big", 0)
+    assert "replacements" not in got
+    assert any(
+        r.levelname == "WARNING" and "its status cannot be read" in r.getMessage()
+        for r in caplog.records
+    )

@@ -9,6 +9,8 @@ from __future__ import annotations
 import signal
 import time
 
+import yaml
+
 from gpuctl.controller import resource
 from gpuctl.controller.workload import label_value
 from gpuctl.sandbox.testing import wait_for
@@ -197,3 +199,28 @@ def test_fragmented_gpus_fall_to_zero_when_the_pending_workload_is_deleted(scene
             timeout=10,
             what="0 fragmented GPUs once no workload waits",
         )
+
+
+def test_a_workload_applied_with_a_status_block_is_placed_once_and_replaced_never(
+    scene: Scene,
+) -> None:
+    """The API server drops `.status` from a create (the CRD has a status subresource): a
+    status block in the applied file (the gpu-orchestrator document's example has one) is
+    not the controller's to act on."""
+    big, _, _ = placement_nodes(scene)
+    document = {
+        "apiVersion": resource.API_VERSION,
+        "kind": resource.KIND,
+        "metadata": {"name": "with-status", "namespace": scene.namespace},
+        "spec": {"modelName": "llama2", "gpuCount": 2},
+        "status": {"phase": "Scheduled", "assignedNode": "node-gone", "jobName": "with-status"},
+    }
+    path = scene.cluster.workdir / "with-status.yaml"
+    path.write_text(yaml.safe_dump(document))
+    with scene.controller() as running:
+        scene.cluster.kubectl("apply", "-f", str(path))
+        status = scene.wait_phase("with-status", "Scheduled")
+        assert (status["assignedNode"], status.get("replacements")) == (big, None)
+        assert scene.pod_node("with-status") == big
+        assert running.metric("warp_gpuworkload_replaced_total") == 0
+        assert running.metric('warp_gpuworkload_scheduled_total{strategy="leastLoaded"}') == 1

@@ -237,22 +237,32 @@ class Reconciler:
         self._fragmented = strategies.fragmentation(view.nodes, view.largest_pending)
         return self._fragmented
 
+    def _cached(self, namespace: str) -> ClusterCache | None:
+        """The cache, when it holds the GPUWorkloads of `namespace` (its own, or all)."""
+        cache = self.cache
+        if cache is not None and cache.namespace in (None, namespace):
+            return cache
+        return None
+
     def _view(self, namespace: str) -> ClusterGpus:
-        """The cluster's GPUs: the snapshot while it is fresh, else a new read."""
+        """The cluster's GPUs: the snapshot while it is fresh, else a new read (a cache of
+        every namespace serves every namespace)."""
         now = time.monotonic()
+        cache = self._cached(namespace)
+        scope = "" if cache is not None and cache.namespace is None else namespace
         if self._snapshot is not None:
             taken, where, view = self._snapshot
-            if where == namespace and now - taken < self.snapshot_seconds:
+            if where == scope and now - taken < self.snapshot_seconds:
                 return view
         view = self._read(namespace)
         self._namespace = namespace
         self._count_own_placements(view, now)
-        self._snapshot = (now, namespace, view)
+        self._snapshot = (now, scope, view)
         return view
 
     def _read(self, namespace: str) -> ClusterGpus:
-        cache = self.cache
-        if cache is None or cache.namespace != namespace:
+        cache = self._cached(namespace)
+        if cache is None:
             return read_cluster(self.cluster, namespace, self.node_selector)
         return view_of(cache.nodes.objects(), cache.pods.objects(), cache.workloads.objects())
 
@@ -359,8 +369,9 @@ class Reconciler:
     def _node_lost(self, namespace: str, node: str) -> str:
         """ "gone", "NotReady" (for at least the grace period), or "" (from the cache when
         there is one: no lock, no request)."""
-        if self.cache is not None and self.cache.namespace == namespace:
-            found = self.cache.nodes.get("", node)
+        cache = self._cached(namespace)
+        if cache is not None:
+            found = cache.nodes.get("", node)
         else:
             nodes = self.cluster.list("Node", label_selector=self.node_selector)
             found = next((item for item in nodes if item["metadata"]["name"] == node), None)

@@ -24,9 +24,26 @@ class Labels:
     MANAGED_BY: Final = "app.kubernetes.io/managed-by"
     # The job (or pool, or quota) an object belongs to: what prune and `delete job` select on.
     INSTANCE: Final = "app.kubernetes.io/instance"
+    # The GPUWorkload a Job (and its pods) was made for: its name, hash-shortened to a label
+    # value (see gpuctl.controller.workload.label_value); the full name is in an annotation.
+    WORKLOAD: Final = "gpu.warp.dev/workload"
+    # Nodes that costOptimized placement prefers.
+    CHEAP_NODE: Final = "gpu-orchestrator/cheap-node"
 
 
 MANAGED_BY_VALUE: Final = "gpuctl"
+
+# The GPUWorkload controller's API group (its labels and annotations use it as their prefix),
+# and the prefix of the node labels its placement strategies read.
+WORKLOAD_GROUP: Final = "gpu.warp.dev"
+WORKLOAD_PREFIX: Final = "gpu.warp.dev/"
+ORCHESTRATOR_PREFIX: Final = "gpu-orchestrator/"
+WORKLOAD_NAME_ANNOTATION: Final = "gpu.warp.dev/workload-name"
+# A label value holds at most 63 characters; a longer name is kept as its first
+# LABEL_STEM_MAX characters, "-" and LABEL_HASH_CHARS hex digits of its SHA-256.
+LABEL_VALUE_MAX: Final = 63
+LABEL_HASH_CHARS: Final = 10
+LABEL_STEM_MAX: Final = LABEL_VALUE_MAX - LABEL_HASH_CHARS - 1
 
 # Both node labels name a GPU model; placement and `get nodes --gpu-type` honour either.
 GPU_TYPE_NODE_LABELS: Final = (Labels.GPU_TYPE, Labels.GPU_TYPE_USER)
@@ -87,6 +104,9 @@ DEEPSPEED_CONFIGMAP_SUFFIX: Final = "-deepspeed"
 DEFAULT_TOPOLOGY_KEY: Final = "topology.kubernetes.io/zone"
 DEFAULT_START_TIMEOUT: Final = 600
 START_BARRIER_RESOURCES: Final = {"cpu": "100m", "memory": "64Mi"}
+# The init container that holds a pod of a multi-node job until its peers have addresses: a
+# pod Pending while it runs waits on purpose (the pending-pod alert leaves it out).
+START_BARRIER_CONTAINER: Final = "wait-for-peers"
 # resources.queue: the Kueue LocalQueue that admits the whole Job at once.
 KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 

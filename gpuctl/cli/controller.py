@@ -208,8 +208,13 @@ def plan(
 @click.option(
     "-n",
     "--namespace",
-    help="The namespace whose GPUWorkloads it reconciles and where its Lease lives "
-    "(default: $POD_NAMESPACE, else the kubeconfig context's).",
+    help="Reconcile only the GPUWorkloads of this namespace (default: every namespace); "
+    "its Lease lives there too.",
+)
+@click.option(
+    "--lease-namespace",
+    help="Where its Lease lives (default: the --namespace, else $POD_NAMESPACE, else the "
+    "kubeconfig context's).",
 )
 @click.option("--metrics-port", type=click.IntRange(0, 65535), default=8080, show_default=True)
 @click.option("--health-port", type=click.IntRange(0, 65535), default=8081, show_default=True)
@@ -244,6 +249,7 @@ def run(
     kubeconfig: str | None,
     context: str | None,
     namespace: str | None,
+    lease_namespace: str | None,
     metrics_port: int,
     health_port: int,
     leader_elect: bool,
@@ -262,7 +268,11 @@ def run(
     logging.getLogger("kopf").setLevel(logging.INFO if verbose else logging.WARNING)
     cluster = Cluster.connect(kubeconfig, context)
     options = operator.RunOptions(
-        namespace=namespace or os.environ.get("POD_NAMESPACE") or cluster.namespace,
+        namespace=lease_namespace
+        or namespace
+        or os.environ.get("POD_NAMESPACE")
+        or cluster.namespace,
+        watch_namespace=namespace,
         metrics_port=metrics_port,
         health_port=health_port,
         leader_elect=leader_elect,

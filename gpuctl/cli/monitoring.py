@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
@@ -107,19 +108,40 @@ def monitoring() -> None:
     """What Prometheus and Grafana need for gpuctl's GPUs."""
 
 
+def _label_value(value: str, option: str) -> str:
+    """`value` when it is a Kubernetes label value, else a usage error that says the rule."""
+    if len(value) > 63 or not re.fullmatch(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?", value):
+        raise click.BadParameter(
+            f"{value!r} is not a label value: at most 63 letters, digits, '-', '_' or '.', "
+            "beginning and ending with a letter or digit",
+            param_hint=option,
+        )
+    return value
+
+
 @monitoring.command("manifests")
 @click.option("-n", "--namespace", default="monitoring", show_default=True, help="Where they go.")
-def manifests(namespace: str) -> None:
-    """Print a PrometheusRule (GPU temperature >= 85 °C, a pod's GPUs idle for 30 minutes, a pod
-    pending for 15 minutes) and a Grafana dashboard ConfigMap (pools, nodes, jobs).
+@click.option(
+    "--release",
+    default="kube-prometheus-stack",
+    show_default=True,
+    help="The Helm release of kube-prometheus-stack: the PrometheusRule is labelled "
+    "release=RELEASE, which its Prometheus selects by default.",
+    callback=lambda _ctx, _param, value: _label_value(value, "--release"),
+)
+def manifests(namespace: str, release: str) -> None:
+    """Print a PrometheusRule (GPU temperature >= 85 °C, a pod's GPUs idle for 30 minutes, a
+    gpuctl pod pending for 15 minutes) and a Grafana dashboard ConfigMap (pools, nodes, jobs).
 
     \b
     gpuctl monitoring manifests | kubectl apply -f -
+    gpuctl monitoring manifests --release prom | kubectl apply -f -
     """
     from gpuctl.monitoring import manifests as monitoring_manifests
     from gpuctl.render import engine
 
-    click.echo(engine.to_yaml(monitoring_manifests.render(namespace)), nl=False)
+    objects = monitoring_manifests.render(namespace, release)
+    click.echo(engine.to_yaml(objects), nl=False)
 
 
 # ----------------------------------------------------------------- describe job's section

@@ -61,8 +61,9 @@ class ClusterCache:
     """Nodes, pods and GPUWorkloads for placement, each kept by an Informer."""
 
     def __init__(
-        self, cluster: Source, namespace: str, node_selector: str | None, kind: str
+        self, cluster: Source, namespace: str | None, node_selector: str | None, kind: str
     ) -> None:
+        """`namespace`: the GPUWorkloads of that namespace; None: of every namespace."""
         self.namespace = namespace
         self._cache = Cache(
             cluster,

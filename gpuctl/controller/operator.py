@@ -180,7 +180,7 @@ class StopSwitch:
 async def _operate(
     registry: kopf.OperatorRegistry,
     settings: kopf.OperatorSettings,
-    namespace: str,
+    namespace: str | None,
     switch: StopSwitch,
     ready: threading.Event,
 ) -> None:
@@ -193,7 +193,8 @@ async def _operate(
     await kopf.operator(
         registry=registry,
         settings=settings,
-        namespaces=[namespace],
+        namespaces=[namespace] if namespace else [],
+        clusterwide=not namespace,
         standalone=True,
         stop_flag=stop,
         ready_flag=ready,
@@ -202,7 +203,7 @@ async def _operate(
 
 @dataclass(frozen=True)
 class RunOptions:
-    namespace: str
+    namespace: str  # where the Lease lives
     metrics_port: int
     health_port: int
     leader_elect: bool
@@ -213,6 +214,7 @@ class RunOptions:
     node_selector: str | None = None  # only nodes with these labels are placed on
     node_check_seconds: float = NODE_CHECK_SECONDS  # a placed, not started workload's node
     not_ready_grace_seconds: float = NOT_READY_GRACE_SECONDS  # NotReady this long: place again
+    watch_namespace: str | None = None  # the GPUWorkloads of this namespace only; None: all
 
 
 def run(cluster: Cluster, options: RunOptions) -> int:
@@ -256,7 +258,11 @@ def run(cluster: Cluster, options: RunOptions) -> int:
         keeper = threading.Thread(target=keep, name="lease", daemon=True)
         keeper.start()
     metrics.leader.set(1)
-    cache = ClusterCache(cluster, options.namespace, options.node_selector, resource.KIND)
+    cache = ClusterCache(cluster, options.watch_namespace, options.node_selector, resource.KIND)
+    log.info(
+        "reconciling the GPUWorkloads of %s",
+        f"namespace {options.watch_namespace}" if options.watch_namespace else "every namespace",
+    )
     if not cache.start():
         log.warning("the node, pod and workload caches did not fill within 60 s; going on")
     reconciler = Reconciler(
@@ -276,7 +282,7 @@ def run(cluster: Cluster, options: RunOptions) -> int:
 
     threading.Thread(target=mark_ready, name="ready", daemon=True).start()
     try:
-        asyncio.run(_operate(registry, settings, options.namespace, kopf_stop, ready))
+        asyncio.run(_operate(registry, settings, options.watch_namespace, kopf_stop, ready))
     finally:
         stop.set()
         cache.stop()

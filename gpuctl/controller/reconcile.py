@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import random
 import threading
 import time
@@ -30,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from gpuctl.cluster.client import Cluster
-from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
+from gpuctl.cluster.errors import AlreadyExists, Invalid, KubeError, NotFound
 from gpuctl.controller import backoff, resource
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
@@ -39,12 +40,16 @@ from gpuctl.controller.workload import (
     WORKLOAD_LABEL,
     Workload,
     WorkloadInvalid,
+    label_value,
     render_job,
+    workload_selector,
 )
 from gpuctl.inventory.placement import node_problem
 from gpuctl.inventory.status import terminating
 from gpuctl.verbs import strategies
 from gpuctl.verbs.pinning import pinned_node
+
+log = logging.getLogger("gpuctl.controller")
 
 ERROR_RETRY_SECONDS: Final = 5.0  # after an API error, before trying again
 # How long one read of nodes, pods and workloads serves successive placements (each placement
@@ -124,7 +129,7 @@ def promised_gpus(
         node = workload.status.get("assignedNode")
         if workload.status.get("phase") != Phase.SCHEDULED or not node:
             continue
-        if (workload.namespace, workload.name) not in made:
+        if (workload.namespace, label_value(workload.name)) not in made:
             promised[node] = promised.get(node, 0) + workload.gpus
     return promised
 
@@ -209,22 +214,56 @@ class Reconciler:
         # (namespace, name) -> (node, GPUs, when): placements made, counted until a read shows
         # them (a cache may lag behind this controller's own writes)
         self._placed: dict[tuple[str, str], tuple[str, int, float]] = {}
+        self._namespace: str | None = None  # of the last read, for a metric read without cache
+        self._fragmented = 0
+        self.metrics.fragmentation.set_function(self.fragmented_gpus)
+
+    def fragmented_gpus(self) -> float:
+        """Free GPUs too few for the largest pending workload, as the cluster is when the
+        metric is read (so it falls to 0 once no workload waits, placed or deleted): from the
+        caches, else a read of the cluster; the last value when the read fails."""
+        cache = self.cache
+        try:
+            if cache is not None:
+                objects = (cache.nodes, cache.pods, cache.workloads)
+                view = view_of(*(informer.objects() for informer in objects))
+            elif self._namespace is not None:
+                view = read_cluster(self.cluster, self._namespace, self.node_selector)
+            else:  # nothing read yet
+                return self._fragmented
+        except KubeError as exc:
+            log.warning("fragmented GPUs not measured, the last value stays: %s", exc)
+            return self._fragmented
+        self._fragmented = strategies.fragmentation(view.nodes, view.largest_pending)
+        return self._fragmented
+
+    def _cached(self, namespace: str) -> ClusterCache | None:
+        """The cache, when it holds the GPUWorkloads of `namespace` (its own, or all) and can
+        vouch for the cluster (not stale: else the cluster is read instead)."""
+        cache = self.cache
+        if cache is not None and cache.namespace in (None, namespace) and not cache.stale:
+            return cache
+        return None
 
     def _view(self, namespace: str) -> ClusterGpus:
-        """The cluster's GPUs: the snapshot while it is fresh, else a new read."""
+        """The cluster's GPUs: the snapshot while it is fresh, else a new read (a cache of
+        every namespace serves every namespace)."""
         now = time.monotonic()
+        cache = self._cached(namespace)
+        scope = "" if cache is not None and cache.namespace is None else namespace
         if self._snapshot is not None:
             taken, where, view = self._snapshot
-            if where == namespace and now - taken < self.snapshot_seconds:
+            if where == scope and now - taken < self.snapshot_seconds:
                 return view
         view = self._read(namespace)
+        self._namespace = namespace
         self._count_own_placements(view, now)
-        self._snapshot = (now, namespace, view)
+        self._snapshot = (now, scope, view)
         return view
 
     def _read(self, namespace: str) -> ClusterGpus:
-        cache = self.cache
-        if cache is None or cache.namespace != namespace or cache.stale:
+        cache = self._cached(namespace)
+        if cache is None:
             return read_cluster(self.cluster, namespace, self.node_selector)
         return view_of(cache.nodes.objects(), cache.pods.objects(), cache.workloads.objects())
 
@@ -247,17 +286,49 @@ class Reconciler:
 
     def reconcile(self, obj: dict[str, Any]) -> Outcome:
         started = time.monotonic()
+        workload = Workload.of(obj)
         try:
-            outcome = self._reconcile(Workload.of(obj), obj)
+            outcome = self._reconcile(workload, obj)
         except KubeError as exc:
-            self.metrics.failed.labels(Reason.API_ERROR).inc()
-            outcome = Outcome("error", ERROR_RETRY_SECONDS, str(exc))
+            outcome = self._api_error(workload, exc)
         self.metrics.reconcile_duration.labels(outcome.result).observe(time.monotonic() - started)
         return outcome
+
+    def _api_error(self, workload: Workload, error: KubeError) -> Outcome:
+        """An API request failed: logged, counted, and said in the workload's status. A
+        refused object (422 Invalid) is refused again until the spec changes: Failed. Anything
+        else is tried again after ERROR_RETRY_SECONDS (a placed workload keeps its phase)."""
+        self.metrics.failed.labels(Reason.API_ERROR).inc()
+        final = isinstance(error, Invalid)
+        what = "refused" if final else f"failed, retrying in {ERROR_RETRY_SECONDS:.0f}s"
+        message = f"an API request {what}: {error}"
+        log.warning("%s/%s: %s", workload.namespace, workload.name, message)
+        if workload.status.get("phase") == Phase.SCHEDULED:
+            return Outcome("error", ERROR_RETRY_SECONDS, message)
+        phase = Phase.FAILED if final else Phase.PENDING
+        retry_at = micro_rfc3339(self.clock() + ERROR_RETRY_SECONDS)
+        fields = {} if final else {"nextRetryTime": retry_at}
+        try:
+            self._write_status(workload, phase, Reason.API_ERROR, message, **fields)
+        except KubeError as again:
+            log.warning(
+                "%s/%s: its status could not be written either: %s",
+                workload.namespace,
+                workload.name,
+                again,
+            )
+        return Outcome("error", None if final else ERROR_RETRY_SECONDS, message)
 
     def _reconcile(self, workload: Workload, obj: dict[str, Any]) -> Outcome:
         if terminating(obj):
             return Outcome("deleted")
+        if workload.unreadable_status:
+            log.warning(
+                "%s/%s: its status cannot be read (%s); treated as new, the status is rewritten",
+                workload.namespace,
+                workload.name,
+                workload.unreadable_status,
+            )
         phase = workload.status.get("phase")
         observed = workload.status.get("observedGeneration")
         if phase == Phase.SCHEDULED:
@@ -299,8 +370,9 @@ class Reconciler:
     def _node_lost(self, namespace: str, node: str) -> str:
         """ "gone", "NotReady" (for at least the grace period), or "" (from the cache when
         there is one: no lock, no request)."""
-        if self.cache is not None and self.cache.namespace == namespace and not self.cache.stale:
-            found = self.cache.nodes.get("", node)
+        cache = self._cached(namespace)
+        if cache is not None:
+            found = cache.nodes.get("", node)
         else:
             nodes = self.cluster.list("Node", label_selector=self.node_selector)
             found = next((item for item in nodes if item["metadata"]["name"] == node), None)
@@ -321,13 +393,14 @@ class Reconciler:
     def _pods_of(self, workload: Workload) -> list[dict[str, Any]]:
         if self.cache is None or self.cache.stale:
             return self.cluster.list(
-                "Pod", workload.namespace, label_selector=f"{WORKLOAD_LABEL}={workload.name}"
+                "Pod", workload.namespace, label_selector=workload_selector(workload.name)
             )
         return [
             pod
             for pod in self.cache.pods.objects()
             if pod["metadata"].get("namespace") == workload.namespace
-            and (pod["metadata"].get("labels") or {}).get(WORKLOAD_LABEL) == workload.name
+            and (pod["metadata"].get("labels") or {}).get(WORKLOAD_LABEL)
+            == label_value(workload.name)
         ]
 
     def _replace(self, workload: Workload, node: str, lost: str) -> Outcome:
@@ -403,9 +476,6 @@ class Reconciler:
         the requests that follow run in parallel with other choices)."""
         with self._placing:
             view = self._view(workload.namespace)
-            self.metrics.fragmentation.set(
-                strategies.fragmentation(view.nodes, view.largest_pending)
-            )
             placement = strategies.strategy(workload.strategy, self.rng).place(
                 view.nodes, workload.gpus
             )
@@ -475,7 +545,10 @@ class Reconciler:
         self, workload: Workload, phase: str, reason: str, message: str, **fields: Any
     ) -> None:
         stamp = now_rfc3339(self.clock())
-        status: dict[str, Any] = {
+        status: dict[str, Any] = {}
+        if workload.unreadable_status:  # merge patch: remove every field it may have wrong
+            status = dict.fromkeys(resource.status_schema()["properties"])
+        status |= {
             "phase": phase,
             "reason": reason,
             "message": message,
@@ -495,6 +568,7 @@ class Reconciler:
         }
         if phase != Phase.PENDING:
             status["nextRetryTime"] = None  # merge patch: remove it
+        log.info("%s/%s %s (%s): %s", workload.namespace, workload.name, phase, reason, message)
         self.cluster.patch(
             resource.KIND,
             workload.name,

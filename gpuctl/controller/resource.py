@@ -18,7 +18,7 @@ from gpuctl import __version__
 from gpuctl import constants as c
 from gpuctl.verbs.strategies import LEAST_LOADED, STRATEGY_NAMES
 
-GROUP: Final = "gpu.warp.dev"
+GROUP: Final = c.WORKLOAD_GROUP
 VERSION: Final = "v1alpha1"
 API_VERSION: Final = f"{GROUP}/{VERSION}"
 KIND: Final = "GPUWorkload"
@@ -238,6 +238,11 @@ def spec_schema() -> dict[str, Any]:
     return spec
 
 
+def status_schema() -> dict[str, Any]:
+    """The openAPIV3Schema of `.status`, as the CRD declares it."""
+    return _status_schema()
+
+
 def with_defaults(schema: dict[str, Any], value: Any) -> Any:
     """`value` with the schema's defaults filled in where fields are missing (structural
     defaulting, as the API server does it: a defaulted object gets its own defaults too)."""
@@ -286,16 +291,18 @@ def _rule(group: str, resources: list[str], verbs: list[str]) -> dict[str, Any]:
     return {"apiGroups": [group], "resources": resources, "verbs": verbs}
 
 
-# The API calls the controller makes, and nothing more.
+# The API calls the controller makes, and nothing more. It reconciles the GPUWorkloads of
+# every namespace (`controller run --namespace` narrows that), so what it reads and writes for
+# them is granted cluster-wide; only its Lease is in its own namespace.
 NAMESPACED_RULES: Final = (
+    _rule("coordination.k8s.io", ["leases"], ["get", "create", "update"]),  # leader election
+)
+CLUSTER_RULES: Final = (
     _rule(GROUP, [PLURAL], ["get", "list", "watch"]),  # kopf's watch, our reads
     _rule(GROUP, [f"{PLURAL}/status"], ["patch"]),  # phase, node, job, retries
     # adopt or create; delete only to place again (a node went NotReady under a waiting Job);
     # a deleted workload's Job is the garbage collector's (owner reference)
     _rule("batch", ["jobs"], ["get", "create", "delete"]),
-    _rule("coordination.k8s.io", ["leases"], ["get", "create", "update"]),  # leader election
-)
-CLUSTER_RULES: Final = (
     _rule("", ["nodes"], ["list", "watch"]),  # GPUs, readiness, labels (a watched cache)
     _rule("", ["pods"], ["list", "watch"]),  # GPUs requested on each node; whether a pod runs
 )

@@ -6,13 +6,16 @@ Pure: objects (dicts) in, objects out; no cluster and no kopf.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+import jsonschema
 import yaml
 
+from gpuctl import constants as c
 from gpuctl.controller import resource
 from gpuctl.errors import SpecError
 from gpuctl.render import engine
@@ -20,19 +23,56 @@ from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.pinning import pin_to_nodes
 
-WORKLOAD_LABEL: Final = f"{resource.GROUP}/workload"
+WORKLOAD_LABEL: Final = c.Labels.WORKLOAD
 MODEL_NAME_ENV: Final = "MODEL_NAME"
 JOB_NAME_MAX: Final = 59  # what a gpuctl training job name may be
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def label_value(name: str) -> str:
+    """The workload label's value for a workload name: the name when it fits a label value
+    (63 characters), else its first 52 characters, "-" and 10 hex digits of its SHA-256 (the
+    same every time, so the Job and its pods are found again; the full name is in the
+    gpu.warp.dev/workload-name annotation). A GPUWorkload name is a DNS subdomain, whose
+    characters a label value also takes."""
+    if len(name) <= c.LABEL_VALUE_MAX:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[: c.LABEL_HASH_CHARS]
+    return f"{name[: c.LABEL_STEM_MAX]}-{digest}"
+
+
+def workload_selector(name: str) -> str:
+    """The label selector of the Job and pods made for the workload `name`."""
+    return f"{WORKLOAD_LABEL}={label_value(name)}"
 
 
 class WorkloadInvalid(Exception):
     """The workload cannot become a Job; the message says why, in one line."""
 
 
+@functools.cache
+def _status_validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(resource.json_schema(resource.status_schema()))
+
+
+def status_problem(status: Any) -> str:
+    """Why a workload's status cannot be read ("" when it can): not an object, or a field of
+    the wrong type or value for the CRD's status schema (fields it does not know are ignored)."""
+    if status is None:
+        return ""
+    if not isinstance(status, dict):
+        return f"status is a {type(status).__name__}, not an object"
+    for error in _status_validator().iter_errors(status):
+        if error.validator != "additionalProperties":
+            where = ".".join(str(part) for part in ("status", *error.absolute_path))
+            return f"{where}: {error.message}"
+    return ""
+
+
 @dataclass(frozen=True)
 class Workload:
-    """A GPUWorkload's identity and defaulted spec."""
+    """A GPUWorkload's identity and defaulted spec. A status that cannot be read is taken as
+    none (the workload is new), and `unreadable_status` says why."""
 
     name: str
     namespace: str
@@ -40,18 +80,21 @@ class Workload:
     generation: int
     spec: dict[str, Any]
     status: dict[str, Any]
+    unreadable_status: str = ""
 
     @classmethod
     def of(cls, obj: dict[str, Any]) -> Workload:
         meta = obj.get("metadata") or {}
         spec = resource.with_defaults(resource.spec_schema(), obj.get("spec") or {})
+        problem = status_problem(obj.get("status"))
         return cls(
             name=str(meta.get("name", "")),
             namespace=str(meta.get("namespace") or "default"),
             uid=str(meta.get("uid", "")),
             generation=int(meta.get("generation") or 0),
             spec=spec,
-            status=dict(obj.get("status") or {}),
+            status={} if problem else dict(obj.get("status") or {}),
+            unreadable_status=problem,
         )
 
     @property
@@ -120,8 +163,9 @@ def render_job(workload: Workload, node: str) -> dict[str, Any]:
     if len(jobs) != 1:  # pragma: no cover - a one-node training spec renders one Job
         raise WorkloadInvalid(f"the training spec rendered {len(jobs)} Jobs, not one")
     job = jobs[0]
-    job["metadata"]["labels"][WORKLOAD_LABEL] = workload.name
-    job["spec"]["template"]["metadata"]["labels"][WORKLOAD_LABEL] = workload.name
+    for meta in (job["metadata"], job["spec"]["template"]["metadata"]):
+        meta["labels"][WORKLOAD_LABEL] = label_value(workload.name)
+        meta.setdefault("annotations", {})[c.WORKLOAD_NAME_ANNOTATION] = workload.name
     job["metadata"]["ownerReferences"] = [owner_reference(workload)]
     pin_to_nodes(job["spec"]["template"]["spec"], [node])
     return job

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -17,6 +18,25 @@ PENDING_FOR = "15m"
 # kube-state-metrics publishes node labels as label_<key, with _ for . / ->; pools appear when
 # it is started with --metric-labels-allowlist=nodes=[runwhere.ai/pool].
 POOL_LABEL = "label_runwhere_ai_pool"
+# kube-prometheus-stack's Prometheus selects PrometheusRules labelled release=<its Helm release
+# name> (ruleSelector from ruleSelectorNilUsesHelmValues); the chart's usual release name.
+DEFAULT_RELEASE = "kube-prometheus-stack"
+
+
+def _prometheus_label(key: str) -> str:
+    """A Kubernetes label key as kube-state-metrics names it: label_ and every character that
+    is not a letter, digit or _ turned into _."""
+    return "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
+
+
+# kube-state-metrics exports a pod's labels in kube_pod_labels only when started with
+# --metric-labels-allowlist=pods=[app.kubernetes.io/managed-by,...].
+MANAGED_BY_LABEL = _prometheus_label(c.Labels.MANAGED_BY)
+GPUCTL_POD = f'kube_pod_labels{{{MANAGED_BY_LABEL}="{c.MANAGED_BY_VALUE}"}}'
+# A pod of a multi-node job whose start barrier runs waits for its peers on purpose.
+WAITING_FOR_PEERS = (
+    f'kube_pod_init_container_status_running{{container="{c.START_BARRIER_CONTAINER}"}} == 1'
+)
 
 
 @dataclass(frozen=True)
@@ -49,11 +69,14 @@ RULES = (
     ),
     Rule(
         "GpuctlPodPending",
-        'max by (namespace, pod) (kube_pod_status_phase{phase="Pending"}) == 1',
+        'max by (namespace, pod) (kube_pod_status_phase{phase="Pending"}) == 1'
+        f" and on (namespace, pod) {GPUCTL_POD}"
+        f" unless on (namespace, pod) {WAITING_FOR_PEERS}",
         PENDING_FOR,
         "warning",
         "Pod {{ $labels.namespace }}/{{ $labels.pod }} has been pending for 15 minutes",
-        "No node can take the pod; gpuctl describe job NAME says why (GPUs, pool, GPU type).",
+        "No node can take the pod; gpuctl describe job NAME says why (GPUs, pool, GPU type). "
+        "Only gpuctl's pods, not those of a multi-node job waiting for their peers.",
     ),
 )
 
@@ -101,7 +124,7 @@ PANELS = (
         "GPU memory by job pod (MiB)",
         f'sum by (namespace, pod) ({FB_USED}{{pod!=""}})',
         "{{namespace}}/{{pod}}",
-        "decmbytes",
+        "mbytes",  # DCGM's framebuffer series are in MiB
     ),
 )
 
@@ -120,14 +143,18 @@ def dashboard() -> dict[str, Any]:
     }
 
 
-def render(namespace: str = DEFAULT_NAMESPACE) -> list[engine.Manifest]:
+def render(
+    namespace: str = DEFAULT_NAMESPACE, release: str = DEFAULT_RELEASE
+) -> list[engine.Manifest]:
+    """The dashboard's ConfigMap and the PrometheusRule, labelled release=`release` so that
+    the kube-prometheus-stack of that Helm release loads it."""
     labels = {c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE}
     rules = engine.render_template(
         "_monitoring/rules.yaml.j2",
         {
             "rules_name": "gpuctl-gpu-alerts",
             "namespace": namespace,
-            "labels": labels,
+            "labels": {**labels, "release": release},
             "group": "gpuctl.gpu",
             "rules": [asdict(rule) for rule in RULES],
         },

@@ -259,6 +259,8 @@ class Api:
             ):
                 meta.pop(key, None)
             uid = str(uuid.uuid4())
+            if res.crd_schema is not None and "status" in res.subresources:
+                obj.pop("status", None)  # written only through the status subresource
             self._prepare(res, obj, uid)
             if res.kind == "Pod":
                 self._admit_priority(res, obj)
@@ -659,7 +661,8 @@ class Api:
             meta = new["metadata"]
             self._prepare(res, new, old_meta["uid"], creating=False)
             causes = validation.immutable_causes(res, old, new)
-            if not internal and subresource != "status":
+            # a custom resource's status is held to its CRD's schema like the rest of it
+            if not internal and (subresource != "status" or res.crd_schema is not None):
                 self._validate(res, new, field_validation, warnings, causes)
             if causes:
                 raise invalid(res, name, causes)
@@ -1152,6 +1155,8 @@ def _carry_over(res: Resource, old: Obj, new: Obj, subresource: str) -> Obj:
         status, annotations = new.get("status"), meta.get("annotations")
         new = copy.deepcopy(old)
         new["status"] = status
+        if status is None:  # a merge patch that removes it
+            new.pop("status")
         if res.key == ("apps", "deployments"):  # the Deployment controller writes its revision
             new["metadata"].pop("annotations", None)  # annotation this way
             if annotations:

@@ -280,6 +280,7 @@ def _gpu_runtime(
         "queue": res.get("queue"),
         "queue_label": c.KUEUE_QUEUE_LABEL,
         "barrier_resources": c.START_BARRIER_RESOURCES,
+        "barrier_container": c.START_BARRIER_CONTAINER,
     }
 
 

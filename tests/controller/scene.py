@@ -28,7 +28,7 @@ from gpuctl.cluster.client import Cluster as Client
 from gpuctl.cluster.errors import AlreadyExists, NotFound
 from gpuctl.controller import resource
 from gpuctl.controller.install import wait_established
-from gpuctl.controller.workload import WORKLOAD_LABEL
+from gpuctl.controller.workload import workload_selector
 from gpuctl.sandbox.testing import Cluster, wait_for
 from tests.conftest import GPUCTL
 
@@ -184,7 +184,7 @@ class Scene:
 
         def bound() -> str:
             pods = self.client.list(
-                "Pod", self.namespace, label_selector=f"{WORKLOAD_LABEL}={workload}"
+                "Pod", self.namespace, label_selector=workload_selector(workload)
             )
             nodes = [
                 (pod.get("spec") or {}).get("nodeName")

@@ -3,6 +3,7 @@ promised before pods exist, retries with backoff then Failed, adoption, and clea
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 from datetime import UTC, datetime
@@ -14,7 +15,8 @@ from gpuctl.controller import resource
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.reconcile import Reconciler
-from gpuctl.sandbox.testing import wait_for
+from gpuctl.controller.workload import label_value, workload_selector
+from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from tests.conftest import Env
 from tests.controller.conftest import workload
 
@@ -169,6 +171,7 @@ def test_over_capacity_retries_with_backoff_then_fails(crd_env: Env) -> None:
     got = status(crd_env, "huge")
     assert (got["phase"], got["retries"], got["reason"]) == ("Pending", 1, "NoSuitableNode")
     assert got["message"].startswith("no Ready, schedulable node has 9 free GPU(s)")
+    assert sample(metrics, "warp_gpuworkload_fragmented_gpus") == 8 + 6 + 4
 
     early = reconciler.reconcile(current(crd_env, "huge"))  # an event before the retry is due
     assert early.result == "waiting" and early.requeue_after == pytest.approx(
@@ -192,7 +195,32 @@ def test_over_capacity_retries_with_backoff_then_fails(crd_env: Env) -> None:
     assert crd_env.cluster.list("Job", "default") == []
     assert sample(metrics, "warp_gpuworkload_failed_total", {"reason": "NoSuitableNode"}) == 3
     assert sample(metrics, "warp_gpuworkload_retries_total") == 2
-    assert sample(metrics, "warp_gpuworkload_fragmented_gpus") == 8 + 6 + 4
+    assert sample(metrics, "warp_gpuworkload_fragmented_gpus") == 0  # Failed: not pending
+
+
+def test_fragmented_gpus_fall_to_zero_once_no_workload_waits(crd_env: Env) -> None:
+    """From the caches when the metric is read: a pending workload deleted (no reconcile
+    follows) leaves no fragmentation behind."""
+    metrics = Metrics()
+    cache = ClusterCache(crd_env.cluster, "default", None, resource.KIND)
+    assert cache.start(timeout=20)
+    try:
+        reconciler = Reconciler(crd_env.cluster, metrics, cache=cache)
+        wait = {"maxRetries": 5, "backoffSeconds": 300}
+        assert reconciler.reconcile(
+            make(crd_env, workload("huge", 9, retryPolicy=wait))
+        ).result == ("retry")
+        wait_for(
+            lambda: sample(metrics, "warp_gpuworkload_fragmented_gpus") == 8 + 6 + 4,
+            what="the pending workload in the cache",
+        )
+        crd_env.cluster.delete(resource.KIND, "huge", "default", propagation="Background")
+        wait_for(
+            lambda: sample(metrics, "warp_gpuworkload_fragmented_gpus") == 0,
+            what="fragmented GPUs back to 0 once huge is gone",
+        )
+    finally:
+        cache.stop()
 
 
 def test_an_existing_job_is_adopted_never_duplicated(crd_env: Env) -> None:
@@ -303,3 +331,107 @@ def test_a_stale_cache_is_not_placed_on_the_cluster_is_read_instead(crd_env: Env
     reconciler = Reconciler(crd_env.cluster, snapshot_seconds=0, cache=cache)
     second = reconciler.reconcile(make(crd_env, workload("w2", 5)))
     assert second.message == "mid"  # "big" again from the stale cache
+
+
+LONG_NAME = "a-workload-whose-name-is-far-longer-than-a-label-value-may-be-at-all"
+
+
+def test_a_name_longer_than_a_label_value_is_placed_under_a_hashed_label(
+    crd_env: Env, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert len(LONG_NAME) > 63
+    metrics = Metrics()
+    reconciler = Reconciler(crd_env.cluster, metrics)
+    with caplog.at_level(logging.INFO, logger="gpuctl.controller"):
+        outcome = reconciler.reconcile(make(crd_env, workload(LONG_NAME, 2)))
+    assert outcome.result == "scheduled", outcome.message
+    job_name = status(crd_env, LONG_NAME)["jobName"]
+    job = crd_env.cluster.get("Job", job_name, "default")
+    value = label_value(LONG_NAME)
+    assert len(value) == 63 and value.startswith(LONG_NAME[:52] + "-")
+    for meta in (job["metadata"], job["spec"]["template"]["metadata"]):
+        assert meta["labels"]["gpu.warp.dev/workload"] == value
+        assert meta["annotations"]["gpu.warp.dev/workload-name"] == LONG_NAME
+    pods = wait_for(
+        lambda: crd_env.cluster.list("Pod", "default", label_selector=workload_selector(LONG_NAME)),
+        what="the Job's pod, by the workload's label",
+    )
+    assert len(pods) == 1
+    assert sample(metrics, "warp_gpuworkload_failed_total", {"reason": "APIError"}) == 0
+    assert f"default/{LONG_NAME} Scheduled (Scheduled): Job {job_name} created on big" in (
+        caplog.text
+    )
+    # found again by its label: a placed workload whose pod runs is final
+    wait_for(
+        lambda: (
+            crd_env.cluster.get("Pod", pods[0]["metadata"]["name"], "default")["status"]["phase"]
+            == "Running"
+        ),
+        what="the pod running",
+    )
+    assert reconciler.reconcile(current(crd_env, LONG_NAME)).result == "unchanged"
+
+
+def test_an_object_the_api_server_refuses_fails_the_workload_and_is_logged(
+    crd_env: Env, sandbox: SandboxCluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    metrics = Metrics()
+    sandbox.faults.fail(
+        verb="create", resource="jobs", status=422, reason="Invalid", message="Job is invalid"
+    )
+    with caplog.at_level(logging.INFO, logger="gpuctl.controller"):
+        outcome = Reconciler(crd_env.cluster, metrics).reconcile(make(crd_env, workload("w", 2)))
+    assert (outcome.result, outcome.requeue_after) == ("error", None)
+    got = status(crd_env, "w")
+    assert (got["phase"], got["reason"]) == ("Failed", "APIError")
+    assert "an API request refused: " in got["message"] and "Job is invalid" in got["message"]
+    assert got["conditions"][0]["reason"] == "APIError"
+    assert got["conditions"][0]["message"] == got["message"]
+    assert sample(metrics, "warp_gpuworkload_failed_total", {"reason": "APIError"}) == 1
+    assert any(
+        r.levelname == "WARNING" and "Job is invalid" in r.getMessage() for r in caplog.records
+    )
+    assert crd_env.cluster.list("Job", "default") == []
+
+
+def test_a_failed_request_is_said_in_the_status_and_retried(
+    crd_env: Env, sandbox: SandboxCluster
+) -> None:
+    clock = Clock()
+    reconciler = Reconciler(crd_env.cluster, clock=clock)
+    sandbox.faults.fail(verb="create", resource="jobs", status=500, message="etcd is slow")
+    outcome = reconciler.reconcile(make(crd_env, workload("w", 2)))
+    assert (outcome.result, outcome.requeue_after) == ("error", 5.0)
+    got = status(crd_env, "w")
+    assert (got["phase"], got["reason"]) == ("Pending", "APIError")
+    assert "retrying in 5s" in got["message"] and "etcd is slow" in got["message"]
+    assert reconciler.reconcile(current(crd_env, "w")).result == "waiting"
+    clock.now += 5
+    assert reconciler.reconcile(current(crd_env, "w")).result == "scheduled"
+    assert status(crd_env, "w")["retries"] == 0
+
+
+@pytest.mark.parametrize(
+    "malformed",
+    [
+        {"phase": "Scheduled", "assignedNode": 7, "retries": "x", "replacements": "many"},
+        {"phase": "Placed", "retries": 2},
+        ["Scheduled"],
+        "Scheduled",
+    ],
+)
+def test_a_status_it_cannot_read_is_treated_as_new_logged_and_rewritten(
+    crd_env: Env, caplog: pytest.LogCaptureFixture, malformed: Any
+) -> None:
+    """What a CRD without the status schema (an older version of it) may hold."""
+    obj = {**make(crd_env, workload("w", 2)), "status": malformed}
+    with caplog.at_level(logging.INFO, logger="gpuctl.controller"):
+        outcome = Reconciler(crd_env.cluster).reconcile(obj)
+    assert (outcome.result, outcome.message) == ("scheduled", "big")
+    got = status(crd_env, "w")
+    assert (got["phase"], got["assignedNode"], got["retries"]) == ("Scheduled", "big", 0)
+    assert "replacements" not in got
+    assert any(
+        r.levelname == "WARNING" and "its status cannot be read" in r.getMessage()
+        for r in caplog.records
+    )

@@ -87,16 +87,18 @@ def test_manifests_install_a_hardened_least_privilege_controller() -> None:
     columns = [column["name"] for column in version["additionalPrinterColumns"]]
     assert columns[:6] == ["Model", "GPUs", "Strategy", "Phase", "Node", "Retries"]
 
-    # cluster-wide: reading nodes and pods only
+    # cluster-wide: the GPUWorkloads of every namespace, their Jobs, and reading nodes and pods
     cluster_rules = by_kind["ClusterRole"]["rules"]
     assert {(r["resources"][0], tuple(r["verbs"])) for r in cluster_rules} == {
+        ("gpuworkloads", ("get", "list", "watch")),  # never deleted by it
+        ("gpuworkloads/status", ("patch",)),
+        ("jobs", ("get", "create", "delete")),  # delete: placing again
         ("nodes", ("list", "watch")),
         ("pods", ("list", "watch")),
     }
+    # in its own namespace: only its Lease
     namespaced = {r["resources"][0]: set(r["verbs"]) for r in by_kind["Role"]["rules"]}
-    assert namespaced["jobs"] == {"get", "create", "delete"}  # delete: placing again
-    assert namespaced["gpuworkloads/status"] == {"patch"}
-    assert namespaced["gpuworkloads"] == {"get", "list", "watch"}  # never deleted by it
+    assert namespaced == {"leases": {"get", "create", "update"}}
     assert by_kind["Role"]["metadata"]["namespace"] == "gpu-system"
     assert by_kind["ClusterRoleBinding"]["subjects"][0]["namespace"] == "gpu-system"
 

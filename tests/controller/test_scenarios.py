@@ -9,7 +9,10 @@ from __future__ import annotations
 import signal
 import time
 
+import yaml
+
 from gpuctl.controller import resource
+from gpuctl.controller.workload import label_value
 from gpuctl.sandbox.testing import wait_for
 from gpuctl.verbs.pinning import pinned_node
 from tests.controller.scene import CHEAP, MANUAL_CONDITIONS, Scene
@@ -158,3 +161,66 @@ def test_a_node_gone_notready_under_a_waiting_job_gets_the_workload_placed_again
         assert scene.pod_node("w") == second
         assert running.metric("warp_gpuworkload_replaced_total") == 1
         assert running.metric('warp_gpuworkload_scheduled_total{strategy="leastLoaded"}') == 2
+
+
+def test_a_name_over_63_characters_is_placed_and_its_placement_logged(scene: Scene) -> None:
+    """The Job's workload label holds a hash-shortened name the API server takes; the full
+    name is in an annotation; the placement is in the controller's log at its default level."""
+    big, _, _ = placement_nodes(scene)
+    name = "w-" + "long-model-name-" * 4 + "end"  # 69 characters
+    with scene.controller() as running:
+        scene.create(name, 2)
+        status = scene.wait_phase(name, "Scheduled")
+        job = scene.client.get("Job", status["jobName"], scene.namespace)
+        assert job["metadata"]["labels"]["gpu.warp.dev/workload"] == label_value(name)
+        assert job["metadata"]["annotations"]["gpu.warp.dev/workload-name"] == name
+        assert scene.pod_node(name) == big
+        assert running.metric('warp_gpuworkload_failed_total{reason="APIError"}') is None
+        wait_for(
+            lambda: f"{scene.namespace}/{name} Scheduled (Scheduled): Job " in running.output(),
+            timeout=5,
+            what=f"the placement in the log:\n{running.output()}",
+        )
+
+
+def test_fragmented_gpus_fall_to_zero_when_the_pending_workload_is_deleted(scene: Scene) -> None:
+    placement_nodes(scene)
+    with scene.controller() as running:
+        scene.create("huge", 9, retryPolicy={"maxRetries": 5, "backoffSeconds": 300})
+        scene.wait_phase("huge", "Pending")
+        wait_for(
+            lambda: running.metric("warp_gpuworkload_fragmented_gpus") == 8 + 6 + 4,
+            timeout=10,
+            what="18 fragmented GPUs",
+        )
+        scene.cluster.kubectl("delete", "gpuworkload", "huge")
+        wait_for(
+            lambda: running.metric("warp_gpuworkload_fragmented_gpus") == 0,
+            timeout=10,
+            what="0 fragmented GPUs once no workload waits",
+        )
+
+
+def test_a_workload_applied_with_a_status_block_is_placed_once_and_replaced_never(
+    scene: Scene,
+) -> None:
+    """The API server drops `.status` from a create (the CRD has a status subresource): a
+    status block in the applied file (the gpu-orchestrator document's example has one) is
+    not the controller's to act on."""
+    big, _, _ = placement_nodes(scene)
+    document = {
+        "apiVersion": resource.API_VERSION,
+        "kind": resource.KIND,
+        "metadata": {"name": "with-status", "namespace": scene.namespace},
+        "spec": {"modelName": "llama2", "gpuCount": 2},
+        "status": {"phase": "Scheduled", "assignedNode": "node-gone", "jobName": "with-status"},
+    }
+    path = scene.cluster.workdir / "with-status.yaml"
+    path.write_text(yaml.safe_dump(document))
+    with scene.controller() as running:
+        scene.cluster.kubectl("apply", "-f", str(path))
+        status = scene.wait_phase("with-status", "Scheduled")
+        assert (status["assignedNode"], status.get("replacements")) == (big, None)
+        assert scene.pod_node("with-status") == big
+        assert running.metric("warp_gpuworkload_replaced_total") == 0
+        assert running.metric('warp_gpuworkload_scheduled_total{strategy="leastLoaded"}') == 1

@@ -303,3 +303,53 @@ def test_a_resource_version_the_cluster_has_not_reached(cluster: Cluster) -> Non
     )
     assert watched.status == 200
     assert watched.data.strip() == b""  # the whole watch: no event, no bookmark
+
+
+def test_a_custom_resource_status_is_written_only_through_its_subresource_and_checked(
+    cluster: Cluster,
+) -> None:
+    """With a CRD's status subresource, a create or an update of the main resource drops or
+    keeps `.status` (whatever the body says), and a status write that breaks the CRD's schema
+    is refused with 422 Invalid naming the field."""
+    from gpuctl.cluster.client import Cluster as Client
+    from gpuctl.cluster.errors import Invalid
+    from gpuctl.controller import resource
+    from tests.controller.scene import ensure_crd
+
+    api = Client.connect(str(cluster.kubeconfig))
+    ensure_crd(api)
+    body = {
+        "apiVersion": resource.API_VERSION,
+        "kind": resource.KIND,
+        "metadata": {"name": "conf-status", "namespace": cluster.namespace},
+        "spec": {"modelName": "llama2", "gpuCount": 2},
+        "status": {"phase": "Scheduled", "assignedNode": "node1", "replacements": 3},
+    }
+    made = api.create(body)
+    assert "status" not in made
+    assert "status" not in api.get(resource.KIND, "conf-status", cluster.namespace)
+
+    written = {"phase": "Pending", "retries": 1}
+    api.patch(
+        resource.KIND, "conf-status", cluster.namespace, {"status": written}, subresource="status"
+    )
+    changed = {"spec": {"gpuCount": 3}, "status": {"phase": "Failed", "retries": 9}}
+    patched = api.patch(resource.KIND, "conf-status", cluster.namespace, changed)
+    assert (patched["spec"]["gpuCount"], patched["status"]) == (3, written)
+    # kubectl apply of a file with a status block: the same
+    path = _write(cluster, "gw.yaml", {**body, "metadata": {"name": "conf-status"}})
+    cluster.kubectl("apply", "-f", path)
+    assert api.get(resource.KIND, "conf-status", cluster.namespace)["status"] == written
+
+    with pytest.raises(Invalid) as refused:
+        api.patch(
+            resource.KIND,
+            "conf-status",
+            cluster.namespace,
+            {"status": {"retries": "x"}},
+            subresource="status",
+        )
+    assert refused.value.status == 422
+    assert [cause.get("field") for cause in refused.value.causes] == ["status.retries"]
+    assert 'status.retries in body must be of type integer: "string"' in str(refused.value)
+    assert api.get(resource.KIND, "conf-status", cluster.namespace)["status"] == written

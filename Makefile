@@ -46,8 +46,8 @@ e2e: dev                        ## the cluster scenarios against the real cluste
 KUBE := $(BIN)/python -m tests.kube.controlplane
 REAL_NODES ?= 0
 
-kube-build: dev                 ## compile it, Kueue, CoreDNS and the real nodes' images once (cached under ~/.cache/gpuctl-kube)
-	$(KUBE) build
+kube-build: dev                 ## compile it and Kueue once (REAL_NODES=2: CoreDNS and the real nodes' images too; cached under ~/.cache/gpuctl-kube)
+	$(KUBE) build --real-nodes $(REAL_NODES)
 
 kube-up: dev                    ## start it (REAL_NODES=2: with real nodes); the last line is KUBECONFIG=...
 	@$(KUBE) up --real-nodes $(REAL_NODES)

@@ -591,11 +591,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "build":
             from tests.kube import kueue, nodes  # they build on this module
 
-            reason = nodes.unavailable_reason()
-            print(build(real_nodes=reason is None))
-            print(kueue.build())
+            reason = nodes.unavailable_reason() if args.real_nodes else None
             if reason:
-                print(f"not built, for the real nodes: CoreDNS, the images ({reason})")
+                raise ControlPlaneError(reason)
+            print(build(real_nodes=args.real_nodes > 0))
+            print(kueue.build())
         elif args.command == "kueue":
             run_kueue(args.dir)
         elif args.command == "gomod":

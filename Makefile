@@ -42,13 +42,15 @@ e2e: dev                        ## the cluster scenarios against the real cluste
 	GPUCTL_E2E=1 $(PYTEST) -m e2e
 
 # A real control plane (Kubernetes from source, kwok nodes) on loopback ports: tests/kube/.
+# REAL_NODES=2 adds real nodes beside the kwok ones (kubelet, containerd: tests/kube/nodes.py).
 KUBE := $(BIN)/python -m tests.kube.controlplane
+REAL_NODES ?= 0
 
-kube-build: dev                 ## compile it and Kueue once (needs Go; cached under ~/.cache/gpuctl-kube)
-	$(KUBE) build
+kube-build: dev                 ## compile it and Kueue once (REAL_NODES=2: CoreDNS and the real nodes' images too; cached under ~/.cache/gpuctl-kube)
+	$(KUBE) build --real-nodes $(REAL_NODES)
 
-kube-up: dev                    ## start it; the last line is KUBECONFIG=...
-	@$(KUBE) up
+kube-up: dev                    ## start it (REAL_NODES=2: with real nodes); the last line is KUBECONFIG=...
+	@$(KUBE) up --real-nodes $(REAL_NODES)
 
 kube-down: dev
 	$(KUBE) down

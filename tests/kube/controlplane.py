@@ -2,6 +2,7 @@
 
     python -m tests.kube.controlplane build            # compile once (cached under ~/.cache)
     python -m tests.kube.controlplane up [--dir DIR]   # start; prints KUBECONFIG=... last
+    python -m tests.kube.controlplane up --real-nodes 2  # and two real nodes (tests/kube/nodes.py)
     python -m tests.kube.controlplane status|down [--dir DIR]
     python -m tests.kube.controlplane kueue [--dir DIR]  # Kueue on it, until Ctrl-C
     python -m tests.kube.controlplane gomod            # rewrite go.mod after a version change
@@ -9,7 +10,8 @@
 etcd, kube-apiserver, kube-controller-manager and kube-scheduler are the real components, built
 from the k8s.io/kubernetes Go module into one binary (`kubecp`, see main.go); kwok plays the
 kubelets of the GPU nodes created at start. Nothing leaves the machine: every port is on
-127.0.0.1, and kwok's pod IPs are never contacted.
+127.0.0.1, and kwok's pod IPs are never contacted. With --real-nodes, real kubelets with
+containerd run beside them (nodes.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import base64
 import fcntl
+import hashlib
 import json
 import os
 import secrets
@@ -31,7 +34,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,7 +47,17 @@ KWOK = "v0.7.0"
 HERE = Path(__file__).resolve().parent
 EXAMPLE_CLUSTER = HERE.parents[1] / "examples" / "sandbox" / "cluster.yaml"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpuctl-kube"
-BIN = CACHE / f"kubernetes-{KUBERNETES}-kwok-{KWOK}"
+
+
+def _sources_digest() -> str:
+    """What kubecp is built from (main.go and its module): a change to any builds a new one."""
+    digest = hashlib.sha256()
+    for name in ("main.go", "go.mod", "go.sum"):
+        digest.update((HERE / name).read_bytes())
+    return digest.hexdigest()[:10]
+
+
+BIN = CACHE / f"kubernetes-{KUBERNETES}-kwok-{KWOK}-{_sources_digest()}"
 DEFAULT_DIR = CACHE / "cluster"
 COMPONENTS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
 START_TIMEOUT = 120.0
@@ -112,13 +125,19 @@ def _version_flags() -> str:
     return " ".join(["-s", "-w", *stamps])
 
 
-def build() -> Path:
-    """Compile kubecp (main.go beside this file) and kwok into BIN, unless already there. One
-    build at a time on the machine (a file lock): a second caller, a test session of another
-    checkout, waits for the first and finds the binaries, instead of compiling them again."""
+def build(real_nodes: bool = False) -> Path:
+    """Compile kubecp (main.go beside this file) and kwok into BIN, unless already there; with
+    `real_nodes`, CoreDNS and the real nodes' images too (tests/kube/nodes.py). One build at a
+    time on the machine (a file lock): a second caller, a test session of another checkout,
+    waits for the first and finds the binaries, instead of compiling them again."""
     BIN.mkdir(parents=True, exist_ok=True)
     with build_lock():
-        return _build_locked()
+        _build_locked()
+    if real_nodes:
+        from tests.kube import nodes  # it builds on this module
+
+        nodes.build()
+    return BIN
 
 
 @contextmanager
@@ -130,7 +149,7 @@ def build_lock() -> Iterator[None]:
         yield
 
 
-def _build_locked() -> Path:
+def _build_locked() -> None:
     flags = ["-trimpath", "-ldflags=-s -w"]
     if not (BIN / "kubecp").exists():
         run_go(
@@ -150,7 +169,6 @@ def _build_locked() -> Path:
         gobin = BIN / "gobin"
         run_go(["install", *flags, f"sigs.k8s.io/kwok/cmd/kwok@{KWOK}"], BIN, GOBIN=str(gobin))
         (gobin / "kwok").rename(BIN / "kwok")
-    return BIN
 
 
 def staging_replaces(kubernetes_gomod: str) -> list[str]:
@@ -193,6 +211,8 @@ class State:
     ports: dict[str, int]
     pids: dict[str, int]
     token: str
+    node_tokens: dict[str, str] = field(default_factory=dict)  # real node -> its kubelet's
+    real_nodes: list[str] = field(default_factory=list)
 
     @property
     def kubeconfig(self) -> Path:
@@ -229,7 +249,8 @@ def free_port() -> int:
 # ------------------------------------------------------------------ configuration
 
 
-def _kubeconfig(state: State) -> dict[str, Any]:
+def kubeconfig_for(state: State, token: str) -> dict[str, Any]:
+    """A kubeconfig for the apiserver with `token` (the admin's, or a real node's)."""
     ca = (Path(state.directory) / "pki" / "ca.crt").read_text()
     return {
         "apiVersion": "v1",
@@ -243,7 +264,7 @@ def _kubeconfig(state: State) -> dict[str, Any]:
                 },
             }
         ],
-        "users": [{"name": "admin", "user": {"token": state.token}}],
+        "users": [{"name": "admin", "user": {"token": token}}],
         "contexts": [
             {"name": "gpuctl-kube", "context": {"cluster": "gpuctl-kube", "user": "admin"}}
         ],
@@ -298,7 +319,11 @@ def _commands(state: State) -> dict[str, list[str]]:
                            f"--tls-private-key-file={pki_dir / 'server.key'}",
                            f"--client-ca-file={pki_dir / 'ca.crt'}",
                            f"--token-auth-file={d / 'tokens.csv'}",
-                           "--authorization-mode=RBAC", "--allow-privileged=true",
+                           "--authorization-mode=Node,RBAC", "--allow-privileged=true",
+                           # a real node's kubelet listens on its InternalIP; kwok on 127.0.0.1
+                           "--kubelet-preferred-address-types=InternalIP,Hostname",
+                           f"--kubelet-client-certificate={pki_dir / 'kubelet-client.crt'}",
+                           f"--kubelet-client-key={pki_dir / 'kubelet-client.key'}",
                            "--endpoint-reconciler-type=none",
                            "--service-cluster-ip-range=10.96.0.0/16",
                            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
@@ -316,12 +341,21 @@ def _commands(state: State) -> dict[str, list[str]]:
         "kube-scheduler": [kubecp, "kube-scheduler", f"--kubeconfig={kubeconfig}",
                            "--secure-port=0", *quick, "--profiling=false"],
         "kwok": [str(BIN / "kwok"), f"--kubeconfig={kubeconfig}",
-                 f"--config={_kwok_config(d)}", "--manage-all-nodes=true",
+                 f"--config={_kwok_config(d)}", *_kwok_nodes(state),
                  "--node-ip=127.0.0.1", f"--node-port={p['kwok']}",
                  f"--server-address=127.0.0.1:{p['kwok']}", "--cidr=10.0.0.1/16",
                  f"--tls-cert-file={pki_dir / 'server.crt'}",
                  f"--tls-private-key-file={pki_dir / 'server.key'}"],
     }  # fmt: skip
+
+
+def _kwok_nodes(state: State) -> list[str]:
+    """kwok plays every node, but for the real ones (their kubelets do)."""
+    if not state.real_nodes:
+        return ["--manage-all-nodes=true"]
+    from tests.kube import nodes
+
+    return ["--manage-all-nodes=false", f"--manage-nodes-with-label-selector=!{nodes.REAL_LABEL}"]
 
 
 # ------------------------------------------------------------------ talking to it
@@ -331,12 +365,18 @@ def _context(state: State) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=str(Path(state.directory) / "pki" / "ca.crt"))
 
 
-def request(state: State, method: str, path: str, body: Any = None) -> Any:
+def request(
+    state: State,
+    method: str,
+    path: str,
+    body: Any = None,
+    content_type: str = "application/json",
+) -> Any:
     """One call to the apiserver as the admin; the decoded JSON answer (or text for /readyz)."""
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(state.server + path, data=data, method=method)
     req.add_header("Authorization", f"Bearer {state.token}")
-    req.add_header("Content-Type", "application/json")
+    req.add_header("Content-Type", content_type)
     with urllib.request.urlopen(req, context=_context(state), timeout=10) as answer:
         text = answer.read().decode()
     return json.loads(text) if text.startswith("{") else text
@@ -417,11 +457,13 @@ def _default_service_account(state: State) -> bool:
 
 
 def _alive(pid: int) -> bool:
-    """`pid` runs one of this control plane's binaries (not some process that reused the id)."""
+    """`pid` runs one of this control plane's binaries (not some process that reused the id):
+    one built into the cache, or containerd for a real node."""
     try:
-        return str(BIN).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+        executable = os.readlink(f"/proc/{pid}/exe")
     except OSError:
         return False
+    return executable.startswith(str(CACHE) + "/") or executable == shutil.which("containerd")
 
 
 def _spawn(state: State, name: str, argv: list[str]) -> None:
@@ -437,52 +479,69 @@ def _spawn(state: State, name: str, argv: list[str]) -> None:
     state.save()
 
 
-def _prepare(directory: Path) -> State:
+def _prepare(directory: Path, real_nodes: list[str]) -> State:
     if directory.exists():
         shutil.rmtree(directory)
     (directory / "logs").mkdir(parents=True)
     pki.generate(directory / "pki")
+    pki.issue(directory / "pki", "kubelet-client", "kube-apiserver", organization="system:masters")
     names = ("etcd", "etcd_peer", "apiserver", "kwok")
     state = State(str(directory), {n: free_port() for n in names}, {}, secrets.token_hex(16))
-    (directory / "tokens.csv").write_text(f"{state.token},admin,admin,system:masters\n")
+    state.node_tokens = {name: secrets.token_hex(16) for name in real_nodes}
+    state.real_nodes = real_nodes
+    tokens = [f"{state.token},admin,admin,system:masters"]
+    tokens += [
+        f"{t},system:node:{n},system:node:{n},system:nodes" for n, t in state.node_tokens.items()
+    ]
+    (directory / "tokens.csv").write_text("".join(f"{line}\n" for line in tokens))
     (directory / "audit-policy.yaml").write_text(json.dumps(AUDIT_POLICY, indent=2))
-    state.kubeconfig.write_text(json.dumps(_kubeconfig(state), indent=2))
+    state.kubeconfig.write_text(json.dumps(kubeconfig_for(state, state.token), indent=2))
     state.kubeconfig.chmod(0o600)
     state.save()
     return state
 
 
-def up(directory: Path = DEFAULT_DIR, nodes: list[NodeSpec] | None = None) -> State:
+def up(
+    directory: Path = DEFAULT_DIR, nodes: list[NodeSpec] | None = None, real_nodes: int = 0
+) -> State:
     """Build if needed, start everything in `directory`, and return once the nodes are Ready.
-    A second try on fresh ports follows a first that failed (a port taken in between)."""
+    A second try on fresh ports follows a first that failed (a port taken in between).
+    `real_nodes` real kubelets with containerd join the kwok nodes (tests/kube/nodes.py)."""
     previous = load(directory)
     if previous is not None and any(_alive(pid) for pid in previous.pids.values()):
         raise ControlPlaneError(f"already running in {directory} (stop it with `down` first)")
-    build()
+    build(real_nodes=real_nodes > 0)
     try:
-        return _start(directory, nodes)
+        return _start(directory, nodes, real_nodes)
     except ControlPlaneError as first:
         failed = directory.with_name(directory.name + "-failed")
         shutil.rmtree(failed, ignore_errors=True)
         directory.rename(failed)  # its logs stay for a look
         print(f"the control plane did not start, trying again: {first}", file=sys.stderr)
-        return _start(directory, nodes)
+        return _start(directory, nodes, real_nodes)
 
 
-def _start(directory: Path, nodes: list[NodeSpec] | None) -> State:
-    state = _prepare(directory)
-    commands = _commands(state)
+def _start(directory: Path, nodes: list[NodeSpec] | None, real_nodes: int) -> State:
+    from tests.kube import nodes as real  # it builds on this module
+
+    state = _prepare(directory, real.names(real_nodes))
     try:
+        if real_nodes:
+            real.prepare(state, real_nodes)
+        commands = _commands(state)
         _spawn(state, "etcd", commands["etcd"])
         _wait(state, "etcd", lambda: _etcd_healthy(state))
         _spawn(state, "kube-apiserver", commands["kube-apiserver"])
         _wait(state, "kube-apiserver /readyz", lambda: request(state, "GET", "/readyz") == "ok")
-        for name in ("kube-controller-manager", "kube-scheduler", "kwok"):
-            _spawn(state, name, commands[name])
         specs = node_set() if nodes is None else nodes
+        for name in ("kube-controller-manager", "kube-scheduler", "kwok"):
+            if name != "kwok" or specs or not real_nodes:
+                _spawn(state, name, commands[name])
         create_nodes(state, specs)
         _wait(state, "the nodes to be Ready", lambda: _nodes_ready(state, [s.name for s in specs]))
         _wait(state, "the default service account", lambda: _default_service_account(state))
+        if real_nodes:
+            real.start(state, real_nodes)
     except BaseException:
         down(directory)
         raise
@@ -508,7 +567,10 @@ def down(directory: Path = DEFAULT_DIR) -> bool:
         _stop(pid)
     state.pids = {}
     state.save()
-    return bool(running)
+    from tests.kube import nodes  # it builds on this module
+
+    released = nodes.stop(directory)
+    return bool(running) or released
 
 
 def status(directory: Path = DEFAULT_DIR) -> str:
@@ -540,12 +602,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.kube.controlplane")
     parser.add_argument("command", choices=["build", "up", "down", "status", "kueue", "gomod"])
     parser.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="where state and logs go")
+    parser.add_argument(
+        "--real-nodes", type=int, default=0, help="up: this many real nodes (kubelet, containerd)"
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "build":
-            from tests.kube import kueue  # it builds on this module
+            from tests.kube import kueue, nodes  # they build on this module
 
-            print(build())
+            reason = nodes.unavailable_reason() if args.real_nodes else None
+            if reason:
+                raise ControlPlaneError(reason)
+            print(build(real_nodes=args.real_nodes > 0))
             print(kueue.build())
         elif args.command == "kueue":
             run_kueue(args.dir)
@@ -553,7 +621,7 @@ def main(argv: list[str] | None = None) -> int:
             regenerate_gomod()
         elif args.command == "up":
             started = time.monotonic()
-            state = up(args.dir)
+            state = up(args.dir, real_nodes=args.real_nodes)
             print(f"ready in {time.monotonic() - started:.1f} s; logs in {args.dir / 'logs'}")
             print(f"KUBECONFIG={state.kubeconfig}")
         elif args.command == "down":

@@ -1,7 +1,8 @@
-"""One local control plane per pytest session, shared by the xdist workers.
+"""One local control plane per pytest session, shared by the xdist workers, and another with
+real nodes (tests/kube/nodes.py) for the tests marked `realpods`.
 
 The controlling process (the only one without xdist) picks a directory in `configure` and
-stops whatever was started there in `unconfigure`; the first test that needs the control plane
+stops whatever was started there in `unconfigure`; the first test that needs a control plane
 starts it under a file lock, and every later one (in any worker) finds it in the state file.
 Each test gets a namespace of its own."""
 
@@ -44,30 +45,39 @@ def configure(config: Any) -> None:
 def unconfigure(config: Any) -> None:
     if getattr(config, "_gpuctl_kube_owner", False):
         directory = Path(os.environ.pop(ENV))
-        controlplane.down(directory / "cp")
+        for instance in (CONTROL_PLANE, REAL_PODS):
+            controlplane.down(directory / instance)
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _started() -> controlplane.State:
+CONTROL_PLANE = "cp"  # kwok nodes only
+REAL_PODS = "real"  # REAL_NODES real nodes, and no kwok node: every pod runs for real
+REAL_NODES = 2
+
+
+def _started(instance: str = CONTROL_PLANE) -> controlplane.State:
     directory = Path(os.environ[ENV])
-    with (directory / "lock").open("w") as lock:
+    with (directory / f"{instance}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        failed = directory / "failed"
+        failed = directory / f"{instance}.failed"
         if failed.exists():
             raise controlplane.ControlPlaneError(failed.read_text())
-        state = controlplane.load(directory / "cp")
+        state = controlplane.load(directory / instance)
         if state is not None and state.pids:
             return state
         try:
-            return controlplane.up(directory / "cp")
+            if instance == REAL_PODS:
+                return controlplane.up(directory / instance, nodes=[], real_nodes=REAL_NODES)
+            return controlplane.up(directory / instance)
         except Exception as error:
             failed.write_text(f"the local control plane did not start: {error}")
             raise
 
 
 @contextmanager
-def local_cluster(workdir: Path) -> Iterator[Cluster]:
-    """The session's control plane, with a throwaway namespace for the test."""
-    state = _started()
+def local_cluster(workdir: Path, instance: str = CONTROL_PLANE) -> Iterator[Cluster]:
+    """The session's control plane (or the one with real nodes), with a throwaway namespace
+    for the test."""
+    state = _started(instance)
     with real_cluster(workdir, state.kubeconfig) as cluster:
         yield LocalCluster(cluster.kubeconfig, cluster.namespace, cluster.workdir, state.audit_log)

@@ -1,0 +1,40 @@
+"""`real_pods`: the session's control plane with real nodes (tests/kube/nodes.py: kubelet and
+containerd on this machine, no kwok node), a namespace per test; and `gpuctl`, the installed
+command on it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gpuctl.sandbox.testing import Cluster
+from tests.conftest import GPUCTL
+from tests.kube import controlplane, nodes, session
+
+
+@pytest.fixture
+def real_pods(tmp_path: Path) -> Iterator[Cluster]:
+    reason = controlplane.unavailable_reason() or nodes.unavailable_reason()
+    if reason:
+        pytest.skip(reason)
+    with session.local_cluster(tmp_path, session.REAL_PODS) as cluster:
+        yield cluster
+
+
+def gpuctl(
+    cluster: Cluster, *args: str, stdin: str | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """The installed command against `cluster`, in its namespace."""
+    return subprocess.run(
+        [str(GPUCTL), *args, "--kubeconfig", str(cluster.kubeconfig), "-n", cluster.namespace],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env={**os.environ, "GPUCTL_CACHE_DIR": str(cluster.workdir / "cache")},
+    )

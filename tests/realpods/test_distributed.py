@@ -1,0 +1,157 @@
+"""Two-node training on the two real nodes: the pods find each other through the headless
+Service's DNS names and do a real all-reduce over MASTER_ADDR:MASTER_PORT; the start barrier
+holds the first pod until the second has a node, and its timeout fails the job and frees the
+GPUs.
+
+The collective is a sum over TCP written with Python's standard library (rank 0 gathers every
+rank's vector, adds them up and sends the sum back): PyTorch's CPU build is on its own package
+index, which cannot be reached from here, and PyPI's torch for Linux is the CUDA build (about
+900 MB, with some 2.5 GB of nvidia-* wheels it requires).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+import yaml
+
+from gpuctl import constants as c
+from gpuctl.sandbox.testing import Cluster, wait_for
+from tests.kube import nodes
+from tests.realpods.conftest import gpuctl
+from tests.realpods.test_training import job_status, training_spec
+
+pytestmark = pytest.mark.realpods
+
+ALL_REDUCE = """
+import json, os, socket, time
+rank, world = int(os.environ["NODE_RANK"]), int(os.environ["WORLD_SIZE"])
+address, port = os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
+mine = [float(rank + 1), 10.0 * (rank + 1)]
+if rank == 0:
+    server = socket.create_server(("", port))
+    peers = [server.accept()[0].makefile("rw") for _ in range(world - 1)]
+    vectors = [mine] + [json.loads(peer.readline()) for peer in peers]
+    total = [sum(column) for column in zip(*vectors)]
+    for peer in peers:
+        peer.write(json.dumps(total) + "\\n")
+        peer.flush()
+else:
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            connection = socket.create_connection((address, port), timeout=5)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
+    master = connection.makefile("rw")
+    master.write(json.dumps(mine) + "\\n")
+    master.flush()
+    total = json.loads(master.readline())
+print(f"rank {rank}/{world} via {address}:{port}: sum {total}", flush=True)
+"""
+SUM = "sum [3.0, 30.0]"
+
+
+def _pods(cluster: Cluster, job: str) -> list[dict[str, Any]]:
+    shown = cluster.kubectl("get", "pods", "-l", f"{c.Labels.JOB_NAME}={job}", "-o", "json")
+    pods: list[dict[str, Any]] = json.loads(shown.stdout)["items"]
+    return sorted(pods, key=lambda p: p["metadata"]["name"])
+
+
+def _distributed(name: str, **resources: Any) -> str:
+    spec = training_spec(name, ["python3", "-c", ALL_REDUCE], node_count=2, **resources)
+    return yaml.safe_dump(spec)
+
+
+def test_two_pods_on_two_nodes_all_reduce_through_the_headless_service(real_pods: Cluster) -> None:
+    created = gpuctl(real_pods, "create", "-f", "-", stdin=_distributed("pair"))
+    assert created.returncode == 0, created.stderr
+    wait_for(lambda: job_status(real_pods, "pair") in ("Succeeded", "Failed"), 240, 1, "the job")
+    logs = gpuctl(real_pods, "logs", "pair").stdout
+    assert job_status(real_pods, "pair") == "Succeeded", logs
+    pods = _pods(real_pods, "pair")
+    assert sorted(p["spec"]["nodeName"] for p in pods) == nodes.names(2)
+    address = f"pair-0.pair:{c.MASTER_PORT}"
+    for rank, pod in enumerate(pods):
+        line = f"[{pod['metadata']['name']}] rank {rank}/2 via {address}: {SUM}"
+        assert line in logs.splitlines(), logs
+
+
+def _label_gpu_type(cluster: Cluster, node: str, value: str | None) -> None:
+    label = f"{c.Labels.GPU_TYPE}={value}" if value else f"{c.Labels.GPU_TYPE}-"
+    cluster.kubectl("label", "node", node, label, "--overwrite", namespaced=False)
+
+
+def _gpus_held(cluster: Cluster) -> int:
+    """GPUs requested by the namespace's pods that hold them (neither finished nor failed)."""
+    shown = json.loads(cluster.kubectl("get", "pods", "-o", "json").stdout)["items"]
+    return sum(
+        int(container["resources"].get("requests", {}).get(c.GPU_RESOURCE, 0))
+        for pod in shown
+        if pod["status"].get("phase") not in ("Succeeded", "Failed")
+        for container in pod["spec"]["containers"]
+    )
+
+
+def test_the_start_barrier_holds_the_first_pod_until_the_second_has_a_node(
+    real_pods: Cluster,
+) -> None:
+    """Only real-0 has the job's GPU type at first: pod 0 starts there and waits in its start
+    barrier; once real-1 has the type too, pod 1 starts there and both run."""
+    gpu_type = f"barrier-{real_pods.namespace[-8:]}"
+    _label_gpu_type(real_pods, "real-0", gpu_type)
+    try:
+        created = gpuctl(
+            real_pods, "create", "-f", "-", stdin=_distributed("held", **{"gpu-type": gpu_type})
+        )
+        assert created.returncode == 0, created.stderr
+        wait_for(lambda: _barrier_running(real_pods, "held-0"), 120, 1, "pod 0 in its barrier")
+        time.sleep(10)  # the barrier polls every 5 s: two rounds with no peer
+        first = next(
+            p for p in _pods(real_pods, "held") if p["metadata"]["name"].startswith("held-0")
+        )
+        assert _barrier_running(real_pods, "held-0"), first["status"]
+        assert (
+            first["status"]["containerStatuses"][0]["state"]["waiting"]["reason"]
+            == "PodInitializing"
+        )
+        _label_gpu_type(real_pods, "real-1", gpu_type)
+        wait_for(
+            lambda: job_status(real_pods, "held") in ("Succeeded", "Failed"), 240, 1, "the job"
+        )
+        assert job_status(real_pods, "held") == "Succeeded", gpuctl(
+            real_pods, "logs", "held"
+        ).stdout
+    finally:
+        for node in nodes.names(2):
+            _label_gpu_type(real_pods, node, None)
+
+
+def _barrier_running(cluster: Cluster, prefix: str) -> bool:
+    for pod in _pods(cluster, prefix.rsplit("-", 1)[0]):
+        if pod["metadata"]["name"].startswith(prefix):
+            statuses = pod["status"].get("initContainerStatuses") or []
+            return bool(statuses and "running" in statuses[0]["state"])
+    return False
+
+
+def test_the_start_barrier_times_out_fails_the_job_and_frees_the_gpus(real_pods: Cluster) -> None:
+    gpu_type = f"alone-{real_pods.namespace[-8:]}"
+    _label_gpu_type(real_pods, "real-0", gpu_type)
+    try:
+        spec = _distributed("alone", start_timeout=30, gpu=2, **{"gpu-type": gpu_type})
+        created = gpuctl(real_pods, "create", "-f", "-", stdin=spec)
+        assert created.returncode == 0, created.stderr
+        wait_for(lambda: _gpus_held(real_pods) == 4, 60, 0.5, "both pods holding their GPUs")
+        wait_for(lambda: job_status(real_pods, "alone") == "Failed", 150, 1, "the job to fail")
+        wait_for(lambda: _gpus_held(real_pods) == 0, 60, 0.5, "the GPUs to be free")
+        described = gpuctl(real_pods, "describe", "job", "alone").stdout
+        assert "not every node of job alone started within 30s" in described, described
+    finally:
+        _label_gpu_type(real_pods, "real-0", None)

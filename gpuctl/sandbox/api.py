@@ -321,13 +321,14 @@ class Api:
         field_validation: str,
         warnings: list[str] | None,
         more: list[Cause] | None = None,
+        subresource: str = "",
     ) -> None:
         meta = obj["metadata"]
         name = meta.get("name", "")
         if res.crd_schema is None:
             unknown, causes, type_errors = self.validator.check(obj)
         else:
-            unknown, causes = self.crd_validator.check(res.crd_schema, obj)
+            unknown, causes = self.crd_validator.check(res.crd_schema, obj, subresource)
             type_errors = []
         if type_errors:
             raise bad_request(
@@ -663,7 +664,7 @@ class Api:
             causes = validation.immutable_causes(res, old, new)
             # a custom resource's status is held to its CRD's schema like the rest of it
             if not internal and (subresource != "status" or res.crd_schema is not None):
-                self._validate(res, new, field_validation, warnings, causes)
+                self._validate(res, new, field_validation, warnings, causes, subresource)
             if causes:
                 raise invalid(res, name, causes)
             self._allocate(res, new, old, dry_run)

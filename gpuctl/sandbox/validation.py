@@ -148,7 +148,12 @@ class CrdValidator:
         self._cache: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    def check(self, schema: dict[str, Any], obj: dict[str, Any]) -> tuple[list[str], list[Cause]]:
+    def check(
+        self, schema: dict[str, Any], obj: dict[str, Any], subresource: str = ""
+    ) -> tuple[list[str], list[Cause]]:
+        """Unknown fields and invalid values of `obj`. A write of the status subresource is
+        checked against the status schema alone, so its messages name the field from there
+        (`retries in body`, where a write of the whole object says `spec.gpuCount in body`)."""
         key = json.dumps(schema, sort_keys=True)
         with self._lock:
             validator = self._cache.get(key)
@@ -166,13 +171,18 @@ class CrdValidator:
                     Cause(
                         path,
                         "Invalid value",
-                        f'{path} in body must be of type {wanted}: "{_json_type(err.instance)}"',
+                        f"{_in_body(path, subresource)} in body must be of type {wanted}: "
+                        f'"{_json_type(err.instance)}"',
                         _json_type(err.instance),
                     )
                 )
             else:
                 _collect(err, path, unknown, causes)
         return unknown, causes
+
+
+def _in_body(path: str, subresource: str) -> str:
+    return path.removeprefix(f"{subresource}.") if subresource else path
 
 
 def _collect(err: Any, path: str, unknown: list[str], causes: list[Cause]) -> None:

@@ -119,7 +119,7 @@ def test_get_jobs_lists_the_jobs_with_their_kind_and_gpus(cluster: Cluster) -> N
     assert set(rows) == {"list-a", "list-b"}
     assert rows["list-a"][1] == "training"
     names = gpuctl(cluster, "get", "jobs", "-o", "name").stdout.split()
-    assert sorted(names) == ["job/list-a", "job/list-b"]
+    assert sorted(names) == ["job.batch/list-a", "job.batch/list-b"]
 
 
 def test_logs_since_leaves_out_older_lines(cluster: Cluster) -> None:

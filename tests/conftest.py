@@ -109,6 +109,27 @@ EXAMPLES = REPO / "examples"
 GPUCTL = Path(sys.executable).with_name("gpuctl")
 
 
+def run_gpuctl(
+    cluster: Cluster,
+    *args: str,
+    stdin: str | None = None,
+    namespaced: bool = True,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """The installed command against `cluster` (in its namespace unless `namespaced` is False,
+    when the spec's namespace decides), with a cache directory of the test's own."""
+    where = ["-n", cluster.namespace] if namespaced else []
+    return subprocess.run(
+        [str(GPUCTL), *args, "--kubeconfig", str(cluster.kubeconfig), *where],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env={**os.environ, "GPUCTL_CACHE_DIR": str(cluster.workdir / "cache")},
+    )
+
+
 class TextSnapshot(SingleFileSnapshotExtension):
     """One readable .txt file per snapshot under __snapshots__/."""
 

@@ -13,8 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from gpuctl.sandbox.testing import Cluster, SandboxCluster
+from tests.conftest import GPUCTL
 
-from .test_scenarios import GPUCTL, gpuctl
+from .test_scenarios import gpuctl
 
 
 def training(name: str, gpus: int, gpu_type: str | None = None) -> str:

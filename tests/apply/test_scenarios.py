@@ -5,18 +5,15 @@ CPU-only specs, so that any cluster can run them."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from gpuctl.sandbox.testing import Cluster
+from tests.conftest import GPUCTL, run_gpuctl
 
-GPUCTL = Path(sys.executable).with_name("gpuctl")
 WEB = """kind: compute
 version: v0.1
 job:
@@ -46,15 +43,7 @@ resources:
 def gpuctl(
     cluster: Cluster, *args: str, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(GPUCTL), *args, "--kubeconfig", str(cluster.kubeconfig), "-n", cluster.namespace],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "GPUCTL_CACHE_DIR": str(cluster.workdir / "cache")},
-    )
+    return run_gpuctl(cluster, *args, stdin=stdin)
 
 
 def live(cluster: Cluster, what: str) -> dict[str, Any]:

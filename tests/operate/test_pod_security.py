@@ -5,7 +5,6 @@ the job never starts."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -13,21 +12,14 @@ from typing import Any
 import pytest
 
 from gpuctl.sandbox.testing import Cluster, wait_for
-from tests.conftest import GPUCTL
+from tests.conftest import run_gpuctl
 
 
 def gpuctl(
     cluster: Cluster, *args: str, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(GPUCTL), *args, "--kubeconfig", str(cluster.kubeconfig)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "GPUCTL_CACHE_DIR": str(cluster.workdir / "cache")},
-    )
+    """The installed command; the spec's namespace decides where (no -n)."""
+    return run_gpuctl(cluster, *args, stdin=stdin, namespaced=False)
 
 
 def quota(user: str, level: str | None) -> str:

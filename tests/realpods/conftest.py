@@ -4,7 +4,6 @@ command on it."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpuctl.sandbox.testing import Cluster
-from tests.conftest import GPUCTL
+from tests.conftest import run_gpuctl
 from tests.kube import controlplane, nodes, session
 
 
@@ -29,12 +28,4 @@ def gpuctl(
     cluster: Cluster, *args: str, stdin: str | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     """The installed command against `cluster`, in its namespace."""
-    return subprocess.run(
-        [str(GPUCTL), *args, "--kubeconfig", str(cluster.kubeconfig), "-n", cluster.namespace],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        env={**os.environ, "GPUCTL_CACHE_DIR": str(cluster.workdir / "cache")},
-    )
+    return run_gpuctl(cluster, *args, stdin=stdin, timeout=timeout)

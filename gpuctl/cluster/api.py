@@ -72,4 +72,5 @@ class ClusterAPI(Protocol):
         tail: int | None = None,
         since_seconds: int | None = None,
         follow: bool = False,
+        previous: bool = False,
     ) -> Iterator[str]: ...

@@ -680,6 +680,7 @@ class CachedReads:
         tail: int | None = None,
         since_seconds: int | None = None,
         follow: bool = False,
+        previous: bool = False,
     ) -> Iterator[str]:
         return self.cluster.logs(
             pod,
@@ -688,4 +689,5 @@ class CachedReads:
             tail=tail,
             since_seconds=since_seconds,
             follow=follow,
+            previous=previous,
         )

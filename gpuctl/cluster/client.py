@@ -622,10 +622,12 @@ class Cluster:
         tail: int | None = None,
         since_seconds: int | None = None,
         follow: bool = False,
+        previous: bool = False,
         ends: LogEnds | None = None,
     ) -> Iterator[str]:
         """A pod's log lines (without line ends); with `follow`, until the container stops or
-        `ends` is ended (from any thread)."""
+        `ends` is ended (from any thread); with `previous`, those of the container's instance
+        before its last restart."""
         query: list[tuple[str, str]] = []
         if container:
             query.append(("container", container))
@@ -635,6 +637,8 @@ class Cluster:
             query.append(("sinceSeconds", str(since_seconds)))
         if follow:
             query.append(("follow", "true"))
+        if previous:
+            query.append(("previous", "true"))
         path = resource("Pod").path(namespace, pod) + "/log"
         response = self._send(
             "GET",

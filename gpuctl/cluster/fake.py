@@ -169,6 +169,7 @@ class FakeCluster:
         tail: int | None = None,
         since_seconds: int | None = None,
         follow: bool = False,
+        previous: bool = False,
     ) -> Iterator[str]:
         return iter(())
 

@@ -13,7 +13,7 @@ import re
 import shlex
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -22,7 +22,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster, Forbidden, KubeError, LogEnds, NotFound, TableRow
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory import status
+from gpuctl.inventory import explain, status
 
 WORKLOADS = status.WORKLOAD_KINDS
 DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"
@@ -179,24 +179,72 @@ def explain_unschedulable(message: str, pool: str, gpu_type: str | None) -> str:
     return f"{reason} (scheduler: {message})" if message else reason
 
 
-def why(job: dict[str, Any], pods: list[dict[str, Any]], events: list[dict[str, Any]]) -> str:
-    """Why a job is not running, in plain words; "" when nothing is wrong."""
+def why(
+    job: dict[str, Any],
+    pods: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+    logs: Mapping[explain.LogKey, Sequence[str]] | None = None,
+) -> str:
+    """Why a job is not running, in plain words, the most important reason; "" when nothing
+    is wrong."""
+    found = reasons(job, pods, events, logs)
+    return found[0] if found else ""
+
+
+def reasons(
+    job: dict[str, Any],
+    pods: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+    logs: Mapping[explain.LogKey, Sequence[str]] | None = None,
+) -> list[str]:
+    """Every reason a job is not running, one line each, the most important first: Kueue's
+    queue, a start barrier that gave up, what its containers did (gpuctl.inventory.explain),
+    the Job's own failure, the scheduler's refusal, then what the events say."""
     labels = labels_of(job)
     if status.workload_status(job) == c.Status.QUEUED:
         queue = labels.get(c.KUEUE_QUEUE_LABEL, "")
-        return f"waiting for Kueue to admit it from queue {queue} (kubectl get workloads)"
-    template = (job.get("spec") or {}).get("template") or {}
-    gpu_type = _required_gpu_type(template)
+        return [f"waiting for Kueue to admit it from queue {queue} (kubectl get workloads)"]
     for pod in pods:
         failed_init = status.failed_init_message(pod)
         if failed_init:
-            return f"pod {pod['metadata']['name']}: {failed_init}"
+            return [f"pod {pod['metadata']['name']}: {failed_init}"]
+    found = explain.explain_pods(pods, events, logs)
+    out = [e.text for e in found if e.final]
+    failure = explain.job_failure(job)
+    if failure:
+        out.append(failure)
+    out += _unschedulable(job, pods)
+    out += [e.text for e in found if not e.final]
+    if not found:
+        out += _waiting_words(pods)
+    event = _event_reason(job, events)
+    if event and not failure:
+        out.append(event)
+    return list(dict.fromkeys(out))
+
+
+def _unschedulable(job: dict[str, Any], pods: list[dict[str, Any]]) -> list[str]:
+    template = (job.get("spec") or {}).get("template") or {}
+    for pod in pods:
         message = status.unschedulable_message(pod)
         if message:
-            return explain_unschedulable(message, labels.get(Labels.POOL, ""), gpu_type)
+            pool = labels_of(job).get(Labels.POOL, "")
+            return [explain_unschedulable(message, pool, _required_gpu_type(template))]
+    return []
+
+
+def _waiting_words(pods: list[dict[str, Any]]) -> list[str]:
+    """`pod X: <status in words>` for a pod held by a waiting reason no rule explains."""
+    for pod in pods:
         shown = status.pod_status(pod)
         if shown in set(c.CONTAINER_WAITING_REASONS.values()) - {"Starting"}:
-            return f"pod {pod['metadata']['name']}: {shown}"
+            return [f"pod {pod['metadata']['name']}: {shown}"]
+    return []
+
+
+def _event_reason(job: dict[str, Any], events: list[dict[str, Any]]) -> str:
+    """The newest event that explains missing pods: an exceeded quota, a Pod Security
+    refusal, a controller that cannot create pods, a Job past its backoff limit."""
     for event in reversed(events):
         text = str(event.get("message") or "")
         if "exceeded quota" in text:
@@ -280,6 +328,8 @@ class Details:
     events: list[dict[str, Any]]
     service: dict[str, Any] | None
     nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # the last lines of the containers that crashed or failed (gpuctl.inventory.explain)
+    logs: dict[explain.LogKey, list[str]] = field(default_factory=dict)
 
 
 def gather(cluster: Cluster, name: str, namespace: str) -> Details:
@@ -303,7 +353,33 @@ def gather(cluster: Cluster, name: str, namespace: str) -> Details:
                 nodes = {n["metadata"]["name"]: n for n in cluster.list("Node")}
             except Forbidden:
                 nodes = {}  # who may not read nodes gets no access URL
-    return Details(job, pods, events, service, nodes)
+    return Details(job, pods, events, service, nodes, last_lines(cluster, pods))
+
+
+# At most this many pods have their crashed containers' logs read for one explanation.
+LOGGED_PODS = 3
+
+
+def last_lines(cluster: ClusterAPI, pods: list[dict[str, Any]]) -> dict[explain.LogKey, list[str]]:
+    """The last lines of each container that crashed or failed (of the previous instance when
+    it restarted since), for the explanation; a log the cluster does not serve is left out."""
+    out: dict[explain.LogKey, list[str]] = {}
+    troubled = [pod for pod in pods if explain.log_requests(pod)][:LOGGED_PODS]
+    for pod in troubled:
+        meta = pod["metadata"]
+        for container, previous in explain.log_requests(pod):
+            try:
+                lines = cluster.logs(
+                    meta["name"],
+                    meta["namespace"],
+                    container=container,
+                    tail=explain.LAST_LINES,
+                    previous=previous,
+                )
+                out[(meta["name"], container)] = list(lines)
+            except KubeError:
+                continue
+    return out
 
 
 # ------------------------------------------------------------------------------- logs

@@ -242,9 +242,6 @@ def failed_init_message(pod: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------------ readiness
 
-# Waiting reasons after which a pod will not start without a change to the spec.
-FATAL_WAITING_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff")
-
 
 def pod_is_ready(pod: dict[str, Any]) -> bool:
     """The pod's Ready condition is True."""
@@ -256,56 +253,6 @@ def pod_is_ready(pod: dict[str, Any]) -> bool:
 
 def pod_restarts(pod: dict[str, Any]) -> int:
     return sum(int(s.get("restartCount") or 0) for s in _status(pod).get("containerStatuses") or [])
-
-
-def pod_trouble(pod: dict[str, Any]) -> tuple[str, bool]:
-    """(why the pod is not up, in words; is that final?). ("", False) when nothing is wrong.
-
-    Final: an image that cannot be pulled, a crash loop, a container that exited non-zero.
-    Not final: the scheduler cannot place it yet (a node may free up)."""
-    status = _status(pod)
-    for container in status.get("containerStatuses") or []:
-        state = container.get("state") or {}
-        waiting = state.get("waiting") or {}
-        reason = waiting.get("reason", "")
-        if reason in FATAL_WAITING_REASONS:
-            words = c.CONTAINER_WAITING_REASONS.get(reason, reason)
-            detail = waiting.get("message", "")
-            return f"{words} ({reason}{': ' + detail if detail else ''})", True
-        terminated = state.get("terminated")
-        if (
-            terminated
-            and int(terminated.get("exitCode") or 0) != 0
-            and _status(pod).get("phase") != "Succeeded"
-        ):
-            code, why = terminated.get("exitCode"), terminated.get("reason") or "Error"
-            return f"container {container.get('name')} exited with code {code} ({why})", True
-    message = unschedulable_message(pod)
-    if message:
-        return f"unschedulable: {message}", False
-    return "", False
-
-
-def last_exit(pod: dict[str, Any]) -> str:
-    """How the pod's last restarted container ended, in words ("" when none did)."""
-    for container in _status(pod).get("containerStatuses") or []:
-        terminated = (container.get("lastState") or {}).get("terminated")
-        if terminated:
-            code, why = terminated.get("exitCode"), terminated.get("reason") or "Error"
-            name = container.get("name")
-            return f"container {name} restarted after exiting with code {code} ({why})"
-    return "its container restarted"
-
-
-def workload_failure(obj: dict[str, Any]) -> str:
-    """Why the workload has failed for good ("" when it has not): a Job's Failed condition."""
-    if obj.get("kind") != "Job":
-        return ""
-    for condition in _status(obj).get("conditions") or []:
-        if condition.get("type") == "Failed" and condition.get("status") == "True":
-            why = f"{condition.get('reason', '')} {condition.get('message', '')}".strip()
-            return f"job failed: {why}"
-    return ""
 
 
 def workload_up(obj: dict[str, Any], pods: list[dict[str, Any]]) -> bool:

@@ -79,6 +79,7 @@ class PodRuntime:
     terminate_at: float | None = None
     container_started_at: float | None = None  # the current run of restarted containers
     container_finished_at: float | None = None  # when crashing containers last exited
+    previous_started_at: float | None = None  # when the instance before the current one started
     next_restart_at: float | None = None  # set while waiting out a crash loop's back-off
     failed_scheduling: str = ""
     extra: dict[str, Any] = field(default_factory=dict)

@@ -58,6 +58,13 @@ class SandboxConfig:
     # image name patterns (fnmatch) that never pull, or start and then crash
     image_pull_errors: list[str] = field(default_factory=lambda: ["*:does-not-exist", "*/missing*"])
     crashing_images: list[str] = field(default_factory=lambda: ["*crash*"])
+    # hostPath paths (fnmatch) that exist on no node: a volume of type File, Directory, Socket,
+    # CharDevice or BlockDevice there cannot be mounted (DirectoryOrCreate makes the directory)
+    missing_host_paths: list[str] = field(default_factory=lambda: ["*/missing*"])
+    # httpGet probe paths (fnmatch) the simulated container answers with HTTP 500
+    failing_probe_paths: list[str] = field(default_factory=lambda: ["/unhealthy*"])
+    # probes keep their real delays and periods multiplied by this; tests shrink it
+    probe_time_scale: float = 1.0
     kubernetes_version: str = "1.32"
 
     @classmethod
@@ -70,6 +77,7 @@ class SandboxConfig:
             "log_interval_seconds": 0.02,
             "crash_after_seconds": 0.02,
             "backoff_time_scale": 0.005,  # 10 s → 50 ms, 5 min → 1.5 s
+            "probe_time_scale": 0.005,
             "tick_seconds": 0.01,
             "bookmark_seconds": 0.2,
         }
@@ -97,6 +105,12 @@ class SandboxConfig:
 
     def image_crashes(self, image: str) -> bool:
         return any(fnmatch.fnmatchcase(image, p) for p in self.crashing_images)
+
+    def host_path_missing(self, path: str) -> bool:
+        return any(fnmatch.fnmatchcase(path, p) for p in self.missing_host_paths)
+
+    def probe_fails(self, path: str) -> bool:
+        return any(fnmatch.fnmatchcase(path, p) for p in self.failing_probe_paths)
 
 
 def _node(data: dict[str, Any]) -> NodeSpec:

@@ -5,6 +5,7 @@ them."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -20,10 +21,15 @@ def log_lines(
     runtime: PodRuntime | None,
     interval: float,
     now: float | None = None,
+    script: Sequence[str] | None = None,
 ) -> list[LogLine]:
-    """(timestamp, text) for every line the container has written so far."""
+    """(timestamp, text) for every line the container has written so far: the lines its
+    script prints (gpuctl.sandbox.script), at its start, or one line per interval."""
     if runtime is None or runtime.started_at is None:
         return []
+    if script is not None:
+        started = runtime.container_started_at or runtime.started_at
+        return [(started, text) for text in script]
     end = (
         runtime.finished_at
         if runtime.finished_at is not None
@@ -42,6 +48,24 @@ def log_lines(
         else:
             lines.append((ts, f"{pod_name}/{container}: step {i}"))
     return lines
+
+
+def previous_log_lines(
+    pod_name: str,
+    container: str,
+    runtime: PodRuntime,
+    interval: float,
+    running: bool,
+    script: Sequence[str] | None = None,
+) -> list[LogLine]:
+    """The lines of the container's instance before the current one: the one that last
+    exited (the one before it while a restarted instance runs)."""
+    started = runtime.previous_started_at if running else runtime.container_started_at
+    started = started or runtime.started_at
+    if script is not None:
+        return [(started or 0.0, text) for text in script]
+    window = PodRuntime(started_at=started, finished_at=runtime.container_finished_at)
+    return log_lines(pod_name, container, window, interval)
 
 
 def rfc3339_nano(ts: float) -> str:

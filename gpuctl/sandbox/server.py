@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 import yaml
 
 from gpuctl.sandbox import discovery, tables
-from gpuctl.sandbox.api import Api
+from gpuctl.sandbox.api import Api, PodRuntime
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers import ControllerError, Controllers
 from gpuctl.sandbox.errors import (
@@ -32,9 +32,10 @@ from gpuctl.sandbox.errors import (
     too_large_resource_version,
 )
 from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
-from gpuctl.sandbox.logs import LogOptions, log_lines
+from gpuctl.sandbox.logs import LogLine, LogOptions, log_lines, previous_log_lines
 from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
 from gpuctl.sandbox.resources import Registry, Resource
+from gpuctl.sandbox.script import script_of
 from gpuctl.sandbox.selectors import (
     matches_labels,
     parse_field_selector,
@@ -874,7 +875,12 @@ class Handler(BaseHTTPRequestHandler):
             raise bad_request(
                 f'container "{container}" in pod "{name}" is waiting to start: {waiting}'
             )
-        lines = log_lines(name, container, runtime, sandbox.config.log_interval_seconds)
+        script = _script_lines(pod, container)
+        interval = sandbox.config.log_interval_seconds
+        if query.get("previous") in ("true", "1"):
+            lines = _previous_lines(pod, container, runtime, interval, script)
+        else:
+            lines = log_lines(name, container, runtime, interval, script=script)
         shown = options.select(lines)
         if not options.follow:
             data = options.render(shown)
@@ -885,13 +891,18 @@ class Handler(BaseHTTPRequestHandler):
         self._start_stream("text/plain")
         try:
             self._chunk(options.render(shown)) if shown else None
-            self._follow_log(pod, container, options, len(lines))
+            self._follow_log(pod, container, options, len(lines), script)
             self._end_stream()
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
 
     def _follow_log(
-        self, pod: dict[str, Any], container: str, options: LogOptions, sent: int
+        self,
+        pod: dict[str, Any],
+        container: str,
+        options: LogOptions,
+        sent: int,
+        script: tuple[str, ...] | None = None,
     ) -> None:
         """Stream the lines after the first `sent` until the container stops or the client goes."""
         sandbox = self.server.sandbox
@@ -902,7 +913,7 @@ class Handler(BaseHTTPRequestHandler):
             if self._client_gone():
                 break
             current = sandbox.api.runtime.get(pod["metadata"]["uid"])
-            lines = log_lines(name, container, current, interval)
+            lines = log_lines(name, container, current, interval, script=script)
             if len(lines) > sent:
                 new = [
                     line
@@ -935,6 +946,35 @@ class Handler(BaseHTTPRequestHandler):
             obj["spec"]["replicas"] = replicas
             updated = api.update(res, ns, name, obj, dry_run=dry_run, internal=True)
         return _scale(res, updated)
+
+
+def _script_lines(pod: dict[str, Any], container: str) -> tuple[str, ...] | None:
+    """What the container's script prints (gpuctl.sandbox.script); None when it is no script."""
+    for spec in (pod.get("spec") or {}).get("containers") or []:
+        if spec.get("name") == container:
+            script = script_of(spec)
+            return script.lines if script else None
+    return None
+
+
+def _previous_lines(
+    pod: dict[str, Any],
+    container: str,
+    runtime: PodRuntime,
+    interval: float,
+    script: tuple[str, ...] | None,
+) -> list[LogLine]:
+    """`previous=true`: the lines of the instance before the current one; the kubelet's 400
+    when the container never restarted."""
+    name = pod["metadata"]["name"]
+    for status in (pod.get("status") or {}).get("containerStatuses") or []:
+        if status.get("name") != container or not int(status.get("restartCount") or 0):
+            continue
+        if not (status.get("lastState") or {}).get("terminated"):
+            continue
+        running = (status.get("state") or {}).get("running") is not None
+        return previous_log_lines(name, container, runtime, interval, running, script)
+    raise bad_request(f'previous terminated container "{container}" in pod "{name}" not found')
 
 
 def _log_container(pod: dict[str, Any], name: str, container: str) -> str:

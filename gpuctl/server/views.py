@@ -91,7 +91,7 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
             "throughput": None,
         },
         "metricsError": None,
-        "why": "" if running else jobs.why(job, pods, details.events),
+        "why": "" if running else jobs.why(job, pods, details.events, details.logs),
         "access": jobs.access_url(details.service, pods, details.nodes, containers),
         "k8sResources": {
             "kind": job.get("kind"),

@@ -10,7 +10,6 @@ keeps refusing for `unschedulable_grace` seconds; a timeout names the last troub
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,9 +17,9 @@ from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.errors import KubeError
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory import status
+from gpuctl.inventory import explain, status
+from gpuctl.inventory.jobs import last_lines
 from gpuctl.render.engine import Manifest
 from gpuctl.verbs.common import (
     DEFAULT_TIMEOUT,
@@ -32,7 +31,6 @@ from gpuctl.verbs.common import (
 )
 
 DEFAULT_SETTLE = 5.0
-LOG_LINES = 5
 
 
 def announce_then_wait(
@@ -96,23 +94,69 @@ class Wait:
         """Is it up? Raises WaitFailed when it never will be."""
         obj = self.cluster.get(*locate(manifest))
         pods = self._pods(manifest)
-        failure = status.workload_failure(obj)
-        if failure:
-            raise WaitFailed(f"{manifest.ref}: {failure}")
+        self._check_failed(manifest, obj, pods)
         if status.workload_up(obj, pods):
             return True
+        found = explain.explain_pods(pods, self._warnings(manifest, pods))
+        if found:
+            first = found[0]
+            self.troubles[manifest.ref] = first.text
+            if first.final:
+                raise WaitFailed(f"{manifest.ref}: {self._with_logs(first, pods)}")
+            if first.kind == "mount" and self._past_grace(manifest.ref):
+                raise WaitFailed(f"{manifest.ref}: {first.text}")
+            return False
         for pod in pods:
-            trouble, final = status.pod_trouble(pod)
-            if not trouble:
+            message = status.unschedulable_message(pod)
+            if not message:
                 continue
-            self.troubles[manifest.ref] = f"pod {pod['metadata']['name']} {trouble}"
-            if final or time.monotonic() - self._first_seen(manifest.ref) >= (
-                self.unschedulable_grace
-            ):
-                raise WaitFailed(f"{manifest.ref}: {self.troubles[manifest.ref]}{self._tail(pod)}")
+            name = pod["metadata"]["name"]
+            self.troubles[manifest.ref] = f"pod {name} unschedulable: {message}"
+            if self._past_grace(manifest.ref):
+                raise WaitFailed(f"{manifest.ref}: {self.troubles[manifest.ref]}")
         if not pods:
             self._creation_refused(manifest, obj)
         return False
+
+    def _check_failed(
+        self, manifest: Manifest, obj: dict[str, Any], pods: list[dict[str, Any]]
+    ) -> None:
+        """A failed Job fails the wait with what its pods did (exit code, last log lines)
+        before the Job's own verdict."""
+        failure = explain.job_failure(obj)
+        if not failure:
+            return
+        found = [e for e in explain.explain_pods(pods, []) if e.final]
+        said = self._with_logs(found[0], pods) + "; " if found else ""
+        raise WaitFailed(f"{manifest.ref}: {said}{failure}")
+
+    def _warnings(self, manifest: Manifest, pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The Warning events about the pods (pulls, mounts, probes), oldest first; none asked
+        for while every pod is Ready."""
+        if all(status.pod_is_ready(pod) for pod in pods):
+            return []
+        names = {pod["metadata"]["name"] for pod in pods}
+        events = [
+            event
+            for event in self.cluster.list(
+                "Event", manifest.namespace, field_selector="type=Warning"
+            )
+            if (event.get("involvedObject") or {}).get("name") in names
+        ]
+        return sorted(events, key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+
+    def _with_logs(self, found: explain.Explanation, pods: list[dict[str, Any]]) -> str:
+        """The explanation again, with the last lines its container logged."""
+        pod = next((p for p in pods if p["metadata"]["name"] == found.pod), None)
+        if pod is None:
+            return found.text
+        logs = last_lines(self.cluster, [pod])
+        again = explain.explain_pod(pod, [], logs)
+        same = [e for e in again if e.container == found.container and e.kind == found.kind]
+        return same[0].text if same else found.text
+
+    def _past_grace(self, key: str) -> bool:
+        return time.monotonic() - self._first_seen(key) >= self.unschedulable_grace
 
     def _first_seen(self, key: str) -> float:
         return self._seen.setdefault(key, time.monotonic())
@@ -168,27 +212,21 @@ class Wait:
 
     def _still_up(self, manifest: Manifest, baseline: dict[str, int]) -> None:
         obj = self.cluster.get(*locate(manifest))
-        failure = status.workload_failure(obj)
-        if failure:
-            raise WaitFailed(f"{manifest.ref}: {failure}")
-        for pod in self._pods(manifest):
+        pods = self._pods(manifest)
+        self._check_failed(manifest, obj, pods)
+        found = explain.explain_pods(pods, [])
+        if found and found[0].final:
+            raise WaitFailed(f"{manifest.ref}: {self._with_logs(found[0], pods)}")
+        for pod in pods:
             name = pod["metadata"]["name"]
-            trouble, final = status.pod_trouble(pod)
-            if final:
-                raise WaitFailed(f"{manifest.ref}: pod {name} {trouble}{self._tail(pod)}")
-            if status.pod_restarts(pod) > baseline.get(name, 0):
-                why = status.last_exit(pod)
-                raise WaitFailed(
-                    f"{manifest.ref}: pod {name} {why} within {self.settle:.0f}s of "
-                    f"starting{self._tail(pod)}"
-                )
-
-    def _tail(self, pod: dict[str, Any]) -> str:
-        """The pod's last log lines, for the message ("" when there are none to read)."""
-        meta = pod["metadata"]
-        lines: list[str] = []
-        with contextlib.suppress(KubeError):
-            lines = list(self.cluster.logs(meta["name"], meta["namespace"], tail=LOG_LINES))
-        if not lines:
-            return ""
-        return "; last log lines: " + " | ".join(line.strip() for line in lines[-LOG_LINES:])
+            if status.pod_restarts(pod) <= baseline.get(name, 0):
+                continue
+            restarted = [e for e in explain.explain_pod(pod, [], {}) if e.kind == "restarts"]
+            why = (
+                self._with_logs(restarted[0], pods)
+                if restarted
+                else f"pod {name}: a container restarted"
+            )
+            raise WaitFailed(
+                f"{manifest.ref}: restarted within {self.settle:.0f}s of starting: {why}"
+            )

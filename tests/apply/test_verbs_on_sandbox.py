@@ -88,8 +88,8 @@ def test_create_wait_fails_on_a_crashing_container_with_its_last_log_lines(env: 
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout == "service/svc-web created\ndeployment.apps/web created\n"
     error = done.stderr.strip().splitlines()[-1]
-    assert error.startswith("error: deployment.apps/web: pod web-"), error
-    assert "Crashing (restarting) (CrashLoopBackOff" in error, error
+    assert error.startswith("error: deployment.apps/web: container `web` of pod web-"), error
+    assert "keeps crashing (CrashLoopBackOff): exited with code 1, restarted " in error, error
     assert "; last log lines: web-" in error and "/web: step " in error, error
 
 
@@ -99,10 +99,10 @@ def test_create_wait_fails_when_a_job_keeps_failing(env: Env) -> None:
     )
     assert done.returncode == 1, done.stdout + done.stderr
     error = done.stderr.strip().splitlines()[-1]
-    assert error.startswith("error: job.batch/train: "), error
-    # whichever the wait sees first: the Job controller's verdict or the pod's own exit
-    reasons = ("job failed: BackoffLimitExceeded", "CrashLoopBackOff", "exited with code 1")
-    assert any(reason in error for reason in reasons), error
+    assert error.startswith("error: job.batch/train: container `train` of pod train-"), error
+    # the pod's own exit code and last lines come first, whether the wait saw the exit or
+    # the Job controller's verdict first
+    assert "exited with code 1; last log lines: starting | loading data" in error, error
 
 
 def test_create_wait_succeeds_once_the_pods_stay_up(env: Env) -> None:

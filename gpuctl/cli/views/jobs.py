@@ -15,7 +15,7 @@ from gpuctl.inventory.jobs import (
     access_url,
     labels_of,
     pod_line,
-    why,
+    reasons,
 )
 
 
@@ -123,14 +123,16 @@ def describe(details: Details, at: datetime | None = None) -> str:
             f"{created} ({table.age(created, at)} ago)",
         ),
     ]
-    reason = why(job, pods, details.events) if state not in ("Running", "Succeeded") else ""
-    if reason:
-        lines.append(("Why", reason))
+    if state not in ("Running", "Succeeded"):
+        lines += [("Why", reason) for reason in reasons(job, pods, details.events, details.logs)]
     url = access_url(details.service, pods, details.nodes, containers)
     if url:
         lines.append(("Access", url))
     width = max(len(key) for key, _ in lines) + 2
-    text = "".join(f"{key + ':':<{width}}{value}\n" for key, value in lines)
+    text = "".join(
+        f"{key + ':' if i == 0 or key != lines[i - 1][0] else '':<{width}}{value}\n"
+        for i, (key, value) in enumerate(lines)
+    )
     headers, rows = pod_rows(pods, wide=True, at=at)
     text += "Pods:\n"
     text += _indent(table.table(headers, rows) if rows else "<none>\n")

@@ -17,6 +17,7 @@ from gpuctl.sandbox.controllers.base import (
     set_condition,
     sha,
 )
+from gpuctl.sandbox.script import script_of
 from gpuctl.sandbox.store import Obj
 
 _CONDITION_ORDER = {
@@ -86,6 +87,12 @@ class Kubelet(Controller):
             if not status.get("containerStatuses"):
                 self._creating(pod, status, node_name, now)
             return
+        if self._cannot_mount(pod, start_at, now):
+            return
+        if not status.get("containerStatuses"):
+            self._creating(pod, status, node_name, now)
+        if self._cannot_configure(pod, status, now):
+            return
         containers = (pod.get("spec") or {}).get("containers") or []
         bad = [c for c in containers if self.config.image_fails_pull(str(c.get("image", "")))]
         if bad:
@@ -113,6 +120,89 @@ class Kubelet(Controller):
         ]
         status["conditions"] = _pod_conditions(status, ready=False, started=False)
         self.set_status(self.pods, pod, status)
+
+    def _cannot_mount(self, pod: Obj, start_at: float, now: float) -> bool:
+        """A hostPath volume whose path is missing on the node (config.missing_host_paths) and
+        whose type wants it to exist: the pod stays ContainerCreating and the kubelet says
+        FailedMount on every retry, in its own words."""
+        failures = []
+        for volume in (pod.get("spec") or {}).get("volumes") or []:
+            host = volume.get("hostPath") or {}
+            what = _HOST_PATH_KINDS.get(str(host.get("type") or ""))
+            if what and self.config.host_path_missing(str(host.get("path", ""))):
+                failures.append(
+                    f'MountVolume.SetUp failed for volume "{volume["name"]}" : hostPath type '
+                    f"check failed: {host['path']} is not {what}"
+                )
+        if not failures:
+            return False
+        period = INITIAL_SECONDS * self.config.backoff_time_scale
+        tries = int((now - start_at) / max(period, 0.001))
+        runtime = self.api.runtime[pod["metadata"]["uid"]]
+        if runtime.extra.get("mount_tries") != tries:
+            runtime.extra["mount_tries"] = tries
+            for message in failures:
+                self._event(pod, "Warning", "FailedMount", message)
+        self.due(start_at + (tries + 1) * period)
+        return True
+
+    def _cannot_configure(self, pod: Obj, status: Obj, now: float) -> bool:
+        """A container whose environment names a Secret or ConfigMap (or a key of one) that
+        does not exist: it waits in CreateContainerConfigError, as the kubelet words it, until
+        the object appears."""
+        namespace = pod["metadata"]["namespace"]
+        problems = {
+            str(c["name"]): problem
+            for c in (pod.get("spec") or {}).get("containers") or []
+            if (problem := self._missing_env_source(c, namespace))
+        }
+        if not problems:
+            return False
+        self.due(now + INITIAL_SECONDS * self.config.backoff_time_scale)
+        changed = False
+        for cs in status.get("containerStatuses") or []:
+            message = problems.get(cs["name"])
+            if message is None:
+                continue
+            waiting = {"reason": "CreateContainerConfigError", "message": message}
+            if cs["state"].get("waiting") == waiting:
+                continue
+            cs["state"] = {"waiting": waiting}
+            changed = True
+            self._event(pod, "Warning", "Failed", f"Error: {message}")
+        if changed:
+            self.set_status(self.pods, pod, status)
+        return True
+
+    def _missing_env_source(self, container: Obj, namespace: str) -> str:
+        """The kubelet's error for the first env source that does not exist, else ""."""
+        for item in container.get("env") or []:
+            source = item.get("valueFrom") or {}
+            for field, kind in (("secretKeyRef", "Secret"), ("configMapKeyRef", "ConfigMap")):
+                ref = source.get(field)
+                if ref and not ref.get("optional"):
+                    problem = self._missing(kind, namespace, ref.get("name", ""), ref.get("key"))
+                    if problem:
+                        return problem
+        for item in container.get("envFrom") or []:
+            for field, kind in (("secretRef", "Secret"), ("configMapRef", "ConfigMap")):
+                ref = item.get(field)
+                if ref and not ref.get("optional"):
+                    problem = self._missing(kind, namespace, ref.get("name", ""), None)
+                    if problem:
+                        return problem
+        return ""
+
+    def _missing(self, kind: str, namespace: str, name: str, key: str | None) -> str:
+        res = self.api.registry.get("", "secrets" if kind == "Secret" else "configmaps")
+        obj = self.store.get(res.key, namespace, name)
+        if obj is None:
+            return f'{kind.lower()} "{name}" not found'
+        if key is None:
+            return ""
+        held = {**(obj.get("data") or {}), **(obj.get("stringData") or {})}
+        held |= obj.get("binaryData") or {}
+        return "" if key in held else f"couldn't find key {key} in {kind} {namespace}/{name}"
 
     def _pull_errors(
         self, pod: Obj, status: Obj, bad: list[Obj], start_at: float, now: float
@@ -152,12 +242,9 @@ class Kubelet(Controller):
         assert runtime.started_at is not None
         spec = pod.get("spec") or {}
         status = copy.deepcopy(pod.get("status") or {})
-        crashing = [
-            c
-            for c in spec.get("containers") or []
-            if self.config.image_crashes(str(c.get("image", "")))
-        ]
+        crashing = [c for c in spec.get("containers") or [] if self._crashes(c)]
         restart_policy = spec.get("restartPolicy", "Always")
+        self._probe(pod, status, runtime, now)
         if crashing:
             self._crash_loop(pod, status, runtime, restart_policy, now)
             return
@@ -188,6 +275,45 @@ class Kubelet(Controller):
         status["phase"] = "Succeeded"
         status["conditions"] = _pod_conditions(status, ready=False, started=False, completed=True)
         self.set_status(self.pods, pod, status)
+
+    def _probe(self, pod: Obj, status: Obj, runtime: PodRuntime, now: float) -> None:
+        """Running containers whose readiness probe gets HTTP 500 (config.failing_probe_paths)
+        stay not ready; the kubelet says Unhealthy every period after the initial delay."""
+        failing = [
+            c for c in (pod.get("spec") or {}).get("containers") or [] if self._readiness_fails(c)
+        ]
+        if not failing:
+            return
+        scale = self.config.probe_time_scale
+        next_at = runtime.extra.get("probe_at")
+        if next_at is None:
+            probe = failing[0]["readinessProbe"]
+            started = runtime.container_started_at or runtime.started_at or now
+            next_at = started + float(probe.get("initialDelaySeconds") or 0) * scale
+            runtime.extra["probe_at"] = next_at
+        if now < next_at:
+            self.due(next_at)
+            return
+        running = {
+            cs["name"]
+            for cs in status.get("containerStatuses") or []
+            if (cs.get("state") or {}).get("running") is not None
+        }
+        for container in failing:
+            if container["name"] in running:
+                self._event(
+                    pod,
+                    "Warning",
+                    "Unhealthy",
+                    "Readiness probe failed: HTTP probe failed with statuscode: 500",
+                )
+        period = float(failing[0]["readinessProbe"].get("periodSeconds") or 10)
+        runtime.extra["probe_at"] = now + period * scale
+        self.due(runtime.extra["probe_at"])
+
+    def _readiness_fails(self, container: Obj) -> bool:
+        http = (container.get("readinessProbe") or {}).get("httpGet") or {}
+        return bool(http) and self.config.probe_fails(str(http.get("path") or "/"))
 
     def _node_ip(self, node_name: str) -> str:
         node = self.store.get(self.nodes.key, "", node_name) or {}
@@ -220,7 +346,7 @@ class Kubelet(Controller):
                     "name": c["name"],
                     "state": {"running": {"startedAt": now_rfc3339(now)}},
                     "lastState": {},
-                    "ready": True,
+                    "ready": not self._readiness_fails(c),
                     "restartCount": 0,
                     "image": image,
                     "imageID": f"{image.split(':')[0]}@sha256:{sha(image)}",
@@ -234,7 +360,8 @@ class Kubelet(Controller):
             self._event(pod, "Normal", "Created", f"Created container: {c['name']}")
             self._event(pod, "Normal", "Started", f"Started container {c['name']}")
         status["containerStatuses"] = statuses
-        status["conditions"] = _pod_conditions(status, ready=True, started=True)
+        ready = all(cs["ready"] for cs in statuses)
+        status["conditions"] = _pod_conditions(status, ready=ready, started=True)
         self.set_status(self.pods, pod, status)
 
     def _crash_loop(
@@ -259,7 +386,7 @@ class Kubelet(Controller):
             self._crashed_for_good(pod, status, runtime, now)
             return
         for cs in self._crashing_statuses(pod, status):
-            cs["lastState"] = {"terminated": _exited(cs, started, now)}
+            cs["lastState"] = {"terminated": _exited(pod, cs, started, now)}
             cs["ready"] = False
             cs["started"] = False
         key = pod["metadata"]["uid"]
@@ -292,12 +419,17 @@ class Kubelet(Controller):
         finished = runtime.container_finished_at or now
         self.back_off.next(key, finished, now)
         runtime.next_restart_at = None
+        runtime.previous_started_at = runtime.container_started_at or runtime.started_at
         runtime.container_started_at = now
         self.due(now + self.config.crash_after_seconds)
         for cs in self._crashing_statuses(pod, status):
             cs["restartCount"] = int(cs.get("restartCount", 0)) + 1
             cs["state"] = {"running": {"startedAt": now_rfc3339(now)}}
-            cs["ready"] = True
+            cs["ready"] = not any(
+                self._readiness_fails(c)
+                for c in (pod.get("spec") or {}).get("containers") or []
+                if c["name"] == cs["name"]
+            )
             cs["started"] = True
             self._event(
                 pod,
@@ -316,7 +448,7 @@ class Kubelet(Controller):
         runtime.finished_at = now
         started = runtime.started_at or now
         for cs in self._crashing_statuses(pod, status):
-            cs["state"] = {"terminated": _exited(cs, started, now)}
+            cs["state"] = {"terminated": _exited(pod, cs, started, now)}
             cs["ready"] = False
             cs["started"] = False
         status["phase"] = "Failed"
@@ -325,22 +457,48 @@ class Kubelet(Controller):
 
     def _crashing_statuses(self, pod: Obj, status: Obj) -> list[Obj]:
         bad = {
-            c["name"]
-            for c in (pod.get("spec") or {}).get("containers") or []
-            if self.config.image_crashes(str(c.get("image", "")))
+            c["name"] for c in (pod.get("spec") or {}).get("containers") or [] if self._crashes(c)
         }
         return [cs for cs in status.get("containerStatuses") or [] if cs["name"] in bad]
 
+    def _crashes(self, container: Obj) -> bool:
+        """Its image crashes (config.crashing_images), or its script ends with a non-zero code
+        or eats memory until it is killed."""
+        script = script_of(container)
+        return self.config.image_crashes(str(container.get("image", ""))) or bool(
+            script and script.crashes
+        )
 
-def _exited(cs: Obj, started: float, finished: float) -> Obj:
-    """A crashed container's terminated state: exit code 1, reason Error."""
+
+def _exited(pod: Obj, cs: Obj, started: float, finished: float) -> Obj:
+    """A crashed container's terminated state: killed for its memory (137, OOMKilled, as
+    containerd reports it), the code its script exits with (reason Error), else 1 (Error)."""
+    spec: Obj = next(
+        (c for c in (pod.get("spec") or {}).get("containers") or [] if c["name"] == cs["name"]), {}
+    )
+    script = script_of(spec)
+    code, reason = 1, "Error"
+    if script is not None and script.oom:
+        code, reason = 137, "OOMKilled"
+    elif script is not None and script.exit_code:
+        code = script.exit_code
     return {
-        "exitCode": 1,
-        "reason": "Error",
+        "exitCode": code,
+        "reason": reason,
         "startedAt": now_rfc3339(started),
         "finishedAt": now_rfc3339(finished),
         "containerID": cs.get("containerID", ""),
     }
+
+
+# What a hostPath volume's type wants at its path, as the kubelet's type check words it.
+_HOST_PATH_KINDS = {
+    "Directory": "a directory",
+    "File": "a file",
+    "Socket": "a socket file",
+    "CharDevice": "a character device",
+    "BlockDevice": "a block device",
+}
 
 
 def _pod_format(pod: Obj) -> str:

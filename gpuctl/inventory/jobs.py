@@ -199,9 +199,16 @@ def reasons(
 ) -> list[str]:
     """Every reason a job is not running, one line each, the most important first: Kueue's
     queue, a start barrier that gave up, what its containers did (gpuctl.inventory.explain),
-    the Job's own failure, the scheduler's refusal, then what the events say."""
+    the Job's own failure, the scheduler's refusal, then what the events say. A job that
+    succeeded has none; one that runs, only what its pods' containers do now (a rollout whose
+    new pod cannot start, a replica that keeps crashing)."""
     labels = labels_of(job)
-    if status.workload_status(job) == c.Status.QUEUED:
+    shown = status.workload_status(job)
+    if shown == c.Status.SUCCEEDED:
+        return []
+    if shown == c.Status.RUNNING:
+        return [e.text for e in explain.explain_pods(pods, events, logs)]
+    if shown == c.Status.QUEUED:
         queue = labels.get(c.KUEUE_QUEUE_LABEL, "")
         return [f"waiting for Kueue to admit it from queue {queue} (kubectl get workloads)"]
     for pod in pods:

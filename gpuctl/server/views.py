@@ -68,7 +68,6 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
     first = containers[0] if containers else {}
     resources = first.get("resources") or {}
     amounts = {**(resources.get("requests") or {}), **(resources.get("limits") or {})}
-    running = item["status"] in ("running", "succeeded")
     return {
         **item,
         "version": _spec_version(annotations.get(c.SPEC_ANNOTATION)),
@@ -91,7 +90,7 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
             "throughput": None,
         },
         "metricsError": None,
-        "why": "" if running else jobs.why(job, pods, details.events, details.logs),
+        "why": jobs.why(job, pods, details.events, details.logs),
         "access": jobs.access_url(details.service, pods, details.nodes, containers),
         "k8sResources": {
             "kind": job.get("kind"),

@@ -123,8 +123,7 @@ def describe(details: Details, at: datetime | None = None) -> str:
             f"{created} ({table.age(created, at)} ago)",
         ),
     ]
-    if state not in ("Running", "Succeeded"):
-        lines += [("Why", reason) for reason in reasons(job, pods, details.events, details.logs)]
+    lines += [("Why", reason) for reason in reasons(job, pods, details.events, details.logs)]
     url = access_url(details.service, pods, details.nodes, containers)
     if url:
         lines.append(("Access", url))

@@ -150,6 +150,7 @@ def _explain_container(
 
     if reason == "CrashLoopBackOff":
         how = _how_it_ended(last, _limit(pod, name)) if last else "exited"
+        how += _liveness(name, events)
         lines = _lines(logs.get((pod_name, name)))
         return made(
             "crash-loop",
@@ -164,7 +165,7 @@ def _explain_container(
         message = str(waiting.get("message") or "")
         return made("config", f"{who} cannot start ({reason}): {message}".rstrip(": "))
     if last and _failed(last) and state.get("running") is not None:
-        how = _how_it_ended(last, _limit(pod, name))
+        how = _how_it_ended(last, _limit(pod, name)) + _liveness(name, events)
         lines = _lines(logs.get((pod_name, name)))
         return made("restarts", f"{who} restarted {_times(restarts)}, last {how}{lines}")
     if state.get("running") is not None and not container.get("ready"):
@@ -227,14 +228,24 @@ def _failed_mount(pod: dict[str, Any], events: Sequence[dict[str, Any]]) -> str:
     return ""
 
 
-def _probe_failures(container: str, events: Sequence[dict[str, Any]]) -> str:
-    """`Readiness probe failed: <message> (N times)` from the kubelet's Unhealthy events about
+def _liveness(container: str, events: Sequence[dict[str, Any]]) -> str:
+    """` after failing its liveness probe: <message> (N times)` when the kubelet restarted the
+    container for its liveness probe, else ""."""
+    failing = _probe_failures(container, events, "Liveness")
+    said = failing.removeprefix("Liveness probe failed: ")
+    return f" after failing its liveness probe: {said}" if failing else ""
+
+
+def _probe_failures(
+    container: str, events: Sequence[dict[str, Any]], probe: str = "Readiness"
+) -> str:
+    """`<Probe> probe failed: <message> (N times)` from the kubelet's Unhealthy events about
     this container; "" when there are none."""
     failing = [
         event
         for event in events
         if event.get("reason") == "Unhealthy"
-        and str(event.get("message") or "").startswith("Readiness probe")
+        and str(event.get("message") or "").startswith(f"{probe} probe")
         and _about_container(event, container)
     ]
     if not failing:

@@ -58,7 +58,7 @@ def test_a_script_exits_with_its_code_and_prints_its_lines(sandbox: SandboxClust
     with pytest.raises(ApiException) as never_restarted:
         _logs(sandbox, "once", previous=True)
     assert never_restarted.value.status == 400
-    refusal = json.loads(never_restarted.value.body)
+    refusal = json.loads(str(never_restarted.value.body))
     assert refusal["message"] == 'previous terminated container "main" in pod "once" not found'
 
     core.create_namespaced_pod("default", _pod("loop", ["sh", "-c", script]))

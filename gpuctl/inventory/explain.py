@@ -269,9 +269,18 @@ def _limit(pod: dict[str, Any], container: str) -> str:
 
 
 def _lines(lines: Sequence[str] | None) -> str:
-    """`; last log lines: a | b`, each line cut to LINE_CHARS characters."""
-    shown = [_cut(line.strip(), LINE_CHARS) for line in (lines or [])[-LAST_LINES:] if line.strip()]
+    """`; last log lines: a | b`, each line cut to LINE_CHARS characters, with control
+    characters (a terminal's escape sequences among them) shown as `?`."""
+    shown = [
+        _cut(_printable(line.strip()), LINE_CHARS)
+        for line in (lines or [])[-LAST_LINES:]
+        if line.strip()
+    ]
     return "; last log lines: " + " | ".join(shown) if shown else ""
+
+
+def _printable(text: str) -> str:
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def _cut(text: str, limit: int) -> str:

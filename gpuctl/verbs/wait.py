@@ -3,9 +3,12 @@
 Up is the readiness rule of gpuctl.inventory.status. After every workload is up, the pods are
 watched for `settle` more seconds: a restart, a container exiting non-zero or a pod no longer
 Ready in that window fails the wait with the reason and the pod's last log lines (a container
-that crashes a second after it starts is not a running job). It fails fast on an image that
-cannot be pulled, a crash loop, a failed Job, pods refused by a quota, and a pod the scheduler
-keeps refusing for `unschedulable_grace` seconds; a timeout names the last trouble seen.
+that crashes a second after it starts is not a running job). What keeps a pod from coming up is
+gpuctl.inventory.explain's rule, in its words: it fails fast on what will not mend by itself
+(an image that cannot be pulled, a crash loop, a container killed for its memory or exiting
+non-zero, a container the kubelet cannot configure), on a failed Job and on pods refused by a
+quota; on a volume that cannot be mounted or a pod the scheduler keeps refusing after
+`unschedulable_grace` seconds; a timeout names the last trouble seen (a failing readiness probe).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.errors import Forbidden
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import explain, status
 from gpuctl.inventory.jobs import last_lines
@@ -136,13 +140,11 @@ class Wait:
         if all(status.pod_is_ready(pod) for pod in pods):
             return []
         names = {pod["metadata"]["name"] for pod in pods}
-        events = [
-            event
-            for event in self.cluster.list(
-                "Event", manifest.namespace, field_selector="type=Warning"
-            )
-            if (event.get("involvedObject") or {}).get("name") in names
-        ]
+        try:
+            listed = self.cluster.list("Event", manifest.namespace, field_selector="type=Warning")
+        except Forbidden:  # who may not read events is told what the pods' status says
+            return []
+        events = [e for e in listed if (e.get("involvedObject") or {}).get("name") in names]
         return sorted(events, key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
 
     def _with_logs(self, found: explain.Explanation, pods: list[dict[str, Any]]) -> str:

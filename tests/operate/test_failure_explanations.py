@@ -199,3 +199,16 @@ def test_a_missing_secret_key_is_explained(env: Env) -> None:
     env.cluster.create(secret)
     wait_for(lambda: "couldn't find key" in first(), 30, 0.2, "the missing key")
     assert first().endswith(": couldn't find key password in Secret default/db")
+
+
+def test_who_may_not_read_events_is_told_what_the_pod_status_says(env: Env) -> None:
+    env.sandbox.faults.fail(verb="list", resource="events", status=403, times=None)
+    image = "registry.example/missing-trainer:1"
+    done = created(env, job_spec("training", "pull", image=image), "--wait")
+    assert done.returncode == 1, done.stdout + done.stderr
+    error = done.stderr.strip().splitlines()[-1]
+    assert re.fullmatch(
+        rf"error: job.batch/pull: container `pull` of pod pull-\w+ cannot pull image {image} "
+        r"\((ErrImagePull|ImagePullBackOff)\): .+",
+        error,
+    ), error

@@ -244,7 +244,7 @@ def measure(kubeconfig: Path, folder: Path, where: str) -> bool:
     print(
         f"GET {YARDSTICK_PATH} of the same server right after, {YARDSTICK_SECONDS} s: "
         f"{floor.requests_per_second:.0f} requests/s, p99 {floor.p99 * 1000:.1f} ms; "
-        f"ratio job list/{YARDSTICK_PATH}: p99 {ours.p99 / floor.p99:.2f}"
+        f"ratio job list to {YARDSTICK_PATH}: p99 {ours.p99 / floor.p99:.2f}"
     )
     print(
         f"kubectl get pods -A -l {SELECTOR}, {KUBECTL_RUNS} runs in a row: "

@@ -16,11 +16,13 @@ selector, a set-based label selector), reads go to the cluster.
 
 A set is stale, and its reads go to the cluster, from the moment the cache cannot vouch for it
 until a list or a watch event shows the cluster again: a list or watch failed; no event and no
-bookmark came for longer than a watch lasts (a frozen server; each watch asks for bookmarks,
-which the API server sends before the watch's time-out); a whole watch brought nothing (a new
-cluster, behind the version the watch resumes from, sends nothing at all); or a
-resourceVersion went backwards (a different cluster answers). These two, and a cluster that
-could not be reached (another may answer next), list again.
+bookmark came for longer than a watch lasts (a frozen server); a whole watch brought nothing
+and a list of one object then answers at a version below the newest seen (a new cluster,
+behind the version the watch resumes from, sends nothing at all); or a resourceVersion went
+backwards (a different cluster answers). These two, and a cluster that could not be reached
+(another may answer next), list again. A whole watch that brought nothing is common on a live
+cluster too (the API server does not promise bookmarks, and often sends none to a short watch
+of a quiet set): that one-object list then vouches for the set, and nothing is listed again.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ Obj = dict[str, Any]
 Ident = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
 
 WATCH_SECONDS = 5  # the server ends each watch after this; the next one resumes from the last rv
-# how long a watch may stay silent before its set is stale: the watch's length and a margin
-# (the API server sends a bookmark 2 s before a watch's time-out; its end comes after that)
+# how long the cluster may stay silent before a set is stale: the watch's length and a margin
+# (after a watch that brought nothing, a list of one object is heard from the cluster)
 SILENCE_SECONDS = WATCH_SECONDS + 3.0
 RETRY_SECONDS = (0.2, 5.0)  # back-off after a failed list or watch: first, at most
 SHORT_WATCH_SECONDS = 1.0  # a watch that ends sooner counts as a failure (back-off)
@@ -78,6 +80,15 @@ class Source(Protocol):
         label_selector: str | None = None,
         timeout_seconds: int = 30,
     ) -> Iterator[tuple[str, Obj]]: ...
+
+    def current_version(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> str: ...
 
     def find(self, kind: str, name: str, namespace: str | None = None) -> Obj | None: ...
 
@@ -300,8 +311,11 @@ class Informer:
         if self._stop.is_set():
             return failures
         if not heard and lasted >= WATCH_SECONDS:
-            # the API server sends a bookmark before a watch's time-out; a cluster behind the
-            # version asked for (not the one the list came from) sends nothing at all
+            # a quiet set of a live cluster may get no bookmark either (the API server sends
+            # none to a watch as short as ours): ask where the cluster is; a cluster behind the
+            # version asked for (not the one the list came from) is another one
+            if self._same_cluster():
+                return 0
             self._mark_stale(f"a {WATCH_SECONDS}s watch brought no event and no bookmark")
             self._resource_version = ""
             return 0
@@ -310,6 +324,22 @@ class Informer:
         # a server that ends every watch at once must not be asked in a loop
         self._stop.wait(_backoff(failures + 1))
         return failures + 1
+
+    def _same_cluster(self) -> bool:
+        """After a watch that brought nothing: True (the set is heard from) when the cluster
+        answers a list of one object at a resourceVersion not below the newest seen, False
+        when it is behind (another cluster). A failure raises, as a list's would."""
+        wanted = self.watched
+        version = self.source.current_version(
+            wanted.kind,
+            wanted.namespace,
+            label_selector=wanted.label_selector or None,
+            field_selector=wanted.field_selector or None,
+        )
+        if _number(version) < self._newest:
+            return False
+        self._heard_now()
+        return True
 
     def _list(self) -> None:
         wanted = self.watched

@@ -426,6 +426,25 @@ class Cluster:
         version = str((pages[0].get("metadata") or {}).get("resourceVersion") or "")
         return items, version
 
+    def current_version(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> str:
+        """The resourceVersion a list of these objects would be at now, from a list of at most
+        one object (a cheap sign of life, and of which cluster answers)."""
+        res = resource(kind)
+        query: Query = [("limit", "1")]
+        if label_selector:
+            query.append(("labelSelector", label_selector))
+        if field_selector:
+            query.append(("fieldSelector", field_selector))
+        page = self._send("GET", res.path(namespace), res.plural, query=query)
+        return str((page.get("metadata") or {}).get("resourceVersion") or "")
+
     def list_table(
         self,
         kind: str,

@@ -45,6 +45,7 @@ from gpuctl.sandbox.selectors import (
 from gpuctl.sandbox.store import Store
 
 TOO_LARGE_WAIT_SECONDS = 3.0  # how long a list at a future resourceVersion waits (the real: 3 s)
+SHORTEST_BOOKMARKED_WATCH = 8.0  # seconds: a watch this short or shorter gets no bookmark
 
 _PATCH_TYPES = {
     "application/json-patch+json": "json",
@@ -793,8 +794,12 @@ class Handler(BaseHTTPRequestHandler):
             self._include() if self._wants_table() else None,
         )
         rv_text = query.get("resourceVersion", "")
-        deadline = time.monotonic() + float(query.get("timeoutSeconds") or 1800)
-        bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+        lasts = float(query.get("timeoutSeconds") or 1800)
+        deadline = time.monotonic() + lasts
+        # bookmarks are not promised: the API server often sends none to a short watch of a
+        # set in which nothing changes (as short as 5 s), so neither does the sandbox
+        asked = query.get("allowWatchBookmarks") in ("true", "1")
+        bookmarks = asked and lasts > SHORTEST_BOOKMARKED_WATCH
         send_initial = query.get("sendInitialEvents") == "true"
         with sandbox.store.lock:
             initial: list[dict[str, Any]] = []
@@ -823,7 +828,7 @@ class Handler(BaseHTTPRequestHandler):
                 return
             for obj in sorted(initial, key=lambda o: int(o["metadata"]["resourceVersion"])):
                 self._chunk(selection.line("ADDED", obj))
-            if send_initial and bookmarks:
+            if send_initial and asked:
                 self._chunk(selection.bookmark(cursor, initial_events_end=True))
             self._watch_events(selection, cursor, deadline, bookmarks)
             self._end_stream()

@@ -15,6 +15,7 @@ from gpuctl.cluster import cache as cache_module
 from gpuctl.cluster.cache import Cache, CachedReads, Informer, NotCached, Selector, Watched
 from gpuctl.cluster.client import Cluster, Gone, KubeError
 from gpuctl.sandbox import SandboxConfig
+from gpuctl.sandbox.testing import Cluster as TestCluster
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
 
 WATCHED = Watched("ConfigMap", "default", label_selector="app=web")
@@ -215,6 +216,9 @@ class _Versions:
             yield "ADDED", obj
         time.sleep(options["timeout_seconds"])
 
+    def current_version(self, kind: str, namespace: str | None = None, **_: Any) -> str:
+        return self.lists[min(self.listed, len(self.lists) - 1)][1]  # where the next list is
+
     def find(self, kind: str, name: str, namespace: str | None = None) -> None:
         return None
 
@@ -320,3 +324,31 @@ def test_a_list_at_a_version_the_cluster_has_not_reached_is_gone_at_once(
             query=[("resourceVersion", "999999"), ("resourceVersionMatch", "NotOlderThan")],
         )
     assert len(sandbox.requests.matching(verb="list", resource="configmaps")) == 1
+
+
+def test_a_quiet_set_of_a_live_cluster_stays_fresh_and_is_not_listed_again(
+    cluster: TestCluster,
+) -> None:
+    """A set in which nothing changes gets no event, and from the API server no bookmark
+    either (it sends none to a watch as short as the cache's): the cache asks where the
+    cluster is instead, so the set is never stale and never listed again while it is quiet
+    (a list of every object each watch would cost the cluster and the server much)."""
+    client = Cluster.connect(str(cluster.kubeconfig))
+    quiet = _configmap("quiet", {"app": "web"})
+    quiet["metadata"]["namespace"] = cluster.namespace
+    client.create(quiet)
+    cache = Cache(client, [Watched("ConfigMap", cluster.namespace)])
+    cache.start()
+    try:
+        assert cache.wait_ready(30)
+        informer = cache.informers[0]
+        stale: list[dict[str, str]] = []
+        deadline = time.monotonic() + 2 * cache_module.WATCH_SECONDS + 3  # two whole watches
+        while time.monotonic() < deadline:
+            stale += [found] if (found := cache.stale()) else []
+            time.sleep(0.2)
+        assert stale == []
+        assert informer.relists == 0
+        assert "quiet" in _names(informer)
+    finally:
+        cache.stop()

@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 from starlette.websockets import WebSocketDisconnect
 
 from gpuctl.sandbox.testing import wait_for
@@ -304,3 +305,34 @@ def test_a_filter_value_that_names_nothing_is_400_with_the_allowed_values(api: A
         assert body["error"] == "InvalidRequest" and body["field"] == field
         assert allowed in body["message"], body
     assert api.call("admin", "GET", "/jobs?status=running&kind=training").status_code == 200
+
+
+def test_an_unchanged_job_list_is_checked_and_encoded_once(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the jobs are unchanged, the same page is checked against its shape and written
+    as JSON once (it was for every request: most of what a list cost the server), and every
+    caller gets the same bytes."""
+    _create(api, training("j1"))
+    _create(api, training("j2"))
+    wait_for(lambda: api.client.get("/readyz").status_code == 200, what="the cache ready")
+
+    def finished() -> bool:  # the jobs no longer change
+        items = api.call("admin", "GET", "/jobs").json()["items"]
+        return [item["status"] for item in items] == ["succeeded", "succeeded"]
+
+    wait_for(finished, timeout=60, what="both jobs to succeed")
+    checked: list[str] = []
+    validate = TypeAdapter.validate_python
+
+    def counted(adapter: TypeAdapter[Any], *args: Any, **kwargs: Any) -> Any:
+        checked.append(repr(getattr(adapter, "_type", "")))
+        return validate(adapter, *args, **kwargs)
+
+    monkeypatch.setattr(TypeAdapter, "validate_python", counted)
+    bodies = [api.call("admin", "GET", "/jobs?pageSize=1") for _ in range(5)]
+    assert {answer.status_code for answer in bodies} == {200}
+    assert len({answer.content for answer in bodies}) == 1
+    assert bodies[0].headers["content-type"] == "application/json"
+    assert bodies[0].json()["total"] == 2
+    assert len([shape for shape in checked if "JobList" in shape]) == 1

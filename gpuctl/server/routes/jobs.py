@@ -137,23 +137,25 @@ async def list_jobs(
     ] = None,
     page: Page = 1,
     page_size: PageSize = 20,
-) -> dict[str, Any]:
+) -> Response:
     require(principal, "jobs", "get", namespace)
     one_of("status", status, JOB_STATUS)
     one_of("kind", kind, tuple(job_kinds()))
 
-    def one_page(source: ClusterAPI) -> dict[str, Any]:
+    def one_page(source: ClusterAPI) -> bytes:
         found = _jobs(source, principal, namespace, pool, kind)
         wanted = [obj for obj in found if status is None or status_word(obj) == status]
         listed = page_of(wanted, page, page_size)  # only the page's rows are built
-        return {"total": listed["total"], "items": [job_item(obj) for obj in listed["items"]]}
+        items = [job_item(obj) for obj in listed["items"]]
+        return answers.checked_json(answers.JobList, {"total": listed["total"], "items": items})
 
-    def remembered_page(source: ClusterAPI) -> dict[str, Any]:
+    def remembered_page(source: ClusterAPI) -> bytes:
         where = namespace or _own_namespace(principal)
         key = ("jobs", where, pool, kind, status, page, page_size)
         return remembered(source, key, lambda: one_page(source))
 
-    return await from_lists(reads, remembered_page)
+    # the page's JSON, checked and written once while the jobs are unchanged
+    return Response(await from_lists(reads, remembered_page), media_type="application/json")
 
 
 def _jobs(

@@ -45,7 +45,8 @@ spec:
   - name: web
     image: IMAGE
     command: ["python3", "-c", "import socket, http.server as web;
-      print('hello from', socket.gethostname(), flush=True); web.test(port=8080, bind='0.0.0.0')"]
+      print('hello from', socket.gethostname(), flush=True);
+      web.test(web.SimpleHTTPRequestHandler, port=8080, bind='0.0.0.0')"]
     resources: {limits: {nvidia.com/gpu: "1", cpu: 100m, memory: 64Mi}}
 ---
 apiVersion: v1
@@ -74,8 +75,8 @@ def test_a_pod_runs_logs_takes_exec_and_its_services_resolve(real_pods: Cluster)
     lookup = (
         "import socket, urllib.request;"
         f"print(socket.gethostbyname('web.peers.{ns}.svc.cluster.local'));"
-        "print(urllib.request.urlopen('http://web', timeout=5).status)"
-    )
+        f"print(urllib.request.urlopen('http://web.{ns}.svc', timeout=5).status)"
+    )  # plain `web` is the pod's own hostname in its /etc/hosts, as Kubernetes writes it
     answer = real_pods.kubectl("exec", "web", "--", "python3", "-c", lookup).stdout.split()
     pod = _get(real_pods, "pod", "web")
     assert answer == [pod["status"]["podIP"], "200"]

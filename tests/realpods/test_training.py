@@ -52,9 +52,13 @@ def training_spec(name: str, command: list[str], **resources: Any) -> dict[str, 
 
 
 def job_status(cluster: Cluster, name: str) -> str:
-    rows = gpuctl(cluster, "get", "jobs").stdout.splitlines()
-    row = next((line.split() for line in rows if line.split()[:1] == [name]), [])
-    return row[1] if len(row) > 1 else ""
+    """The STATUS column of `get jobs` for `name` ("" while it is not listed)."""
+    rows = [line.split() for line in gpuctl(cluster, "get", "jobs").stdout.splitlines()]
+    if not rows or "STATUS" not in rows[0]:
+        return ""
+    row = next((row for row in rows[1:] if row[:1] == [name]), [])
+    column = rows[0].index("STATUS")
+    return row[column] if len(row) > column else ""
 
 
 def test_the_training_script_finds_what_gpuctl_promised(real_pods: Cluster, tmp_path: Path) -> None:

@@ -199,8 +199,9 @@ def why(job: dict[str, Any], pods: list[dict[str, Any]], events: list[dict[str, 
             return f"pod {pod['metadata']['name']}: {shown}"
     for event in reversed(events):
         text = str(event.get("message") or "")
-        if "exceeded quota" in text:
-            return f"quota exceeded: {text}"
+        over = over_quota(text, (job.get("metadata") or {}).get("namespace", ""))
+        if over:
+            return over
         refused = POD_SECURITY_REFUSAL.search(text)
         if refused:
             namespace = (job.get("metadata") or {}).get("namespace", "")
@@ -212,6 +213,38 @@ def why(job: dict[str, Any], pods: list[dict[str, Any]], events: list[dict[str, 
         if event.get("reason") in ("FailedCreate", "BackoffLimitExceeded"):
             return text
     return ""
+
+
+# The API server's refusal of a pod over a ResourceQuota, as the controllers' FailedCreate
+# events repeat it: `exceeded quota: NAME, requested: K=V,..., used: K=V,..., limited: K=V,...`.
+QUOTA_REFUSAL = re.compile(
+    r"exceeded quota: (?P<name>[^,]+), requested: (?P<requested>\S+), "
+    r"used: (?P<used>\S+), limited: (?P<limited>\S+)"
+)
+
+
+def over_quota(message: str, namespace: str) -> str:
+    """The API server's quota refusal in plain words: the quota, and per resource what one pod
+    asks for against what is used of the hard limit; "" when the message is no such refusal."""
+    found = QUOTA_REFUSAL.search(message)
+    if found is None:
+        return ""
+    requested, used, hard = (_amounts(found.group(key)) for key in ("requested", "used", "limited"))
+    figures = "; ".join(
+        f"{key}: a pod asks for {amount}, {used.get(key, '0')} of {hard.get(key, '?')} used"
+        for key, amount in requested.items()
+    )
+    return (
+        f"over quota {found.group('name')} of namespace {namespace}, so the cluster refuses its "
+        f"pods ({figures}); it starts once enough of the quota is free (delete or pause other "
+        "jobs there, or ask an admin to raise the quota)"
+    )
+
+
+def _amounts(text: str) -> dict[str, str]:
+    """`requests.cpu=4,limits.cpu=4` as {resource: amount}."""
+    pairs = (item.partition("=") for item in text.split(",") if "=" in item)
+    return {key: value for key, _, value in pairs}
 
 
 # The API server's refusal of a pod that breaks its namespace's Pod Security level.

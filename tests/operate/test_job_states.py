@@ -1,0 +1,87 @@
+"""What `describe job` and `GET /jobs/{jobId}` say of a job in a state the cluster put it in, on
+the `cluster` fixture (the sandbox and the local real control plane, which must agree): pods
+refused by a ResourceQuota."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from fastapi.testclient import TestClient
+
+from gpuctl.cluster.client import Cluster as GpuctlCluster
+from gpuctl.sandbox.testing import Cluster
+from gpuctl.server.app import create_app
+from tests.conftest import run_gpuctl
+
+T = TypeVar("T")
+
+
+def training(name: str, gpus: int) -> str:
+    return f"""kind: training
+version: v0.1
+job: {{name: {name}}}
+environment:
+  image: busybox:1.36
+  command: ["sh", "-c", "echo step 1; sleep 300"]
+resources: {{gpu: {gpus}, cpu: 1, memory: 1Gi}}
+"""
+
+
+def wait(predicate: Callable[[], T], what: str, timeout: float = 60) -> T:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.3)
+
+
+def failed_creates(cluster: Cluster, job: str) -> list[dict[str, Any]]:
+    out = cluster.kubectl("get", "events", "--field-selector", "reason=FailedCreate", "-o", "json")
+    items = json.loads(out.stdout)["items"]
+    return [e for e in items if e["involvedObject"]["name"] == job]
+
+
+def why_of(cluster: Cluster, job: str) -> str:
+    """The Why line of `gpuctl describe job` (without its label)."""
+    described = run_gpuctl(cluster, "describe", "job", job)
+    assert described.returncode == 0, described.stderr
+    line = next(line for line in described.stdout.splitlines() if line.startswith("Why"))
+    return line.partition(":")[2].strip()
+
+
+def job_detail(cluster: Cluster, job: str) -> dict[str, Any]:
+    """`GET /jobs/{jobId}` of a server on this cluster."""
+    app = create_app(GpuctlCluster.connect(str(cluster.kubeconfig)), None, cache=False)
+    with TestClient(app) as client:
+        answer = client.get(f"/api/v1/jobs/{cluster.namespace}.{job}")
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def test_a_job_over_its_quota_says_which_quota_and_how_much_is_used(cluster: Cluster) -> None:
+    quota = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "gpus"},
+        "spec": {"hard": {"requests.nvidia.com/gpu": "2"}},
+    }
+    cluster.kubectl("create", "-f", "-", input=json.dumps(quota))
+    done = run_gpuctl(cluster, "create", "-f", "-", stdin=training("over-quota", 3))
+    assert done.returncode == 0, done.stderr
+    wait(lambda: failed_creates(cluster, "over-quota"), "the quota's refusal")
+
+    expected = (
+        f"over quota gpus of namespace {cluster.namespace}, so the cluster refuses its pods "
+        "(requests.nvidia.com/gpu: a pod asks for 3, 0 of 2 used); it starts once enough of "
+        "the quota is free (delete or pause other jobs there, or ask an admin to raise the quota)"
+    )
+    assert why_of(cluster, "over-quota") == expected
+    detail = job_detail(cluster, "over-quota")
+    assert detail["status"] == "pending"
+    assert detail["why"] == expected

@@ -12,6 +12,7 @@ from gpuctl import constants as c
 from gpuctl.constants import Status
 
 WORKLOAD_KINDS = ("Job", "Deployment", "StatefulSet")
+PARTIAL_KIND = "PartialJob"  # the record of a job without its workload (inventory.jobs)
 
 
 def _status(obj: dict[str, Any]) -> dict[str, Any]:
@@ -34,8 +35,12 @@ def workload_status(obj: dict[str, Any]) -> str:
     ready, so an unschedulable job reads Pending. Deployment/StatefulSet: all ready > some
     ready > scaled to zero (Paused) > Pending. A suspended Job with a Kueue queue label is
     Queued: Kueue resumes it when it admits it. Any workload being deleted (foreground
-    deletion keeps it until its pods are gone) is Terminating."""
+    deletion keeps it until its pods are gone) is Terminating. A job of which objects are left
+    but no workload (a deletion stopped half-way: gpuctl.inventory.jobs.partial_job) is
+    Partial."""
     status, spec = _status(obj), _spec(obj)
+    if obj.get("kind") == PARTIAL_KIND:
+        return Status.PARTIAL
     if terminating(obj):
         return Status.TERMINATING
     if obj.get("kind") == "Job":

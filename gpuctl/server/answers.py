@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gpuctl.server.views import JOB_STATUS
+
 
 class Answer(BaseModel):
     # a view that grows a field the shape does not name fails the tests, not silently
@@ -20,7 +22,7 @@ class JobItem(Answer):
     namespace: str
     kind: str
     pool: str
-    status: str
+    status: str = Field(description=", ".join(JOB_STATUS))
     ready: str
     gpu: int
     gpuType: str | None
@@ -51,10 +53,13 @@ class JobMetricsNow(Answer):
 
 
 class K8sResources(Answer):
-    kind: str
+    kind: str | None = Field(description="the workload's kind; null for a partial job")
     jobName: str
     service: str | None
     pods: list[str]
+    leftovers: list[str] = Field(
+        description="a partial job's objects that are left (`service/svc-x`); [] otherwise"
+    )
 
 
 class JobDetail(JobItem):

@@ -94,10 +94,11 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
         "why": "" if running else jobs.why(job, pods, details.events),
         "access": jobs.access_url(details.service, pods, details.nodes, containers),
         "k8sResources": {
-            "kind": job.get("kind"),
+            "kind": None if jobs.is_partial(job) else job.get("kind"),
             "jobName": item["name"],
             "service": nodes.name_of(details.service) if details.service else None,
             "pods": [nodes.name_of(pod) for pod in pods],
+            "leftovers": jobs.leftover_refs(job),
         },
     }
 

@@ -1,6 +1,8 @@
 """What `describe job` and `GET /jobs/{jobId}` say of a job in a state the cluster put it in, on
 the `cluster` fixture (the sandbox and the local real control plane, which must agree): pods
-refused by a ResourceQuota."""
+refused by a ResourceQuota; a half-deleted job (its workload gone, its Service left, as a
+`gpuctl delete` killed between two deletes leaves it), which is listed as Partial, and which
+`delete` and `create` finish."""
 
 from __future__ import annotations
 
@@ -85,3 +87,88 @@ def test_a_job_over_its_quota_says_which_quota_and_how_much_is_used(cluster: Clu
     detail = job_detail(cluster, "over-quota")
     assert detail["status"] == "pending"
     assert detail["why"] == expected
+
+
+def inference(name: str) -> str:
+    return f"""kind: inference
+version: v0.1
+job: {{name: {name}}}
+environment:
+  image: busybox:1.36
+  command: ["sh", "-c", "sleep 3600"]
+service: {{replicas: 2, port: 8000}}
+resources: {{gpu: 1, cpu: 1, memory: 1Gi}}
+"""
+
+
+def half_delete(cluster: Cluster, name: str) -> None:
+    """What a delete killed after its first deletes leaves: the Deployment (and its pods) gone,
+    the Service and PodDisruptionBudget still there."""
+    cluster.kubectl("delete", "deployment", name, "--cascade=foreground", "--wait=true")
+    left = cluster.kubectl("get", "service,pdb", "-o", "name").stdout.split()
+    assert sorted(left) == [f"poddisruptionbudget.policy/{name}", f"service/svc-{name}"]
+
+
+def job_rows(cluster: Cluster) -> list[list[str]]:
+    listed = run_gpuctl(cluster, "get", "jobs")
+    assert listed.returncode == 0, listed.stderr
+    return [line.split() for line in listed.stdout.splitlines()[1:]]
+
+
+def test_a_half_deleted_job_is_listed_partial_and_delete_finishes_it(cluster: Cluster) -> None:
+    made = run_gpuctl(cluster, "create", "-f", "-", stdin=inference("web"))
+    assert made.returncode == 0, made.stderr
+    half_delete(cluster, "web")
+
+    assert [row[:6] for row in job_rows(cluster)] == [
+        ["web", "inference", "default", "Partial", "0/0", "0"]
+    ]
+    named = run_gpuctl(cluster, "get", "jobs", "-o", "name")
+    assert named.stdout.split() == ["poddisruptionbudget.policy/web", "service/svc-web"]
+    described = run_gpuctl(cluster, "describe", "job", "web")
+    assert described.returncode == 0, described.stderr
+    shown = dict(
+        (key, value.strip())
+        for key, _, value in (line.partition(":") for line in described.stdout.splitlines())
+    )
+    assert shown["Status"] == "Partial"
+    assert shown["Object"] == "<none> (left: poddisruptionbudget.policy/web, service/svc-web)"
+    assert why_of(cluster, "web") == (
+        "half-deleted: its workload is gone, poddisruptionbudget.policy/web, service/svc-web "
+        "are left (gpuctl delete job web removes them; creating the job again removes them "
+        "first)"
+    )
+    logs = run_gpuctl(cluster, "logs", "web")
+    assert logs.returncode == 1
+    assert logs.stderr == (
+        f"error: job 'web' in namespace {cluster.namespace} is partial: its workload is gone, "
+        "poddisruptionbudget.policy/web, service/svc-web are left (gpuctl delete job web "
+        "removes them)\n"
+    )
+
+    deleted = run_gpuctl(cluster, "delete", "job", "web")
+    assert deleted.returncode == 0, deleted.stderr
+    assert deleted.stdout.splitlines() == [
+        "poddisruptionbudget.policy/web deleted",
+        "service/svc-web deleted",
+    ]
+    wait(lambda: not cluster.kubectl("get", "service,pdb", "-o", "name").stdout, "the leftovers")
+    assert job_rows(cluster) == []
+
+
+def test_creating_a_half_deleted_job_again_removes_its_leftovers_first(cluster: Cluster) -> None:
+    made = run_gpuctl(cluster, "create", "-f", "-", stdin=inference("web"))
+    assert made.returncode == 0, made.stderr
+    half_delete(cluster, "web")
+
+    again = run_gpuctl(cluster, "create", "-f", "-", stdin=inference("web"))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines() == [
+        "poddisruptionbudget.policy/web deleted (left of a half-deleted job)",
+        "service/svc-web deleted (left of a half-deleted job)",
+        "service/svc-web created",
+        "deployment.apps/web created",
+        "poddisruptionbudget.policy/web created",
+    ]
+    (row,) = job_rows(cluster)
+    assert row[:2] == ["web", "inference"] and row[3] != "Partial"

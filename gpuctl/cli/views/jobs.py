@@ -13,7 +13,9 @@ from gpuctl.inventory.jobs import (
     Details,
     PodLine,
     access_url,
+    is_partial,
     labels_of,
+    leftover_refs,
     pod_line,
     why,
 )
@@ -106,7 +108,7 @@ def describe(details: Details, at: datetime | None = None) -> str:
         ("Name", meta["name"]),
         ("Namespace", meta.get("namespace", "")),
         ("Kind", labels.get(Labels.JOB_TYPE, "")),
-        ("Object", f"{job['kind'].lower()}/{meta['name']}"),
+        ("Object", _object_of(job)),
         ("Pool", labels.get(Labels.POOL, c.DEFAULT_POOL)),
         ("Priority", labels.get(Labels.PRIORITY, "")),
         (
@@ -152,6 +154,13 @@ def describe(details: Details, at: datetime | None = None) -> str:
         else "<none>\n"
     )
     return text
+
+
+def _object_of(job: dict[str, Any]) -> str:
+    """The workload (`deployment/x`); for a partial job, what is left of it."""
+    if is_partial(job):
+        return "<none> (left: " + ", ".join(leftover_refs(job)) + ")"
+    return f"{job['kind'].lower()}/{job['metadata']['name']}"
 
 
 def _indent(text: str) -> str:

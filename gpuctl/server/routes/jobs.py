@@ -213,6 +213,6 @@ def delete_job(
     result = Delete(cluster, force=force).job(name, namespace)
     if not result.ok:
         raise verb_failed(result, 502, "DeleteFailed")
-    for kind in rules.WORKLOAD_KINDS:
-        caught_up(request, kind, [name], namespace)
+    for item in result.objects:  # a list right after shows the job terminating, or gone
+        caught_up(request, item.kind, [item.name], namespace)
     return {"jobId": jobId, "status": "terminating", "message": "; ".join(result.lines())}

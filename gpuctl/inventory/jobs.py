@@ -24,6 +24,7 @@ from gpuctl.cluster.resources import ref
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import status
+from gpuctl.inventory.nodes import ACTIVE_PODS
 
 WORKLOADS = status.WORKLOAD_KINDS
 DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"
@@ -130,6 +131,29 @@ def list_pods(
     """Every pod of every gpuctl job: one list request."""
     pods = cluster.list("Pod", namespace, label_selector=selector(pool, kind))
     return sorted(pods, key=lambda p: (p["metadata"].get("namespace", ""), p["metadata"]["name"]))
+
+
+def start_times(cluster: ClusterAPI, jobs: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(namespace, job) → when it started (status.started_at) for the listed jobs, from one
+    list of the pods that hold resources (what the REST API's watch cache keeps). A finished
+    Job's pods are no longer among them: it reads its `status.startTime` (its pods ran)."""
+    if not jobs:
+        return {}
+    namespaces = {job_of(job)[0] for job in jobs}
+    where = next(iter(namespaces)) if len(namespaces) == 1 else None
+    pods: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for pod in cluster.list("Pod", where, field_selector=ACTIVE_PODS):
+        key = ((pod.get("metadata") or {}).get("namespace", ""), status.job_name_of(labels_of(pod)))
+        pods.setdefault(key, []).append(pod)
+    found = {}
+    for job in jobs:
+        key = job_of(job)
+        started = status.started_at(pods.get(key, []))
+        if started is None and status.workload_status(job) in (c.Status.SUCCEEDED, c.Status.FAILED):
+            started = (job.get("status") or {}).get("startTime")
+        if started:
+            found[key] = started
+    return found
 
 
 def labels_of(obj: dict[str, Any]) -> dict[str, str]:

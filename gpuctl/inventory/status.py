@@ -218,6 +218,22 @@ def pod_ready(pod: dict[str, Any]) -> str:
     return f"{ready}/{len(spec.get('containers') or []) + len(sidecars)}"
 
 
+def started_at(pods: list[dict[str, Any]]) -> str | None:
+    """When a job started: the earliest time a container of its pods started running
+    (`state.running.startedAt`, or `startedAt` of a container that has ended, now or before
+    a restart); None while none has (pods waiting for a node or an image). Not the Job's
+    `status.startTime`, which the Job controller sets at creation."""
+    times = []
+    for pod in pods:
+        for container in _status(pod).get("containerStatuses") or []:
+            for state in (container.get("state") or {}, container.get("lastState") or {}):
+                for phase in ("running", "terminated"):
+                    started = (state.get(phase) or {}).get("startedAt")
+                    if started:
+                        times.append(str(started))
+    return min(times, default=None)  # RFC 3339 UTC times order as text
+
+
 def job_name_of(labels: dict[str, str]) -> str:
     """The gpuctl job a pod belongs to: its `app` label, else its `job-name` label."""
     return labels.get(c.Labels.APP) or labels.get(c.Labels.JOB_NAME) or ""

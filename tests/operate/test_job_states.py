@@ -2,7 +2,7 @@
 the `cluster` fixture (the sandbox and the local real control plane, which must agree): pods
 refused by a ResourceQuota; a half-deleted job (its workload gone, its Service left, as a
 `gpuctl delete` killed between two deletes leaves it), which is listed as Partial, and which
-`delete` and `create` finish."""
+`delete` and `create` finish; when a job started (null while no pod of it has)."""
 
 from __future__ import annotations
 
@@ -21,14 +21,14 @@ from tests.conftest import run_gpuctl
 T = TypeVar("T")
 
 
-def training(name: str, gpus: int) -> str:
+def training(name: str, gpus: int, pool: str = "default") -> str:
     return f"""kind: training
 version: v0.1
 job: {{name: {name}}}
 environment:
   image: busybox:1.36
   command: ["sh", "-c", "echo step 1; sleep 300"]
-resources: {{gpu: {gpus}, cpu: 1, memory: 1Gi}}
+resources: {{gpu: {gpus}, cpu: 1, memory: 1Gi, pool: {pool}}}
 """
 
 
@@ -56,14 +56,26 @@ def why_of(cluster: Cluster, job: str) -> str:
     return line.partition(":")[2].strip()
 
 
-def job_detail(cluster: Cluster, job: str) -> dict[str, Any]:
-    """`GET /jobs/{jobId}` of a server on this cluster."""
+def api_get(cluster: Cluster, path: str) -> dict[str, Any]:
+    """`GET /api/v1{path}` of a server on this cluster."""
     app = create_app(GpuctlCluster.connect(str(cluster.kubeconfig)), None, cache=False)
     with TestClient(app) as client:
-        answer = client.get(f"/api/v1/jobs/{cluster.namespace}.{job}")
+        answer = client.get(f"/api/v1{path}")
     assert answer.status_code == 200, answer.text
     body: dict[str, Any] = answer.json()
     return body
+
+
+def job_detail(cluster: Cluster, job: str) -> dict[str, Any]:
+    return api_get(cluster, f"/jobs/{cluster.namespace}.{job}")
+
+
+def described(cluster: Cluster, job: str) -> dict[str, str]:
+    """`gpuctl describe job`'s fields above its Pods table, by name."""
+    done = run_gpuctl(cluster, "describe", "job", job)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.split("Pods:")[0].splitlines()
+    return {key: value.strip() for key, _, value in (line.partition(":") for line in lines)}
 
 
 def test_a_job_over_its_quota_says_which_quota_and_how_much_is_used(cluster: Cluster) -> None:
@@ -172,3 +184,46 @@ def test_creating_a_half_deleted_job_again_removes_its_leftovers_first(cluster: 
     ]
     (row,) = job_rows(cluster)
     assert row[:2] == ["web", "inference"] and row[3] != "Partial"
+
+
+def test_started_at_is_null_until_a_pod_started(cluster: Cluster) -> None:
+    """The Job controller sets the Job's `status.startTime` at once, even when no node can take
+    its pod; `startedAt` is when a container of the job first ran."""
+    made = run_gpuctl(cluster, "create", "-f", "-", stdin=training("waits", 1, pool="nowhere"))
+    assert made.returncode == 0, made.stderr
+
+    def unschedulable() -> bool:
+        pods = json.loads(
+            cluster.kubectl("get", "pods", "-l", "job-name=waits", "-o", "json").stdout
+        )
+        conditions = [c for p in pods["items"] for c in p["status"].get("conditions") or []]
+        return any(c["type"] == "PodScheduled" and c["status"] == "False" for c in conditions)
+
+    wait(unschedulable, "the pod to be unschedulable")
+    job = json.loads(cluster.kubectl("get", "job", "waits", "-o", "json").stdout)
+    assert job["status"].get("startTime")  # what startedAt used to be
+    assert job_detail(cluster, "waits")["startedAt"] is None
+    items = api_get(cluster, f"/jobs?namespace={cluster.namespace}")["items"]
+    assert [(i["name"], i["startedAt"]) for i in items] == [("waits", None)]
+    assert described(cluster, "waits")["Started"] == "<none> (no pod has started)"
+
+
+def test_started_at_is_when_the_first_container_ran(cluster: Cluster) -> None:
+    made = run_gpuctl(cluster, "create", "-f", "-", stdin=inference("web"))
+    assert made.returncode == 0, made.stderr
+
+    def started() -> list[str]:
+        pods = json.loads(cluster.kubectl("get", "pods", "-l", "app=web", "-o", "json").stdout)
+        times = [
+            s["state"]["running"]["startedAt"]
+            for p in pods["items"]
+            for s in p["status"].get("containerStatuses") or []
+            if "running" in s["state"]
+        ]
+        return times if len(times) == 2 else []
+
+    first = min(wait(started, "both pods to run"))
+    assert job_detail(cluster, "web")["startedAt"] == first
+    items = api_get(cluster, f"/jobs?namespace={cluster.namespace}")["items"]
+    assert [(i["name"], i["startedAt"]) for i in items] == [("web", first)]
+    assert described(cluster, "web")["Started"].startswith(f"{first} (")

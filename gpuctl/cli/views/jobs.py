@@ -124,6 +124,7 @@ def describe(details: Details, at: datetime | None = None) -> str:
             "Created",
             f"{created} ({table.age(created, at)} ago)",
         ),
+        ("Started", _started(pods, at)),
     ]
     reason = why(job, pods, details.events) if state not in ("Running", "Succeeded") else ""
     if reason:
@@ -154,6 +155,12 @@ def describe(details: Details, at: datetime | None = None) -> str:
         else "<none>\n"
     )
     return text
+
+
+def _started(pods: list[dict[str, Any]], at: datetime | None) -> str:
+    """When a container of the job's pods first ran (status.started_at), as GET /jobs/{id}."""
+    started = status.started_at(pods)
+    return f"{started} ({table.age(started, at)} ago)" if started else "<none> (no pod has started)"
 
 
 def _object_of(job: dict[str, Any]) -> str:

@@ -146,7 +146,9 @@ async def list_jobs(
         found = _jobs(source, principal, namespace, pool, kind)
         wanted = [obj for obj in found if status is None or status_word(obj) == status]
         listed = page_of(wanted, page, page_size)  # only the page's rows are built
-        return {"total": listed["total"], "items": [job_item(obj) for obj in listed["items"]]}
+        started = inventory.start_times(source, listed["items"])
+        items = [job_item(obj, started.get(inventory.job_of(obj))) for obj in listed["items"]]
+        return {"total": listed["total"], "items": items}
 
     def remembered_page(source: ClusterAPI) -> dict[str, Any]:
         where = namespace or _own_namespace(principal)

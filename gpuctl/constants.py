@@ -172,6 +172,7 @@ class Status:
     QUEUED: Final = "Queued"  # a suspended Job that Kueue has not admitted yet
     PENDING: Final = "Pending"
     TERMINATING: Final = "Terminating"  # deleted; its pods are still stopping
+    PARTIAL: Final = "Partial"  # its workload is gone, other objects of it are left
 
 
 # Input limits that keep hostile files from exhausting time or memory.

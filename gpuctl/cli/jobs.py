@@ -101,10 +101,12 @@ def _list_jobs(
         items = jobs.list_pods(cluster, where, pool, kind)
         headers, rows = job_views.pod_rows(items, wide=output == "wide")
     else:
-        items = jobs.list_jobs(cluster, where, pool, kind)
+        found = jobs.list_jobs(cluster, where, pool, kind)
         headers, rows = job_views.job_rows(
-            items, all_namespaces=where is None, wide=output == "wide"
+            found, all_namespaces=where is None, wide=output == "wide"
         )
+        # -o yaml|json|name: a partial job is the objects that are left of it
+        items = [part for item in found for part in item.get("leftovers") or [item]]
     names = [ref(item.get("kind", "Pod"), item["metadata"]["name"]) for item in items]
     if not echo_objects(items, output, names):
         _echo_rows(headers, rows, where=where, no_headers=no_headers)

@@ -20,9 +20,11 @@ from typing import Any, NamedTuple
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster, Forbidden, KubeError, LogEnds, NotFound, TableRow
+from gpuctl.cluster.resources import ref
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import explain, status
+from gpuctl.inventory.nodes import ACTIVE_PODS
 
 WORKLOADS = status.WORKLOAD_KINDS
 DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"
@@ -59,10 +61,68 @@ def selector(pool: str | None = None, kind: str | None = None) -> str:
 def list_jobs(
     cluster: ClusterAPI, namespace: str | None, pool: str | None = None, kind: str | None = None
 ) -> list[dict[str, Any]]:
-    """Every gpuctl workload (one list request per workload kind, whatever their number)."""
+    """Every gpuctl job: its workload, or a partial job's record (`partial_job`) when only
+    other objects of it are left. One list request per kind a job's objects have, whatever
+    their number."""
     wanted = selector(pool, kind)
     items = [obj for k in WORKLOADS for obj in cluster.list(k, namespace, label_selector=wanted)]
+    parts = [obj for k in PART_KINDS for obj in cluster.list(k, namespace, label_selector=wanted)]
+    items += partial_jobs(items, parts)
     return sorted(items, key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+
+
+# A job's objects besides its workload (gpuctl.verbs.plan.JOB_OBJECT_KINDS, in delete order,
+# are these and the workload kinds).
+PART_KINDS = ("HorizontalPodAutoscaler", "PodDisruptionBudget", "Service", "ConfigMap")
+# The record of a partial job (`partial_job`) has this kind: it is not a Kubernetes object.
+PARTIAL_KIND = status.PARTIAL_KIND
+
+
+def job_of(obj: dict[str, Any]) -> tuple[str, str]:
+    """(namespace, job) of one of a job's objects: its identity label names the job."""
+    meta = obj.get("metadata") or {}
+    return meta.get("namespace", ""), labels_of(obj).get(Labels.INSTANCE) or meta.get("name", "")
+
+
+def partial_jobs(
+    workloads: list[dict[str, Any]], parts: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A record (`partial_job`) for each job of which objects are left but no workload: a
+    deletion that stopped half-way (the client killed between two deletes)."""
+    whole = {job_of(obj) for obj in workloads}
+    left: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for obj in parts:
+        if job_of(obj) not in whole:
+            left.setdefault(job_of(obj), []).append(obj)
+    return [partial_job(objects) for objects in left.values()]
+
+
+def partial_job(leftovers: list[dict[str, Any]]) -> dict[str, Any]:
+    """What is left of a job without its workload, as a job record: status Partial, no pods
+    asked for, and `leftovers`, the objects that remain (each with its `kind`)."""
+    namespace, name = job_of(leftovers[0])
+    created = [(o.get("metadata") or {}).get("creationTimestamp") or "" for o in leftovers]
+    ordered = sorted(leftovers, key=lambda o: (PART_KINDS.index(o["kind"]), o["metadata"]["name"]))
+    return {
+        "kind": PARTIAL_KIND,
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": labels_of(leftovers[0]),
+            "creationTimestamp": min(created) or None,
+        },
+        "spec": {"replicas": 0},
+        "leftovers": ordered,
+    }
+
+
+def is_partial(job: dict[str, Any]) -> bool:
+    return job.get("kind") == PARTIAL_KIND
+
+
+def leftover_refs(job: dict[str, Any]) -> list[str]:
+    """kubectl's names of what is left of a partial job (`service/svc-x`)."""
+    return [ref(o["kind"], o["metadata"]["name"]) for o in job.get("leftovers") or []]
 
 
 def list_pods(
@@ -71,6 +131,29 @@ def list_pods(
     """Every pod of every gpuctl job: one list request."""
     pods = cluster.list("Pod", namespace, label_selector=selector(pool, kind))
     return sorted(pods, key=lambda p: (p["metadata"].get("namespace", ""), p["metadata"]["name"]))
+
+
+def start_times(cluster: ClusterAPI, jobs: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(namespace, job) → when it started (status.started_at) for the listed jobs, from one
+    list of the pods that hold resources (what the REST API's watch cache keeps). A finished
+    Job's pods are no longer among them: it reads its `status.startTime` (its pods ran)."""
+    if not jobs:
+        return {}
+    namespaces = {job_of(job)[0] for job in jobs}
+    where = next(iter(namespaces)) if len(namespaces) == 1 else None
+    pods: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for pod in cluster.list("Pod", where, field_selector=ACTIVE_PODS):
+        key = ((pod.get("metadata") or {}).get("namespace", ""), status.job_name_of(labels_of(pod)))
+        pods.setdefault(key, []).append(pod)
+    found = {}
+    for job in jobs:
+        key = job_of(job)
+        started = status.started_at(pods.get(key, []))
+        if started is None and status.workload_status(job) in (c.Status.SUCCEEDED, c.Status.FAILED):
+            started = (job.get("status") or {}).get("startTime")
+        if started:
+            found[key] = started
+    return found
 
 
 def labels_of(obj: dict[str, Any]) -> dict[str, str]:
@@ -125,19 +208,60 @@ def list_pod_lines(
 
 
 def find_job(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
-    """The workload of job `name`; JobNotFound when gpuctl made none by that name."""
+    """The workload of job `name`; JobNotFound when gpuctl made none by that name (a partial
+    job's message says what is left and how to remove it)."""
     for kind in WORKLOADS:
         obj = cluster.find(kind, name, namespace)
         if obj is not None and is_job(obj):
             obj.setdefault("kind", kind)
             return obj
+    partial = find_partial_job(cluster, name, namespace)
+    if partial is not None:
+        raise JobNotFound(
+            f"job {name!r} in namespace {namespace} is partial: its workload is gone, "
+            f"{', '.join(leftover_refs(partial))} {_are(partial)} left "
+            f"(gpuctl delete job {name} removes {_them(partial)})"
+        )
     raise JobNotFound(f"no job named {name!r} in namespace {namespace}")
 
 
+def _are(partial: dict[str, Any]) -> str:
+    return "is" if len(partial["leftovers"]) == 1 else "are"
+
+
+def _them(partial: dict[str, Any]) -> str:
+    return "it" if len(partial["leftovers"]) == 1 else "them"
+
+
+def find_partial_job(cluster: ClusterAPI, name: str, namespace: str) -> dict[str, Any] | None:
+    """The record of job `name` when only objects other than its workload are left of it."""
+    wanted = f"{JOB_SELECTOR},{Labels.INSTANCE}={name}"
+    parts = [obj for k in PART_KINDS for obj in cluster.list(k, namespace, label_selector=wanted)]
+    return partial_job(parts) if parts else None
+
+
+def find_job_or_partial(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
+    """The workload of job `name`, else its partial record; JobNotFound when neither exists."""
+    for kind in WORKLOADS:
+        obj = cluster.find(kind, name, namespace)
+        if obj is not None and is_job(obj):
+            obj.setdefault("kind", kind)
+            return obj
+    partial = find_partial_job(cluster, name, namespace)
+    if partial is None:
+        raise JobNotFound(f"no job named {name!r} in namespace {namespace}")
+    return partial
+
+
 def pods_of(cluster: Cluster, job: dict[str, Any]) -> list[dict[str, Any]]:
-    label = Labels.JOB_NAME if job["kind"] == "Job" else Labels.APP
+    """The job's pods: by `job-name` (a Job's) or `app`; a partial job's by its identity."""
     name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
-    pods = cluster.list("Pod", namespace, label_selector=f"{label}={name}")
+    if is_partial(job):
+        wanted = f"{JOB_SELECTOR},{Labels.INSTANCE}={name}"
+    else:
+        label = Labels.JOB_NAME if job["kind"] == "Job" else Labels.APP
+        wanted = f"{label}={name}"
+    pods = cluster.list("Pod", namespace, label_selector=wanted)
     return sorted(pods, key=lambda p: p["metadata"]["name"])
 
 
@@ -203,6 +327,13 @@ def reasons(
     succeeded has none; one that runs, only what its pods' containers do now (a rollout whose
     new pod cannot start, a replica that keeps crashing)."""
     labels = labels_of(job)
+    if is_partial(job):
+        name = job["metadata"]["name"]
+        return [
+            f"half-deleted: its workload is gone, {', '.join(leftover_refs(job))} "
+            f"{_are(job)} left (gpuctl delete job {name} removes {_them(job)}; creating the "
+            "job again removes them first)"
+        ]
     shown = status.workload_status(job)
     if shown == c.Status.SUCCEEDED:
         return []
@@ -254,8 +385,9 @@ def _event_reason(job: dict[str, Any], events: list[dict[str, Any]]) -> str:
     refusal, a controller that cannot create pods, a Job past its backoff limit."""
     for event in reversed(events):
         text = str(event.get("message") or "")
-        if "exceeded quota" in text:
-            return f"quota exceeded: {text}"
+        over = over_quota(text, (job.get("metadata") or {}).get("namespace", ""))
+        if over:
+            return over
         refused = POD_SECURITY_REFUSAL.search(text)
         if refused:
             namespace = (job.get("metadata") or {}).get("namespace", "")
@@ -267,6 +399,38 @@ def _event_reason(job: dict[str, Any], events: list[dict[str, Any]]) -> str:
         if event.get("reason") in ("FailedCreate", "BackoffLimitExceeded"):
             return text
     return ""
+
+
+# The API server's refusal of a pod over a ResourceQuota, as the controllers' FailedCreate
+# events repeat it: `exceeded quota: NAME, requested: K=V,..., used: K=V,..., limited: K=V,...`.
+QUOTA_REFUSAL = re.compile(
+    r"exceeded quota: (?P<name>[^,]+), requested: (?P<requested>\S+), "
+    r"used: (?P<used>\S+), limited: (?P<limited>\S+)"
+)
+
+
+def over_quota(message: str, namespace: str) -> str:
+    """The API server's quota refusal in plain words: the quota, and per resource what one pod
+    asks for against what is used of the hard limit; "" when the message is no such refusal."""
+    found = QUOTA_REFUSAL.search(message)
+    if found is None:
+        return ""
+    requested, used, hard = (_amounts(found.group(key)) for key in ("requested", "used", "limited"))
+    figures = "; ".join(
+        f"{key}: a pod asks for {amount}, {used.get(key, '0')} of {hard.get(key, '?')} used"
+        for key, amount in requested.items()
+    )
+    return (
+        f"over quota {found.group('name')} of namespace {namespace}, so the cluster refuses its "
+        f"pods ({figures}); it starts once enough of the quota is free (delete or pause other "
+        "jobs there, or ask an admin to raise the quota)"
+    )
+
+
+def _amounts(text: str) -> dict[str, str]:
+    """`requests.cpu=4,limits.cpu=4` as {resource: amount}."""
+    pairs = (item.partition("=") for item in text.split(",") if "=" in item)
+    return {key: value for key, _, value in pairs}
 
 
 # The API server's refusal of a pod that breaks its namespace's Pod Security level.
@@ -340,7 +504,7 @@ class Details:
 
 
 def gather(cluster: Cluster, name: str, namespace: str) -> Details:
-    job = find_job(cluster, name, namespace)
+    job = find_job_or_partial(cluster, name, namespace)
     pods = pods_of(cluster, job)
     involved = {name} | {p["metadata"]["name"] for p in pods}
     # Events of the job, its pods and its ReplicaSets (named <name>-<hash>): one list.
@@ -353,7 +517,7 @@ def gather(cluster: Cluster, name: str, namespace: str) -> Details:
     events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
     service = None
     nodes: dict[str, dict[str, Any]] = {}
-    if job["kind"] != "Job":
+    if job["kind"] in WORKLOADS and job["kind"] != "Job":
         service = cluster.find("Service", c.SERVICE_PREFIX + name, namespace)
         if service is not None:
             try:

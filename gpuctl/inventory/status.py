@@ -12,6 +12,7 @@ from gpuctl import constants as c
 from gpuctl.constants import Status
 
 WORKLOAD_KINDS = ("Job", "Deployment", "StatefulSet")
+PARTIAL_KIND = "PartialJob"  # the record of a job without its workload (inventory.jobs)
 
 
 def _status(obj: dict[str, Any]) -> dict[str, Any]:
@@ -34,8 +35,12 @@ def workload_status(obj: dict[str, Any]) -> str:
     ready, so an unschedulable job reads Pending. Deployment/StatefulSet: all ready > some
     ready > scaled to zero (Paused) > Pending. A suspended Job with a Kueue queue label is
     Queued: Kueue resumes it when it admits it. Any workload being deleted (foreground
-    deletion keeps it until its pods are gone) is Terminating."""
+    deletion keeps it until its pods are gone) is Terminating. A job of which objects are left
+    but no workload (a deletion stopped half-way: gpuctl.inventory.jobs.partial_job) is
+    Partial."""
     status, spec = _status(obj), _spec(obj)
+    if obj.get("kind") == PARTIAL_KIND:
+        return Status.PARTIAL
     if terminating(obj):
         return Status.TERMINATING
     if obj.get("kind") == "Job":
@@ -211,6 +216,22 @@ def pod_ready(pod: dict[str, Any]) -> str:
         if init.get("name") in sidecars and init.get("ready")
     )
     return f"{ready}/{len(spec.get('containers') or []) + len(sidecars)}"
+
+
+def started_at(pods: list[dict[str, Any]]) -> str | None:
+    """When a job started: the earliest time a container of its pods started running
+    (`state.running.startedAt`, or `startedAt` of a container that has ended, now or before
+    a restart); None while none has (pods waiting for a node or an image). Not the Job's
+    `status.startTime`, which the Job controller sets at creation."""
+    times = []
+    for pod in pods:
+        for container in _status(pod).get("containerStatuses") or []:
+            for state in (container.get("state") or {}, container.get("lastState") or {}):
+                for phase in ("running", "terminated"):
+                    started = (state.get(phase) or {}).get("startedAt")
+                    if started:
+                        times.append(str(started))
+    return min(times, default=None)  # RFC 3339 UTC times order as text
 
 
 def job_name_of(labels: dict[str, str]) -> str:

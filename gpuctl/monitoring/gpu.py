@@ -245,6 +245,10 @@ def job_metrics_now(prometheus: Prometheus, namespace: str, pods: Sequence[str])
     }
 
 
+# The cheapest query Prometheus answers (no series read): is it there, and is it Prometheus?
+REACHABLE = "vector(1)"
+
+
 def job_metrics_range(
     prometheus: Prometheus,
     namespace: str,
@@ -257,7 +261,8 @@ def job_metrics_range(
     over time, as [{"timestamp": RFC 3339 UTC, "value": number}]."""
     from datetime import UTC, datetime
 
-    if not pods:
+    if not pods:  # still asked: an unreachable Prometheus is an outage, pods or none
+        prometheus.query(REACHABLE)
         return {"gpuUtilization": [], "memoryUsage": []}
     where = _pods_matcher(namespace, pods)
     step = step or max((end - start) / HISTORY_POINTS, 1.0)

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from gpuctl.server.views import JOB_STATUS
+
 
 class Answer(BaseModel):
     # a view that grows a field the shape does not name fails the tests, not silently
@@ -23,7 +25,7 @@ class JobItem(Answer):
     namespace: str
     kind: str
     pool: str
-    status: str
+    status: str = Field(description=", ".join(JOB_STATUS))
     ready: str
     gpu: int
     gpuType: str | None
@@ -54,10 +56,13 @@ class JobMetricsNow(Answer):
 
 
 class K8sResources(Answer):
-    kind: str
+    kind: str | None = Field(description="the workload's kind; null for a partial job")
     jobName: str
     service: str | None
     pods: list[str]
+    leftovers: list[str] = Field(
+        description="a partial job's objects that are left (`service/svc-x`); [] otherwise"
+    )
 
 
 class JobDetail(JobItem):

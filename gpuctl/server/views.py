@@ -39,7 +39,8 @@ JOB_STATUS = tuple(_word(value) for key, value in vars(c.Status).items() if not 
 # ------------------------------------------------------------------------------- jobs
 
 
-def job_item(job: dict[str, Any]) -> dict[str, Any]:
+def job_item(job: dict[str, Any], started: str | None) -> dict[str, Any]:
+    """One job of a list; `started`: when a pod of it started (status.started_at)."""
     meta, labels = _meta(job), nodes.labels_of(job)
     return {
         "jobId": f"{meta.get('namespace', '')}.{meta.get('name', '')}",
@@ -52,7 +53,7 @@ def job_item(job: dict[str, Any]) -> dict[str, Any]:
         "gpu": status.workload_gpus(job),
         "gpuType": jobs._required_gpu_type(_template(job)),
         "createdAt": meta.get("creationTimestamp"),
-        "startedAt": (job.get("status") or {}).get("startTime"),
+        "startedAt": started,
     }
 
 
@@ -62,7 +63,7 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
     spec too large to keep (`yamlContentNote` says so). `metrics` are null until a metrics
     source is configured."""
     job, pods = details.job, details.pods
-    item = job_item(job)
+    item = job_item(job, status.started_at(pods))
     annotations = _meta(job).get("annotations") or {}
     containers = _containers(job)
     first = containers[0] if containers else {}
@@ -93,10 +94,11 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
         "why": jobs.why(job, pods, details.events, details.logs),
         "access": jobs.access_url(details.service, pods, details.nodes, containers),
         "k8sResources": {
-            "kind": job.get("kind"),
+            "kind": None if jobs.is_partial(job) else job.get("kind"),
             "jobName": item["name"],
             "service": nodes.name_of(details.service) if details.service else None,
             "pods": [nodes.name_of(pod) for pod in pods],
+            "leftovers": jobs.leftover_refs(job),
         },
     }
 

@@ -12,9 +12,11 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
+from gpuctl.inventory.jobs import job_of
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import (
     DEFAULT_TIMEOUT,
@@ -23,13 +25,16 @@ from gpuctl.verbs.common import (
     Progress,
     VerbResult,
     WaitTimeout,
+    job_identities,
     locate,
     no_progress,
+    objects_of_jobs,
     result_of,
     wait_gone,
 )
+from gpuctl.verbs.delete import Delete
 from gpuctl.verbs.pinning import Pinning, describe
-from gpuctl.verbs.plan import desired_object
+from gpuctl.verbs.plan import JOB_OBJECT_KINDS, SPEC_KINDS, desired_object
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
 from gpuctl.verbs.preflight import placement_or_refuse
 from gpuctl.verbs.wait import Wait, announce_then_wait
@@ -60,7 +65,11 @@ class Create:
         manifests, pins = Pinning(self.cluster, self.node_labels, rng=self.rng).run(
             manifests, "nothing was created"
         )
+        finished = self._finish_deletions(manifests)
         result = self._create_all(manifests)
+        result.objects[:0] = finished.objects
+        result.errors[:0] = finished.errors
+        result.causes[:0] = finished.causes
         describe(result, pins)
         lines, errors = labels.write(
             [item.line() for item in result.objects],
@@ -72,6 +81,34 @@ class Create:
         result.warnings += placement.warnings
         may_wait = result.ok and self.dry_run is DryRun.NONE
         return announce_then_wait(result, self.on_written, self.wait, manifests, may_wait)
+
+    def _finish_deletions(self, manifests: list[Manifest]) -> VerbResult:
+        """Delete (and wait for) what is left of these jobs when their workload is gone: a
+        deletion that stopped half-way leaves a Service or a PodDisruptionBudget that would
+        make the create fail, or act on the new pods. Jobs whose workload exists are left
+        alone (creating them fails, naming it)."""
+        if self.dry_run is not DryRun.NONE:
+            return VerbResult()
+        by_job: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for obj in objects_of_jobs(self.cluster, job_identities(manifests)):
+            by_job.setdefault(job_of(obj), []).append(obj)
+        leftovers = [
+            obj
+            for objects in by_job.values()
+            if not any(obj["kind"] in SPEC_KINDS for obj in objects)
+            for obj in objects
+        ]
+        if not leftovers:
+            return VerbResult()
+        leftovers.sort(key=lambda obj: JOB_OBJECT_KINDS.index(obj["kind"]))
+        deleted = Delete(self.cluster, wait=True, timeout=self.timeout, progress=self.progress)
+        result = deleted.run(
+            (obj["kind"], obj["metadata"]["name"], obj["metadata"]["namespace"])
+            for obj in leftovers
+        )
+        for item in result.objects:
+            item.detail = "(left of a half-deleted job)"
+        return result
 
     def _create_all(self, manifests: list[Manifest]) -> VerbResult:
         """Cluster-scoped objects and namespaces first, then each document's objects in

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+from gpuctl.sandbox.testing import wait_for
 from gpuctl.server.app import create_app
 from tests.conftest import Env
 
@@ -25,6 +26,14 @@ JOB = """kind: training
 version: v0.1
 job: {name: tune}
 environment: {image: trainer:v1, command: [python, train.py]}
+resources: {gpu: 1, cpu: 1, memory: 1Gi}
+"""
+
+SERVICE = """kind: inference
+version: v0.1
+job: {name: serve}
+environment: {image: server:v1, command: [python, serve.py]}
+service: {replicas: 1, port: 8000}
 resources: {gpu: 1, cpu: 1, memory: 1Gi}
 """
 
@@ -70,3 +79,26 @@ def test_job_detail_with_a_working_prometheus_has_no_metrics_error(
     assert env.gpuctl("create", "-f", "-", stdin=JOB).returncode == 0
     with TestClient(create_app(env.cluster, None, prometheus_url)) as client:
         assert client.get("/api/v1/jobs/default.tune").json()["metricsError"] is None
+
+
+def test_metrics_of_a_job_without_pods_are_503_while_prometheus_is_down(
+    env: Env, broken_url: str, prometheus_url: str
+) -> None:
+    """A job with no pod (paused) reads no series, but its metrics still come from
+    Prometheus: an outage is 503 whether or not the job has pods; a working one answers []."""
+    assert env.gpuctl("create", "-f", "-", stdin=SERVICE).returncode == 0
+    assert env.gpuctl("pause", "serve").returncode == 0
+    wait_for(
+        lambda: not env.cluster.list("Pod", "default", label_selector="app=serve"),
+        timeout=60,
+        what="the paused job's pods to go",
+    )
+    with TestClient(create_app(env.cluster, None, broken_url)) as client:
+        series = client.get("/api/v1/jobs/default.serve/metrics")
+        assert series.status_code == 503, series.text
+        assert series.json()["error"] == "MetricsUnavailable"
+        assert series.json()["message"].startswith(f"Prometheus at {broken_url} ")
+    with TestClient(create_app(env.cluster, None, prometheus_url)) as client:
+        series = client.get("/api/v1/jobs/default.serve/metrics")
+        assert series.status_code == 200, series.text
+        assert series.json()["gpuUtilization"] == series.json()["memoryUsage"] == []

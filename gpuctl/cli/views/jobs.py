@@ -13,7 +13,9 @@ from gpuctl.inventory.jobs import (
     Details,
     PodLine,
     access_url,
+    is_partial,
     labels_of,
+    leftover_refs,
     pod_line,
     reasons,
 )
@@ -106,7 +108,7 @@ def describe(details: Details, at: datetime | None = None) -> str:
         ("Name", meta["name"]),
         ("Namespace", meta.get("namespace", "")),
         ("Kind", labels.get(Labels.JOB_TYPE, "")),
-        ("Object", f"{job['kind'].lower()}/{meta['name']}"),
+        ("Object", _object_of(job)),
         ("Pool", labels.get(Labels.POOL, c.DEFAULT_POOL)),
         ("Priority", labels.get(Labels.PRIORITY, "")),
         (
@@ -122,6 +124,7 @@ def describe(details: Details, at: datetime | None = None) -> str:
             "Created",
             f"{created} ({table.age(created, at)} ago)",
         ),
+        ("Started", _started(pods, at)),
     ]
     lines += [("Why", reason) for reason in reasons(job, pods, details.events, details.logs)]
     url = access_url(details.service, pods, details.nodes, containers)
@@ -153,6 +156,19 @@ def describe(details: Details, at: datetime | None = None) -> str:
         else "<none>\n"
     )
     return text
+
+
+def _started(pods: list[dict[str, Any]], at: datetime | None) -> str:
+    """When a container of the job's pods first ran (status.started_at), as GET /jobs/{id}."""
+    started = status.started_at(pods)
+    return f"{started} ({table.age(started, at)} ago)" if started else "<none> (no pod has started)"
+
+
+def _object_of(job: dict[str, Any]) -> str:
+    """The workload (`deployment/x`); for a partial job, what is left of it."""
+    if is_partial(job):
+        return "<none> (left: " + ", ".join(leftover_refs(job)) + ")"
+    return f"{job['kind'].lower()}/{job['metadata']['name']}"
 
 
 def _indent(text: str) -> str:

@@ -146,7 +146,8 @@ async def list_jobs(
         found = _jobs(source, principal, namespace, pool, kind)
         wanted = [obj for obj in found if status is None or status_word(obj) == status]
         listed = page_of(wanted, page, page_size)  # only the page's rows are built
-        items = [job_item(obj) for obj in listed["items"]]
+        started = inventory.start_times(source, listed["items"])
+        items = [job_item(obj, started.get(inventory.job_of(obj))) for obj in listed["items"]]
         return answers.checked_json(answers.JobList, {"total": listed["total"], "items": items})
 
     def remembered_page(source: ClusterAPI) -> bytes:
@@ -215,6 +216,6 @@ def delete_job(
     result = Delete(cluster, force=force).job(name, namespace)
     if not result.ok:
         raise verb_failed(result, 502, "DeleteFailed")
-    for kind in rules.WORKLOAD_KINDS:
-        caught_up(request, kind, [name], namespace)
+    for item in result.objects:  # a list right after shows the job terminating, or gone
+        caught_up(request, item.kind, [item.name], namespace)
     return {"jobId": jobId, "status": "terminating", "message": "; ".join(result.lines())}

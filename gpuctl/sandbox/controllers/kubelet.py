@@ -152,6 +152,9 @@ class Kubelet(Controller):
         assert runtime.started_at is not None
         spec = pod.get("spec") or {}
         status = copy.deepcopy(pod.get("status") or {})
+        if _actuate_resize(spec, status):
+            pod = self.set_status(self.pods, pod, status)
+            status = copy.deepcopy(pod.get("status") or {})
         crashing = [
             c
             for c in spec.get("containers") or []
@@ -226,6 +229,8 @@ class Kubelet(Controller):
                     "imageID": f"{image.split(':')[0]}@sha256:{sha(image)}",
                     "containerID": f"containerd://{sha(pod['metadata']['uid'] + c['name'])}",
                     "started": True,
+                    # what the container runs with: the sign of a kubelet that can resize
+                    "resources": copy.deepcopy(c.get("resources") or {}),
                 }
             )
             self._event(
@@ -330,6 +335,20 @@ class Kubelet(Controller):
             if self.config.image_crashes(str(c.get("image", "")))
         }
         return [cs for cs in status.get("containerStatuses") or [] if cs["name"] in bad]
+
+
+def _actuate_resize(spec: Obj, status: Obj) -> bool:
+    """Give each running container the resources its spec holds now (after an in-place
+    resize); True when one changed."""
+    wanted = {c["name"]: c.get("resources") or {} for c in spec.get("containers") or []}
+    changed = False
+    for cs in status.get("containerStatuses") or []:
+        resources = wanted.get(cs["name"])
+        running = "running" in (cs.get("state") or {})
+        if running and resources is not None and cs.get("resources") != resources:
+            cs["resources"] = copy.deepcopy(resources)
+            changed = True
+    return changed
 
 
 def _exited(cs: Obj, started: float, finished: float) -> Obj:

@@ -338,14 +338,16 @@ class Kubelet(Controller):
 
 
 def _actuate_resize(spec: Obj, status: Obj) -> bool:
-    """Give each running container the resources its spec holds now (after an in-place
-    resize); True when one changed."""
+    """Give each running container that reports its resources the ones its spec holds now
+    (after an in-place resize); True when one changed. (A status without them is a kubelet
+    that cannot resize, as a test may make it.)"""
     wanted = {c["name"]: c.get("resources") or {} for c in spec.get("containers") or []}
     changed = False
     for cs in status.get("containerStatuses") or []:
         resources = wanted.get(cs["name"])
         running = "running" in (cs.get("state") or {})
-        if running and resources is not None and cs.get("resources") != resources:
+        reports = running and "resources" in cs
+        if reports and resources is not None and cs["resources"] != resources:
             cs["resources"] = copy.deepcopy(resources)
             changed = True
     return changed

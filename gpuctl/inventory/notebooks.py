@@ -14,6 +14,7 @@ import yaml
 
 from gpuctl import constants as c
 from gpuctl.cli import table
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
@@ -59,7 +60,7 @@ def _containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def rows(
-    cluster: Cluster, notebooks: list[dict[str, Any]], at: datetime | None = None
+    cluster: ClusterAPI, notebooks: list[dict[str, Any]], at: datetime | None = None
 ) -> list[list[str]]:
     """NAME, STATUS, GPU, ADDRESS (http://<node-ip>:<nodePort>/?token=…), AGE.
 

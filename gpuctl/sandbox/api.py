@@ -660,7 +660,7 @@ class Api:
                 raise conflict(res, name)
             old_meta = old["metadata"]
             new = _carry_over(res, old, new, subresource)
-            causes = []
+            causes: list[Cause] = []
             if subresource == "resize":  # only the containers' resources are taken
                 new, causes = resize.resized(old, new)
             meta = new["metadata"]

@@ -395,8 +395,8 @@ def test_a_pods_resize_subresource_takes_only_cpu_and_memory_and_keeps_the_qos_c
     api = Client.connect(str(cluster.kubeconfig))
     namespace = cluster.namespace
     listed = cluster.kubectl("get", "--raw", "/api/v1", namespaced=False).stdout
-    resize = next(r for r in yaml.safe_load(listed)["resources"] if r["name"] == "pods/resize")
-    assert (resize["kind"], sorted(resize["verbs"])) == ("Pod", ["get", "patch", "update"])
+    served = next(r for r in yaml.safe_load(listed)["resources"] if r["name"] == "pods/resize")
+    assert (served["kind"], sorted(served["verbs"])) == ("Pod", ["get", "patch", "update"])
 
     api.create(
         {**_resize_pod("conf-resize"), "metadata": {"name": "conf-resize", "namespace": namespace}}
@@ -407,7 +407,9 @@ def test_a_pods_resize_subresource_takes_only_cpu_and_memory_and_keeps_the_qos_c
         statuses = (pod.get("status") or {}).get("containerStatuses") or []
         return pod if statuses and "running" in statuses[0].get("state", {}) else None
 
-    pod = wait_for(running, 60, 0.2, "the pod running")
+    found = wait_for(running, 60, 0.2, "the pod running")
+    assert found is not None
+    pod = found
 
     def report(resources: dict[str, Any] | None) -> None:
         """The container's status as a kubelet reports it: with or without resources."""

@@ -269,7 +269,7 @@ def _kept_pools(message: str, pools: VerbResult) -> str:
     written = [line for line in pools.lines() if not line.endswith(" unchanged")]
     if not written:
         return message
-    return f"{message}; the pools were applied before it and stay as they are: {', '.join(written)}"
+    return f"the pools were applied first and stay so ({', '.join(written)}); then {message}"
 
 
 def _signature(changes: list[Change]) -> list[tuple[str, str, str, str | None, str]]:

@@ -475,3 +475,16 @@ def test_a_pods_resize_subresource_takes_only_cpu_and_memory_and_keeps_the_qos_c
         api.get("Pod", "conf-resize", namespace)["spec"]["containers"][0]["resources"]
         == (container["resources"])
     )
+
+
+def test_a_pods_qos_class_counts_cpu_and_memory_only(cluster: Cluster) -> None:
+    """GPUs (an extended resource) alone leave a pod BestEffort: the class that a resize may
+    not change."""
+    api_pod = _resize_pod("conf-qos")
+    api_pod["metadata"]["namespace"] = cluster.namespace
+    gpus = {"nvidia.com/gpu": "1"}
+    api_pod["spec"]["containers"][0]["resources"] = {"requests": gpus, "limits": gpus}
+    from gpuctl.cluster.client import Cluster as Client
+
+    made = Client.connect(str(cluster.kubeconfig)).create(api_pod)
+    assert made["status"]["qosClass"] == "BestEffort"

@@ -29,6 +29,9 @@ class Labels:
     WORKLOAD: Final = "gpu.warp.dev/workload"
     # Nodes that costOptimized placement prefers.
     CHEAP_NODE: Final = "gpu-orchestrator/cheap-node"
+    # The StatefulSet controller's revision of a pod's template: a pod whose label names the
+    # set's status.updateRevision is up to date (the controller does not replace it).
+    CONTROLLER_REVISION: Final = "controller-revision-hash"
 
 
 MANAGED_BY_VALUE: Final = "gpuctl"

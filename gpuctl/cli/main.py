@@ -136,7 +136,7 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
         "add": ("gpuctl.cli.pools:add", "Add nodes to a resource pool."),
         "remove": ("gpuctl.cli.pools:remove", "Remove nodes from a resource pool."),
         "query": ("gpuctl.cli.pools:query", "Pools with their GPU occupancy (query pools)."),
-        "scale": ("gpuctl.cli.notebooks:scale", "Change a notebook's GPUs (it restarts)."),
+        "scale": ("gpuctl.cli.notebooks:scale", "Change a notebook's GPUs, CPU or memory."),
         "cp": ("gpuctl.cli.notebooks:cp", "Copy files to or from a notebook (like kubectl cp)."),
         "top": ("gpuctl.cli.monitoring:top", "GPU use now per job or node (from Prometheus)."),
         "monitoring": (

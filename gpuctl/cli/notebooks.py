@@ -17,6 +17,7 @@ from gpuctl.cli.main import (
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import notebooks
+from gpuctl.spec import quantity
 
 
 @click.command("notebook")
@@ -52,36 +53,51 @@ def get_notebook(
 @click.command("scale")
 @click.argument("what", metavar="notebook")
 @click.argument("name")
-@click.option("--gpu", "gpus", type=click.IntRange(0, 1024), required=True, help="GPUs to have.")
+@click.option("--gpu", "gpus", type=click.IntRange(0, 1024), help="GPUs to have.")
+@click.option("--cpu", help="CPU to have (request and limit), such as 4 or 500m.")
+@click.option("--memory", help="Memory to have (request and limit), such as 16Gi.")
 @click.option("--timeout", default="5m", show_default=True, help="How long to wait for the API.")
 @cluster_options
 def scale(
     what: str,
     name: str,
-    gpus: int,
+    gpus: int | None,
+    cpu: str | None,
+    memory: str | None,
     timeout: str,
     kubeconfig: str | None,
     context: str | None,
     namespace: str | None,
 ) -> int:
-    """Change a notebook's GPUs. The notebook RESTARTS: its pod is replaced by one with the
-    new GPUs (running processes and kernels end); its workdirs stay mounted. A pod that could
-    not start (Pending) is replaced too. A GPU count that no node of the notebook's pool (and
-    GPU type) has is refused.
+    """Change a notebook's GPUs, CPU or memory.
+
+    CPU and memory change IN PLACE where the cluster can resize a running pod (Kubernetes
+    1.33 and later): the notebook keeps running, kernels and all. Otherwise (a GPU change, a
+    pod that is not running, a cluster that cannot or will not resize it, such as a lower
+    memory limit) the notebook RESTARTS: its pod is replaced by one of the new size (running
+    processes and kernels end); its workdirs stay mounted. The output says which happened and
+    why. A GPU count that no node of the notebook's pool (and GPU type) has is refused.
 
     The change goes through `apply` (an in-place update of the StatefulSet). A later
-    `gpuctl apply -f notebook.yaml` sets the GPUs back to what the file says.
+    `gpuctl apply -f notebook.yaml` sets the size back to what the file says.
 
     \b
     gpuctl scale notebook data-prep-notebook --gpu 2
+    gpuctl scale notebook data-prep-notebook --cpu 8 --memory 32Gi
     """
     if what not in ("notebook", "notebooks"):
         raise UsageError(f"only notebooks can be scaled: give `notebook NAME`, not {what!r}")
+    if gpus is None and cpu is None and memory is None:
+        raise UsageError("say what to change: --gpu, --cpu and/or --memory")
+    for flag, value in (("--cpu", cpu), ("--memory", memory)):
+        if value is not None and not _positive_quantity(value):
+            raise UsageError(f"{flag} {value!r} is not a positive quantity (such as 4, 500m, 16Gi)")
     from gpuctl.verbs.scale import ScaleNotebook
 
+    size = notebooks.Size(gpus, cpu, memory)
     cluster = Cluster.connect(kubeconfig, context)
     verb = ScaleNotebook(cluster, timeout=duration(timeout), progress=progress_line())
-    scaled = verb.run(name, namespace or cluster.namespace, gpus)
+    scaled = verb.run(name, namespace or cluster.namespace, size)
     result = scaled.result
     lines = result.lines()
     if result.errors:
@@ -89,12 +105,25 @@ def scale(
     if scaled.replaced_pod:
         lines.append(f"pod/{scaled.replaced_pod} deleted: it could not start, and is re-made")
     if not scaled.changed and not scaled.replaced_pod:
-        return report([f"notebook {name} already has {gpus} GPU(s); nothing changed"], [])
-    restart = (
-        f"notebook {name} restarts with {gpus} GPU(s): its pod is replaced, running kernels "
-        "end; files in its workdirs are kept"
-    )
-    return report([*lines, restart], [])
+        return report([f"notebook {name} already has {size.words()}; nothing changed"], [])
+    if scaled.resized_pod:
+        done = (
+            f"notebook {name} resized in place to {size.words()}: pod/{scaled.resized_pod} "
+            "keeps running, kernels and all"
+        )
+    else:
+        done = (
+            f"notebook {name} restarted: {scaled.restart_reason}; its pod is replaced by one "
+            f"with {size.words()}, running kernels end; files in its workdirs are kept"
+        )
+    return report([*lines, done], [])
+
+
+def _positive_quantity(value: str) -> bool:
+    try:
+        return quantity.parse(value) > 0
+    except ValueError:
+        return False
 
 
 @click.command("cp")

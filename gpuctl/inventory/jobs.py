@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from gpuctl import constants as c
@@ -514,6 +515,7 @@ def gather(cluster: Cluster, name: str, namespace: str) -> Details:
         if (e.get("involvedObject") or {}).get("name") in involved
         or str((e.get("involvedObject") or {}).get("name", "")).startswith(f"{name}-")
     ]
+    events = [e for e in events if not stale_scheduling_failure(e, pods)]
     events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
     service = None
     nodes: dict[str, dict[str, Any]] = {}
@@ -551,6 +553,39 @@ def last_lines(cluster: ClusterAPI, pods: list[dict[str, Any]]) -> dict[explain.
             except KubeError:
                 continue
     return out
+
+
+def stale_scheduling_failure(event: dict[str, Any], pods: list[dict[str, Any]]) -> bool:
+    """A FailedScheduling event of a pod that was scheduled since (at or after the event's
+    last occurrence, to the second): no longer true, so not shown."""
+    if event.get("reason") != "FailedScheduling":
+        return False
+    name = (event.get("involvedObject") or {}).get("name")
+    pod = next((p for p in pods if p["metadata"]["name"] == name), None)
+    conditions = ((pod or {}).get("status") or {}).get("conditions") or []
+    scheduled = next(
+        (
+            cond.get("lastTransitionTime")
+            for cond in conditions
+            if cond.get("type") == "PodScheduled" and cond.get("status") == "True"
+        ),
+        None,
+    )
+    last = _last_seen(event)
+    return bool(scheduled and last) and _seconds(last) <= _seconds(str(scheduled))
+
+
+def _last_seen(event: dict[str, Any]) -> str:
+    """When the event last happened: lastTimestamp, its series' last, or its eventTime."""
+    series = event.get("series") or {}
+    times = [event.get("lastTimestamp"), series.get("lastObservedTime"), event.get("eventTime")]
+    known = [str(t) for t in times if t]
+    return max(known, key=_seconds) if known else ""
+
+
+def _seconds(timestamp: str) -> datetime:
+    """An RFC 3339 time cut to the second (conditions carry seconds, events microseconds)."""
+    return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).replace(microsecond=0)
 
 
 # ------------------------------------------------------------------------------- logs

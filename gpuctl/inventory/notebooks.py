@@ -1,4 +1,4 @@
-"""Notebooks: where to open them (`get notebook`) and changing their GPUs (`scale notebook`).
+"""Notebooks: where to open them (`get notebook`) and changing their size (`scale notebook`).
 
 Data only: rows and objects out, nothing printed.
 """
@@ -6,6 +6,7 @@ Data only: rows and objects out, nothing printed.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +14,7 @@ import yaml
 
 from gpuctl import constants as c
 from gpuctl.cli import table
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
@@ -58,7 +60,7 @@ def _containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def rows(
-    cluster: Cluster, notebooks: list[dict[str, Any]], at: datetime | None = None
+    cluster: ClusterAPI, notebooks: list[dict[str, Any]], at: datetime | None = None
 ) -> list[list[str]]:
     """NAME, STATUS, GPU, ADDRESS (http://<node-ip>:<nodePort>/?token=…), AGE.
 
@@ -106,8 +108,26 @@ def rows(
 # ---------------------------------------------------------------------------- scale
 
 
-def with_gpus(live: dict[str, Any], gpus: int) -> dict[str, Any]:
-    """The notebook's StatefulSet as gpuctl would send it, with `gpus` GPUs in its container.
+@dataclass(frozen=True)
+class Size:
+    """What `scale notebook` changes; None leaves it as it is."""
+
+    gpus: int | None = None
+    cpu: str | None = None
+    memory: str | None = None
+
+    def words(self) -> str:
+        """`2 GPU(s), cpu 4, memory 8Gi`: the asked size, for messages."""
+        parts = [f"{self.gpus} GPU(s)"] if self.gpus is not None else []
+        parts += [f"{key} {value}" for key, value in (("cpu", self.cpu), ("memory", self.memory))]
+        return ", ".join(p for p in parts if not p.endswith(" None"))
+
+
+def with_size(
+    live: dict[str, Any], size: Size, update_strategy: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The notebook's StatefulSet as gpuctl would send it, with `size` in its container (as
+    request and limit alike, as gpuctl renders them) and `update_strategy` when given.
 
     Everything else is kept as it is live, the workdir volumes included. A notebook that gets
     its first GPU also gets the memory-backed /dev/shm every GPU pod has.
@@ -127,18 +147,27 @@ def with_gpus(live: dict[str, Any], gpus: int) -> dict[str, Any]:
         },
         "spec": copy.deepcopy(live["spec"]),
     }
+    if update_strategy is not None:
+        obj["spec"]["updateStrategy"] = copy.deepcopy(update_strategy)
     pod = obj["spec"]["template"]["spec"]
     container = pod["containers"][0]
     resources = container.setdefault("resources", {})
     for part in ("requests", "limits"):
         amounts = resources.setdefault(part, {})
-        if gpus > 0:
-            amounts[c.GPU_RESOURCE] = str(gpus)
-        else:
+        amounts.update(container_amounts(size))
+        if size.gpus == 0:
             amounts.pop(c.GPU_RESOURCE, None)
-    if gpus > 0:
+    if size.gpus:
         _ensure_shm(pod, container)
     return obj
+
+
+def container_amounts(size: Size) -> dict[str, str]:
+    """The resources `size` sets in the container's requests and limits (GPUs 0: none)."""
+    amounts = {"cpu": size.cpu, "memory": size.memory}
+    if size.gpus:
+        amounts[c.GPU_RESOURCE] = str(size.gpus)
+    return {key: value for key, value in amounts.items() if value is not None}
 
 
 def _ensure_shm(pod: dict[str, Any], container: dict[str, Any]) -> None:
@@ -154,9 +183,11 @@ def _ensure_shm(pod: dict[str, Any], container: dict[str, Any]) -> None:
     )
 
 
-def scale_manifest(live: dict[str, Any], gpus: int) -> Manifest:
+def scale_manifest(
+    live: dict[str, Any], size: Size, update_strategy: dict[str, Any] | None = None
+) -> Manifest:
     """The changed StatefulSet as a manifest for the apply verb."""
-    obj = with_gpus(live, gpus)
+    obj = with_size(live, size, update_strategy)
     name = obj["metadata"]["name"]
     origin = Document(f"<scale notebook {name}>", 0, 1, None)
     return Manifest(obj, yaml.safe_dump(obj, sort_keys=False), origin, "scale notebook")

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
-from gpuctl.sandbox import defaults, podsecurity, quantity, validation
+from gpuctl.sandbox import defaults, podsecurity, quantity, resize, validation
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.errors import (
     ApiError,
@@ -48,6 +48,7 @@ from gpuctl.sandbox.store import Obj, Store
 
 _ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATION_KINDS = {
+    "Pod",  # since 1.33: a resize moves it
     "Job",
     "Deployment",
     "ReplicaSet",
@@ -660,9 +661,12 @@ class Api:
                 raise conflict(res, name)
             old_meta = old["metadata"]
             new = _carry_over(res, old, new, subresource)
+            causes: list[Cause] = []
+            if subresource == "resize":  # only the containers' resources are taken
+                new, causes = resize.resized(old, new)
             meta = new["metadata"]
             self._prepare(res, new, old_meta["uid"], creating=False)
-            causes = validation.immutable_causes(res, old, new)
+            causes += validation.immutable_causes(res, old, new)
             # a custom resource's status is held to its CRD's schema like the rest of it
             if not internal and (subresource != "status" or res.crd_schema is not None):
                 self._validate(res, new, field_validation, warnings, causes, subresource)

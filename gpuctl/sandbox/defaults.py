@@ -263,19 +263,20 @@ _KIND_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
 
 
 def qos_class(spec: dict[str, Any]) -> str:
-    requests_any = limits_all = False
+    """The pod's QoS class, from CPU and memory only (extended resources such as GPUs do not
+    count): none asked for, BestEffort; limits of both equal to the requests, Guaranteed."""
+    requests_any = False
     guaranteed = True
     for c in spec.get("containers") or []:
         res = c.get("resources") or {}
         req, lim = res.get("requests") or {}, res.get("limits") or {}
-        if req or lim:
-            requests_any = True
         for name in ("cpu", "memory"):
+            if name in req or name in lim:
+                requests_any = True
             if name not in lim or quantity.parse(req.get(name, lim[name])) != quantity.parse(
                 lim[name]
             ):
                 guaranteed = False
-        limits_all = limits_all or bool(lim)
     if not requests_any:
         return "BestEffort"
-    return "Guaranteed" if guaranteed and limits_all else "Burstable"
+    return "Guaranteed" if guaranteed else "Burstable"

@@ -72,7 +72,7 @@ def _r(
 BUILTIN: list[Resource] = [
     _r("", "v1", "namespaces", "Namespace", False, ("ns",), sub=("status", "finalize")),
     _r("", "v1", "nodes", "Node", False, ("no",), sub=("status",)),
-    _r("", "v1", "pods", "Pod", True, ("po",), True, ("log", "status")),
+    _r("", "v1", "pods", "Pod", True, ("po",), True, ("log", "resize", "status")),
     _r("", "v1", "services", "Service", True, ("svc",), True, ("status",)),
     _r("", "v1", "configmaps", "ConfigMap", True, ("cm",)),
     _r("", "v1", "secrets", "Secret", True),

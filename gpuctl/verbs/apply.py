@@ -80,22 +80,31 @@ class Apply:
 
     def run(self, manifests: list[Manifest]) -> VerbResult:
         """Check the pool files' nodes and the jobs' placement, pin the workloads that ask for
-        a placement strategy (keeping a live pin that still fits), apply, label (and unlabel)
-        the pools' nodes and set the pool records to the files, then wait when asked to."""
+        a placement strategy (keeping a live pin that still fits), apply the pools, label (and
+        unlabel) their nodes and set the pool records to the files, then apply the rest (so
+        that no pod of a pool waits for its nodes' labels), then wait when asked to."""
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check(with_previous=True)
         placement = placement_or_refuse(
             self.cluster, manifests, self.node_labels, oversize_is_error=self.oversize_is_error
         )
         manifests, pins = self.pinned(manifests)
-        result = self._apply(manifests)
-        describe(result, pins)
+        pools, others = labels.split(manifests)
+        result = self._apply(pools) if pools else VerbResult(dry_run=self.dry_run)
         dry_run = self.dry_run is not DryRun.NONE
         lines, errors = labels.write(None, self.dry_run.suffix, dry_run=dry_run)
         if not dry_run:
             labels.sync_records()
         result.objects += node_results(lines, self.dry_run.suffix)
         result.errors += errors
+        if others:
+            self.steps = []  # a failure from here on rolls back the workloads only
+            try:
+                rest = self._apply(others)
+            except ApplyFailed as exc:
+                raise ApplyFailed(_kept_pools(str(exc), result)) from exc
+            result.extend(rest)
+        describe(result, pins)
         result.warnings += placement.warnings
         return announce_then_wait(result, self.on_written, self.wait, manifests, not dry_run)
 
@@ -253,6 +262,14 @@ class Apply:
                 broken.append(f"{step.change.ref} ({exc})")
         self.progress("")
         return _rollback_message(failed, error, removed, restored, broken)
+
+
+def _kept_pools(message: str, pools: VerbResult) -> str:
+    """A failure after the pools were applied: what of them stays."""
+    written = [line for line in pools.lines() if not line.endswith(" unchanged")]
+    if not written:
+        return message
+    return f"the pools were applied first and stay so ({', '.join(written)}); then {message}"
 
 
 def _signature(changes: list[Change]) -> list[tuple[str, str, str, str | None, str]]:

@@ -57,8 +57,10 @@ class Create:
 
     def run(self, manifests: list[Manifest]) -> VerbResult:
         """Check the pool files' nodes and the jobs' placement, pin the workloads that ask for
-        a placement strategy to their nodes (nothing is written when any is refused), create,
-        label the pools' nodes, then wait when asked to."""
+        a placement strategy to their nodes (nothing is written when any is refused), delete
+        what a half-finished deletion left of these jobs, create the pools and label their nodes, then create the rest (so that no pod of a pool waits
+        for its nodes' labels), then wait when asked to. When the rest fails, the pools go too
+        (and their nodes' labels): nothing was created."""
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check()
         placement = placement_or_refuse(self.cluster, manifests, self.node_labels)
@@ -66,11 +68,8 @@ class Create:
             manifests, "nothing was created"
         )
         finished = self._finish_deletions(manifests)
-        result = self._create_all(manifests)
-        result.objects[:0] = finished.objects
-        result.errors[:0] = finished.errors
-        result.causes[:0] = finished.causes
-        describe(result, pins)
+        pools, others = labels.split(manifests)
+        result = self._create_all(pools) if pools else VerbResult(dry_run=self.dry_run)
         lines, errors = labels.write(
             [item.line() for item in result.objects],
             self.dry_run.suffix,
@@ -78,6 +77,17 @@ class Create:
         )
         result.objects += node_results(lines, self.dry_run.suffix)
         result.errors += errors
+        if others and not result.errors:
+            rest = self._create_all(others)
+            if rest.errors and pools and self.dry_run is DryRun.NONE:
+                rest.errors += self._unlabel(labels, lines)
+                result = rest
+            else:
+                result.extend(rest)
+        result.objects[:0] = finished.objects
+        result.errors[:0] = finished.errors
+        result.causes[:0] = finished.causes
+        describe(result, pins)
         result.warnings += placement.warnings
         may_wait = result.ok and self.dry_run is DryRun.NONE
         return announce_then_wait(result, self.on_written, self.wait, manifests, may_wait)
@@ -109,6 +119,14 @@ class Create:
         for item in result.objects:
             item.detail = "(left of a half-deleted job)"
         return result
+
+    def _unlabel(self, labels: PoolLabels, written: list[str]) -> list[str]:
+        """After a failure that removed the new pools: take their labels off the nodes again;
+        the error lines of what could not be undone."""
+        if not any(line.endswith(" labeled") or " labeled (" in line for line in written):
+            return []
+        _, errors = labels.unlabel_all()
+        return [f"{line}: its pool label stays" for line in errors]
 
     def _create_all(self, manifests: list[Manifest]) -> VerbResult:
         """Cluster-scoped objects and namespaces first, then each document's objects in

@@ -232,6 +232,13 @@ class PoolLabels:
             and c.Labels.POOL in (m.obj["metadata"].get("labels") or {})
         }
 
+    def split(self, manifests: Sequence[Manifest]) -> tuple[list[Manifest], list[Manifest]]:
+        """(the pool files' objects, the rest): pools are written, and their nodes labelled,
+        before the workloads that select those nodes."""
+        pools = self.pools
+        ours = [m for m in manifests if id(m.document) in pools]
+        return ours, [m for m in manifests if id(m.document) not in pools]
+
     def pool_of_claim(self, claim: NodeLabels) -> str:
         return claim.labels[c.Labels.POOL]
 

@@ -1,4 +1,16 @@
-"""`scale notebook`: change a notebook's GPUs.
+"""`scale notebook`: change a notebook's GPUs, CPU and memory.
+
+A change of CPU and memory only resizes the running pod in place (its `resize` subresource,
+Kubernetes 1.33 and later), so the notebook keeps running, and writes the new size into the
+StatefulSet's template for the pod's next start. So that the StatefulSet controller does not
+replace the pod for the new template, the template is written with updateStrategy OnDelete,
+the resized pod is labelled with the set's new revision (an up-to-date pod is never replaced),
+and the previous strategy is written back.
+
+The pod is replaced instead (the notebook restarts), and the result says why, when the GPUs
+change, when the pod is not running, when the cluster has no resize subresource (404), or when
+it refuses the resize (422: the pod's QoS class would change, a memory limit would go down, the
+node's kubelet cannot resize).
 
 The changed StatefulSet goes through apply (an in-place update, never pruning the rest of the
 job). A GPU count that no node of the notebook's pool (and GPU type) could ever hold is refused
@@ -10,14 +22,23 @@ controller creates it again from the new template.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from typing import Any
 
+from gpuctl import constants as c
 from gpuctl.cluster.client import Cluster
-from gpuctl.cluster.errors import NotFound
+from gpuctl.cluster.errors import Invalid, KubeError, NotFound
 from gpuctl.inventory import notebooks
+from gpuctl.inventory.notebooks import Size
 from gpuctl.inventory.status import pod_gpus
+from gpuctl.spec import quantity
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, VerbResult, no_progress
+
+ON_DELETE = {"type": "OnDelete"}
+# How long the StatefulSet controller may take to name the new template's revision.
+REVISION_WAIT = 30.0
 
 
 @dataclass
@@ -25,6 +46,12 @@ class ScaleResult:
     result: VerbResult
     changed: bool  # the StatefulSet was updated
     replaced_pod: str | None  # the pod that could not start and was deleted to be re-made
+    resized_pod: str | None = None  # the running pod resized in place (it keeps running)
+    restart_reason: str = ""  # why the pod is replaced rather than resized in place
+
+    @property
+    def in_place(self) -> bool:
+        return self.resized_pod is not None
 
 
 @dataclass
@@ -33,9 +60,17 @@ class ScaleNotebook:
     timeout: float = DEFAULT_TIMEOUT
     progress: Progress = no_progress
 
-    def run(self, name: str, namespace: str, gpus: int) -> ScaleResult:
+    def run(self, name: str, namespace: str, size: Size) -> ScaleResult:
         live = notebooks.find_notebook(self.cluster, name, namespace)
-        manifest = notebooks.scale_manifest(live, gpus)
+        if notebooks.with_size(live, size)["spec"] == live["spec"]:
+            return ScaleResult(VerbResult(), False, None)
+        pod = self._running_pod(f"{name}-0", namespace)
+        reason = _restart_reason(pod, size)
+        if pod is not None and not reason:
+            return self._in_place(live, pod, size)
+        return self._restart(live, size, reason)
+
+    def _apply(self, live: dict[str, Any], size: Size, strategy: Any = None) -> VerbResult:
         apply = Apply(
             self.cluster,
             timeout=self.timeout,
@@ -43,25 +78,129 @@ class ScaleNotebook:
             prune=False,  # only the StatefulSet is sent: nothing else of the job may go
             oversize_is_error=True,
         )
-        result = apply.run([manifest])
-        changed = not result.errors and any(o.outcome != "unchanged" for o in result.objects)
-        replaced = self._replace_stuck_pod(name, namespace, gpus) if not result.errors else None
-        return ScaleResult(result, changed, replaced)
+        return apply.run([notebooks.scale_manifest(live, size, strategy)])
 
-    def _replace_stuck_pod(self, name: str, namespace: str, gpus: int) -> str | None:
-        """Delete the notebook's pod when it is not Ready and still has other GPUs than asked:
-        the StatefulSet controller would wait for it forever instead of replacing it."""
+    def _restart(self, live: dict[str, Any], size: Size, reason: str) -> ScaleResult:
+        """Write the new template; the StatefulSet controller replaces the pod."""
+        meta = live["metadata"]
+        result = self._apply(live, size)
+        changed = not result.errors and any(o.outcome != "unchanged" for o in result.objects)
+        replaced = None
+        if not result.errors:
+            replaced = self._replace_stuck_pod(meta["name"], meta["namespace"], size)
+        return ScaleResult(result, changed, replaced, restart_reason=reason)
+
+    def _in_place(self, live: dict[str, Any], pod: dict[str, Any], size: Size) -> ScaleResult:
+        """Template with OnDelete, resize the pod, mark it up to date, strategy back. When the
+        resize is refused, writing the strategy back makes the controller replace the pod."""
+        meta = live["metadata"]
+        name, namespace = meta["name"], meta["namespace"]
+        strategy = (live.get("spec") or {}).get("updateStrategy") or {"type": "RollingUpdate"}
+        held = self._apply(live, size, ON_DELETE)
+        if held.errors:
+            return ScaleResult(held, False, None)
+        refused = self._resize(pod, size)
+        if not refused:
+            refused = self._mark_up_to_date(pod, name, namespace)
+        current = notebooks.find_notebook(self.cluster, name, namespace)
+        result = self._apply(current, size, strategy)
+        if refused:
+            return ScaleResult(result, True, None, restart_reason=refused)
+        return ScaleResult(result, True, None, resized_pod=pod["metadata"]["name"])
+
+    def _resize(self, pod: dict[str, Any], size: Size) -> str:
+        """Resize the running pod's CPU and memory in place; "" when done, else why not."""
+        container = pod["spec"]["containers"][0]["name"]
+        amounts = notebooks.container_amounts(Size(cpu=size.cpu, memory=size.memory))
+        body = {
+            "spec": {
+                "containers": [
+                    {"name": container, "resources": {"requests": amounts, "limits": amounts}}
+                ]
+            }
+        }
+        meta = pod["metadata"]
+        try:
+            self.cluster.patch(
+                "Pod",
+                meta["name"],
+                meta["namespace"],
+                body,
+                patch_type="strategic",
+                subresource="resize",
+            )
+        except NotFound:
+            if self.cluster.find("Pod", meta["name"], meta["namespace"]) is None:
+                return "its pod went away meanwhile"
+            return "the cluster cannot resize a pod in place (Kubernetes 1.33 or later can)"
+        except Invalid as exc:
+            why = "; ".join(
+                f"{cause.get('field', '')}: {cause.get('message', '')}".lstrip(": ")
+                for cause in exc.causes
+            )
+            return f"the cluster refused to resize the pod in place ({why or exc})"
+        return ""
+
+    def _mark_up_to_date(self, pod: dict[str, Any], name: str, namespace: str) -> str:
+        """Label the resized pod with the StatefulSet's revision of the new template, so that
+        the controller keeps it; "" when done, else why not (the pod will be replaced)."""
+        deadline = time.monotonic() + min(self.timeout, REVISION_WAIT)
+        revision = ""
+        while not revision:
+            sts = self.cluster.get("StatefulSet", name, namespace)
+            status = sts.get("status") or {}
+            if status.get("observedGeneration", 0) >= sts["metadata"].get("generation", 0):
+                revision = str(status.get("updateRevision") or "")
+            if not revision:
+                if time.monotonic() > deadline:
+                    return "the StatefulSet controller did not name the new template's revision"
+                time.sleep(0.2)
+        labels = {"metadata": {"labels": {c.Labels.CONTROLLER_REVISION: revision}}}
+        try:
+            self.cluster.patch("Pod", pod["metadata"]["name"], namespace, labels)
+        except KubeError as exc:
+            return f"labelling its pod failed ({exc})"
+        return ""
+
+    def _running_pod(self, pod_name: str, namespace: str) -> dict[str, Any] | None:
+        pod = self.cluster.find("Pod", pod_name, namespace)
+        if pod is None or pod["metadata"].get("deletionTimestamp"):
+            return None
+        return pod if (pod.get("status") or {}).get("phase") == "Running" else None
+
+    def _replace_stuck_pod(self, name: str, namespace: str, size: Size) -> str | None:
+        """Delete the notebook's pod when it is not Ready and still has another size than
+        asked: the StatefulSet controller would wait for it forever instead of replacing it."""
         pod_name = f"{name}-0"
         pod = self.cluster.find("Pod", pod_name, namespace)
         if pod is None or (pod.get("metadata") or {}).get("deletionTimestamp"):
             return None
-        if _ready(pod) or pod_gpus(pod) == gpus:
+        if _ready(pod) or not _other_size(pod, size):
             return None
         try:
             self.cluster.delete("Pod", pod_name, namespace, propagation="Background")
         except NotFound:
             return None
         return pod_name
+
+
+def _restart_reason(pod: dict[str, Any] | None, size: Size) -> str:
+    """Why the change cannot be made to the running pod in place; "" when it can."""
+    if pod is None:
+        return "its pod is not running"
+    if size.gpus is not None and pod_gpus(pod) != size.gpus:
+        return "the GPUs change (only CPU and memory change in place)"
+    return ""
+
+
+def _other_size(pod: dict[str, Any], size: Size) -> bool:
+    """Does the pod's container have other limits than `size` asks for?"""
+    containers = (pod.get("spec") or {}).get("containers") or [{}]
+    limits = (containers[0].get("resources") or {}).get("limits") or {}
+    if size.gpus is not None and pod_gpus(pod) != size.gpus:
+        return True
+    asked = notebooks.container_amounts(Size(cpu=size.cpu, memory=size.memory))
+    return any(not quantity.same(limits.get(key), value) for key, value in asked.items())
 
 
 def _ready(pod: dict[str, object]) -> bool:

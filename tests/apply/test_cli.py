@@ -170,3 +170,40 @@ def test_wait_fails_fast_on_image_pull(env: Env) -> None:
     done = env.gpuctl("create", "-f", "-", "--wait", "--timeout", "30s", stdin=spec)
     assert done.returncode == 1
     assert "Image pull failed" in done.stderr
+
+
+POOL_FILE = "kind: pool\nversion: v0.1\nmetadata: {name: first-pool}\nnodes: {cpu-0: {}}\n"
+
+
+def test_create_removes_the_pools_and_their_labels_when_a_workload_then_fails(env: Env) -> None:
+    """Pools are created and labelled first; a workload that then fails takes them back out:
+    nothing was created, no node keeps the pool's label."""
+    job = COMPUTE.replace("pool: default", "pool: first-pool")
+    deployment = next(m for m in env.render(job) if m.kind == "Deployment")
+    env.cluster.create(deployment.obj)  # the job's Deployment collides
+    done = env.gpuctl("create", "-f", "-", stdin=POOL_FILE + "---\n" + job)
+    assert done.returncode == 1
+    assert "nothing was created (removed again: " in done.stderr
+    assert "configmap/pool-first-pool" in done.stderr
+    assert env.cluster.find("ConfigMap", "pool-first-pool", "gpuctl-system") is None
+    labels = env.cluster.get("Node", "cpu-0")["metadata"].get("labels") or {}
+    assert "runwhere.ai/pool" not in labels
+
+
+def test_apply_keeps_the_pools_it_applied_when_a_workload_then_fails_and_says_so(
+    env: Env,
+) -> None:
+    job = COMPUTE.replace("pool: default", "pool: first-pool")
+    deployment = next(m for m in env.render(job) if m.kind == "Deployment")
+    foreign = {**deployment.obj, "metadata": {**deployment.obj["metadata"], "labels": {}}}
+    env.cluster.create(foreign)  # not gpuctl's: apply will not take it over
+    done = env.gpuctl("apply", "-f", "-", stdin=POOL_FILE + "---\n" + job)
+    assert done.returncode == 1
+    assert (
+        "the pools were applied first and stay so (namespace/gpuctl-system created, "
+        "configmap/pool-first-pool created, node/cpu-0 labeled); then nothing was changed: "
+        "deployment.apps/test-nginx already exist"
+    ) in done.stderr, done.stderr
+    assert env.cluster.find("ConfigMap", "pool-first-pool", "gpuctl-system") is not None
+    labels = env.cluster.get("Node", "cpu-0")["metadata"].get("labels") or {}
+    assert labels.get("runwhere.ai/pool") == "first-pool"

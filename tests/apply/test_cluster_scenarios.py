@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from gpuctl.sandbox.testing import Cluster, SandboxCluster
-from tests.conftest import GPUCTL
+from tests.conftest import GPUCTL, run_gpuctl
 
 from .test_scenarios import gpuctl
 
@@ -211,3 +211,82 @@ def test_a_failing_job_is_retried_after_a_back_off_then_fails(cluster: Cluster) 
     ended = first["status"]["containerStatuses"][0]["state"]["terminated"]["finishedAt"]
     gap = _stamp(second["metadata"]["creationTimestamp"]) - _stamp(ended)
     assert gap >= back_off - 1  # creationTimestamp and finishedAt are whole seconds
+
+
+POOL_OF_ONE = """kind: pool
+version: v0.1
+metadata: {name: e2e-order-pool}
+nodes:
+  cpu-0: {}
+"""
+POOLED = """kind: compute
+version: v0.1
+job: {name: e2e-pooled}
+environment: {image: nginx:1.27}
+service: {replicas: 2, port: 80}
+resources: {pool: e2e-order-pool, cpu: 0.1, memory: 64Mi}
+"""
+
+
+def pooled_pods_running(cluster: Cluster) -> list[dict[str, Any]]:
+    out = cluster.kubectl("get", "pods", "-l", "app=e2e-pooled", "-o", "json").stdout
+    pods: list[dict[str, Any]] = json.loads(out)["items"]
+    running = [p for p in pods if p["status"].get("phase") == "Running"]
+    return running if len(running) == 2 else []
+
+
+def scheduling_failures(cluster: Cluster) -> list[str]:
+    out = cluster.kubectl("get", "events", "-o", "json").stdout
+    return [
+        f"{e['involvedObject'].get('name')}: {e.get('message')}"
+        for e in json.loads(out)["items"]
+        if e.get("reason") == "FailedScheduling"
+        and str(e["involvedObject"].get("name", "")).startswith("e2e-pooled")
+    ]
+
+
+def test_apply_and_create_label_a_pools_nodes_before_its_pods_exist(cluster: Cluster) -> None:
+    """Pools go first: their nodes are labelled before the workloads that select them are
+    written, so the scheduler never finds a pod of the pool with no node to go to."""
+    files = cluster.workdir / "ordered"
+    files.mkdir()
+    (files / "a-job.yaml").write_text(POOLED)  # the job's file comes first in the directory
+    (files / "b-pool.yaml").write_text(POOL_OF_ONE)
+    for verb in ("apply", "create"):
+        done = gpuctl(cluster, verb, "-f", str(files))
+        assert done.returncode == 0, done.stderr
+        pods = wait(lambda: pooled_pods_running(cluster), 90, "the pool's two pods running")
+        assert {p["spec"]["nodeName"] for p in pods} == {"cpu-0"}
+        assert scheduling_failures(cluster) == []
+        described = gpuctl(cluster, "describe", "job", "e2e-pooled")
+        assert described.returncode == 0, described.stderr
+        assert "FailedScheduling" not in described.stdout
+        lines = done.stdout.splitlines()
+        labelled = lines.index("node/cpu-0 labeled")
+        assert labelled < lines.index("deployment.apps/e2e-pooled created"), lines
+        gone = gpuctl(cluster, "delete", "-f", str(files), "--wait")
+        assert gone.returncode == 0, gone.stderr
+
+
+def test_describe_leaves_out_scheduling_failures_from_before_the_pod_was_scheduled(
+    cluster: Cluster,
+) -> None:
+    """A pod that could not be scheduled at first (its pool had no node yet) and runs now:
+    the old FailedScheduling warnings are no longer true, so describe does not show them."""
+    empty = POOL_OF_ONE.replace("nodes:\n  cpu-0: {}\n", "nodes: {}\n")
+    assert gpuctl(cluster, "create", "-f", "-", stdin=empty).returncode == 0
+    created = gpuctl(cluster, "create", "-f", "-", stdin=POOLED)
+    assert created.returncode == 0, created.stderr
+    wait(lambda: len(scheduling_failures(cluster)) >= 2, 60, "both pods failing to schedule")
+    pending = gpuctl(cluster, "describe", "job", "e2e-pooled")
+    assert "FailedScheduling" in pending.stdout  # true while the pods wait
+
+    added = run_gpuctl(
+        cluster, "add", "node", "cpu-0", "--pool", "e2e-order-pool", namespaced=False
+    )
+    assert added.returncode == 0, added.stderr
+    wait(lambda: pooled_pods_running(cluster), 90, "the pool's two pods running")
+    described = gpuctl(cluster, "describe", "job", "e2e-pooled")
+    assert described.returncode == 0, described.stderr
+    assert "FailedScheduling" not in described.stdout, described.stdout
+    assert len(scheduling_failures(cluster)) >= 2  # the cluster still has them

@@ -204,3 +204,86 @@ def test_scaling_a_notebook_whose_pod_cannot_start_replaces_the_pod(cluster: Clu
     )
     assert "the largest, gpu-t4-0, has 4" in refused.stderr
     assert pod_with(cluster, "1", "Running"), "a refused scale changes nothing"
+
+
+def running_notebook_pod(cluster: Cluster, not_uid: str = "") -> dict[str, Any] | None:
+    pod = notebook_pod(cluster)
+    if pod is None or pod["metadata"].get("deletionTimestamp"):
+        return None
+    if pod["metadata"]["uid"] == not_uid or pod["status"].get("phase") != "Running":
+        return None
+    statuses = pod["status"].get("containerStatuses") or []
+    return pod if statuses and "running" in statuses[0].get("state", {}) else None
+
+
+def report_resources_as_a_resizing_kubelet(cluster: Cluster, pod: dict[str, Any]) -> None:
+    """A 1.33 kubelet that can resize pods reports each running container's resources (the
+    sandbox's does; kwok's nodes do not, and the API server refuses to resize their pods)."""
+    statuses = pod["status"]["containerStatuses"]
+    for status, container in zip(statuses, pod["spec"]["containers"], strict=True):
+        status["resources"] = container["resources"]
+    body = json.dumps({"status": {"containerStatuses": statuses}})
+    cluster.kubectl(
+        "patch", "pod/e2e-nb-0", "--subresource", "status", "--type", "merge", "-p", body
+    )
+
+
+def test_scaling_a_notebooks_cpu_and_memory_resizes_its_running_pod_in_place(
+    cluster: Cluster,
+) -> None:
+    started = gpuctl(cluster, "create", "-f", "-", "--wait", "--timeout", "90s", stdin=NOTEBOOK_T4)
+    assert started.returncode == 0, started.stderr
+    pod = wait(lambda: running_notebook_pod(cluster), 90, "the notebook's pod running")
+    report_resources_as_a_resizing_kubelet(cluster, pod)
+
+    bigger = gpuctl(cluster, "scale", "notebook", "e2e-nb", "--cpu", "2", "--memory", "2Gi")
+    assert bigger.returncode == 0, bigger.stderr
+    assert bigger.stdout.splitlines()[-1] == (
+        "notebook e2e-nb resized in place to cpu 2, memory 2Gi: pod/e2e-nb-0 keeps running, "
+        "kernels and all"
+    )
+    two = {"cpu": "2", "memory": "2Gi", "nvidia.com/gpu": "1"}
+    resized = notebook_pod(cluster)
+    assert resized is not None and resized["metadata"]["uid"] == pod["metadata"]["uid"]
+    assert resized["spec"]["containers"][0]["resources"] == {"requests": two, "limits": two}
+    sts = json.loads(cluster.kubectl("get", "statefulset/e2e-nb", "-o", "json").stdout)
+    assert sts["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"] == two
+    assert sts["spec"]["updateStrategy"]["type"] == "RollingUpdate"  # as it was
+
+    def settled() -> bool:
+        live = json.loads(cluster.kubectl("get", "statefulset/e2e-nb", "-o", "json").stdout)
+        status = live["status"]
+        return bool(
+            status.get("observedGeneration") == live["metadata"]["generation"]
+            and status.get("updatedReplicas") == 1
+            and status.get("currentRevision") == status.get("updateRevision")
+        )
+
+    wait(settled, 60, "the StatefulSet up to date with the resized pod")
+    kept = notebook_pod(cluster)
+    assert kept is not None and kept["metadata"]["uid"] == pod["metadata"]["uid"]
+    assert not kept["metadata"].get("deletionTimestamp")
+
+    # a lower memory limit cannot be set in place: the pod is replaced, and the output says why
+    smaller = gpuctl(cluster, "scale", "notebook", "e2e-nb", "--memory", "1Gi")
+    assert smaller.returncode == 0, smaller.stderr
+    assert smaller.stdout.splitlines()[-1].startswith(
+        "notebook e2e-nb restarted: the cluster refused to resize the pod in place "
+        "(spec.containers[0].resources.limits[memory]: Forbidden: memory limits cannot be "
+        "decreased unless resizePolicy is RestartContainer); its pod is replaced by one with "
+        "memory 1Gi"
+    )
+    replaced = wait(
+        lambda: running_notebook_pod(cluster, not_uid=pod["metadata"]["uid"]), 90, "a new pod"
+    )
+    assert replaced["spec"]["containers"][0]["resources"]["limits"]["memory"] == "1Gi"
+
+    # GPUs always restart the pod
+    gpus = gpuctl(cluster, "scale", "notebook", "e2e-nb", "--gpu", "2")
+    assert gpus.returncode == 0, gpus.stderr
+    assert gpus.stdout.splitlines()[-1] == (
+        "notebook e2e-nb restarted: the GPUs change (only CPU and memory change in place); its "
+        "pod is replaced by one with 2 GPU(s), running kernels end; files in its workdirs are "
+        "kept"
+    )
+    wait(lambda: pod_with(cluster, "2", "Running"), 90, "the 2-GPU pod, Running")

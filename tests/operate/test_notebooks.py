@@ -62,8 +62,9 @@ def test_scale_notebook_changes_its_gpus_and_keeps_its_workdir(env: Env) -> None
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         f"statefulset.apps/{NAME} configured",
-        f"notebook {NAME} restarts with 2 GPU(s): its pod is replaced, running kernels end; "
-        "files in its workdirs are kept",
+        f"notebook {NAME} restarted: the GPUs change (only CPU and memory change in place); "
+        "its pod is replaced by one with 2 GPU(s), running kernels end; files in its workdirs "
+        "are kept",
     ]
 
     def replaced() -> dict[str, Any] | None:
@@ -92,6 +93,12 @@ def test_scale_refuses_what_is_not_a_notebook(env: Env) -> None:
     assert f"{name} is a compute job, not a notebook" in done.stderr
     wrong = env.gpuctl("scale", "deployment", name, "--gpu", "1")
     assert wrong.returncode == 2
+    nothing = env.gpuctl("scale", "notebook", name)
+    assert nothing.returncode == 2
+    assert "say what to change: --gpu, --cpu and/or --memory" in nothing.stderr
+    bad = env.gpuctl("scale", "notebook", name, "--memory", "lots")
+    assert bad.returncode == 2
+    assert "--memory 'lots' is not a positive quantity (such as 4, 500m, 16Gi)" in bad.stderr
 
 
 # ------------------------------------------------------------------------------------ cp

@@ -361,3 +361,130 @@ def test_a_custom_resource_status_is_written_only_through_its_subresource_and_ch
     wording = 'retries: Invalid value: "string": retries in body must be of type integer'
     assert wording in str(refused.value)
     assert api.get(resource.KIND, "conf-status", cluster.namespace)["status"] == written
+
+
+def _resize_pod(name: str) -> dict[str, Any]:
+    amounts = {"cpu": "1", "memory": "1Gi"}  # requests == limits: QoS class Guaranteed
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {
+            "containers": [
+                {
+                    "name": "main",
+                    "image": "nginx:1.27",
+                    "resources": {"requests": dict(amounts), "limits": dict(amounts)},
+                }
+            ],
+        },
+    }
+
+
+def test_a_pods_resize_subresource_takes_only_cpu_and_memory_and_keeps_the_qos_class(
+    cluster: Cluster,
+) -> None:
+    """In-place pod resize (`pods/NAME/resize`, 1.33): only the containers' resources are
+    taken from the body; the spec changes (and the generation moves), never the status, which
+    is the kubelet's; refusals are 422 Invalid naming the rule. A pod whose running containers
+    report no resources (a kubelet that cannot resize, as kwok's) is refused."""
+    from gpuctl.cluster.client import Cluster as Client
+    from gpuctl.cluster.errors import Invalid, NotFound
+    from gpuctl.sandbox.testing import wait_for
+
+    api = Client.connect(str(cluster.kubeconfig))
+    namespace = cluster.namespace
+    listed = cluster.kubectl("get", "--raw", "/api/v1", namespaced=False).stdout
+    served = next(r for r in yaml.safe_load(listed)["resources"] if r["name"] == "pods/resize")
+    assert (served["kind"], sorted(served["verbs"])) == ("Pod", ["get", "patch", "update"])
+
+    api.create(
+        {**_resize_pod("conf-resize"), "metadata": {"name": "conf-resize", "namespace": namespace}}
+    )
+
+    def running() -> dict[str, Any] | None:
+        pod = api.get("Pod", "conf-resize", namespace)
+        statuses = (pod.get("status") or {}).get("containerStatuses") or []
+        return pod if statuses and "running" in statuses[0].get("state", {}) else None
+
+    found = wait_for(running, 60, 0.2, "the pod running")
+    assert found is not None
+    pod = found
+
+    def report(resources: dict[str, Any] | None) -> None:
+        """The container's status as a kubelet reports it: with or without resources."""
+        statuses = api.get("Pod", "conf-resize", namespace)["status"]["containerStatuses"]
+        statuses[0]["resources"] = resources
+        if resources is None:
+            del statuses[0]["resources"]
+        body = {"status": {"containerStatuses": statuses}}
+        api.patch("Pod", "conf-resize", namespace, body, subresource="status")
+
+    def resize(resources: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        container = {"name": "main", "resources": resources, **extra}
+        body = {"metadata": {"labels": {"x": "y"}}, "spec": {"containers": [container]}}
+        return api.patch(
+            "Pod", "conf-resize", namespace, body, patch_type="strategic", subresource="resize"
+        )
+
+    def refusal(resources: dict[str, Any]) -> list[tuple[str, str]]:
+        with pytest.raises(Invalid) as refused:
+            resize(resources)
+        assert refused.value.status == 422
+        return [(c.get("field", ""), c.get("message", "")) for c in refused.value.causes]
+
+    two_cpus = {"requests": {"cpu": "2"}, "limits": {"cpu": "2"}}
+    report(None)
+    assert refusal(two_cpus) == [
+        ("spec", "Forbidden: Pod running on node without support for resize")
+    ]
+
+    before = pod["spec"]["containers"][0]["resources"]
+    report(before)
+    done = resize(two_cpus, image="busybox:1.36")
+    assert done["metadata"]["uid"] == pod["metadata"]["uid"]
+    assert done["metadata"]["generation"] == pod["metadata"]["generation"] + 1
+    container = done["spec"]["containers"][0]
+    assert container["resources"] == {
+        "requests": {"cpu": "2", "memory": "1Gi"},
+        "limits": {"cpu": "2", "memory": "1Gi"},
+    }
+    assert container["image"] == "nginx:1.27"  # only resources are taken
+    assert "x" not in (done["metadata"].get("labels") or {})
+    assert done["status"]["containerStatuses"][0]["resources"] == before  # the kubelet's
+    assert done["status"]["qosClass"] == "Guaranteed"
+
+    assert refusal({"requests": {"cpu": "1500m"}}) == [
+        (
+            "spec",
+            'Invalid value: "Guaranteed": Pod QOS Class may not change as a result of resizing',
+        )
+    ]
+    assert refusal({"requests": {"memory": "512Mi"}, "limits": {"memory": "512Mi"}}) == [
+        (
+            "spec.containers[0].resources.limits[memory]",
+            "Forbidden: memory limits cannot be decreased unless resizePolicy is RestartContainer",
+        )
+    ]
+    gpu = {"requests": {"example.com/widget": "1"}, "limits": {"example.com/widget": "1"}}
+    assert refusal(gpu) == [("spec", "Forbidden: only cpu and memory resources are mutable")]
+    with pytest.raises(NotFound) as missing:
+        api.patch("Pod", "conf-resize-none", namespace, {}, subresource="resize")
+    assert 'pods "conf-resize-none" not found' in str(missing.value)
+    assert (
+        api.get("Pod", "conf-resize", namespace)["spec"]["containers"][0]["resources"]
+        == (container["resources"])
+    )
+
+
+def test_a_pods_qos_class_counts_cpu_and_memory_only(cluster: Cluster) -> None:
+    """GPUs (an extended resource) alone leave a pod BestEffort: the class that a resize may
+    not change."""
+    api_pod = _resize_pod("conf-qos")
+    api_pod["metadata"]["namespace"] = cluster.namespace
+    gpus = {"nvidia.com/gpu": "1"}
+    api_pod["spec"]["containers"][0]["resources"] = {"requests": gpus, "limits": gpus}
+    from gpuctl.cluster.client import Cluster as Client
+
+    made = Client.connect(str(cluster.kubeconfig)).create(api_pod)
+    assert made["status"]["qosClass"] == "BestEffort"

@@ -242,6 +242,9 @@ class Kubelet(Controller):
         assert runtime.started_at is not None
         spec = pod.get("spec") or {}
         status = copy.deepcopy(pod.get("status") or {})
+        if _actuate_resize(spec, status):
+            pod = self.set_status(self.pods, pod, status)
+            status = copy.deepcopy(pod.get("status") or {})
         crashing = [c for c in spec.get("containers") or [] if self._crashes(c)]
         restart_policy = spec.get("restartPolicy", "Always")
         self._probe(pod, status, runtime, now)
@@ -352,6 +355,8 @@ class Kubelet(Controller):
                     "imageID": f"{image.split(':')[0]}@sha256:{sha(image)}",
                     "containerID": f"containerd://{sha(pod['metadata']['uid'] + c['name'])}",
                     "started": True,
+                    # what the container runs with: the sign of a kubelet that can resize
+                    "resources": copy.deepcopy(c.get("resources") or {}),
                 }
             )
             self._event(
@@ -468,6 +473,22 @@ class Kubelet(Controller):
         return self.config.image_crashes(str(container.get("image", ""))) or bool(
             script and script.crashes
         )
+
+
+def _actuate_resize(spec: Obj, status: Obj) -> bool:
+    """Give each running container that reports its resources the ones its spec holds now
+    (after an in-place resize); True when one changed. (A status without them is a kubelet
+    that cannot resize, as a test may make it.)"""
+    wanted = {c["name"]: c.get("resources") or {} for c in spec.get("containers") or []}
+    changed = False
+    for cs in status.get("containerStatuses") or []:
+        resources = wanted.get(cs["name"])
+        running = "running" in (cs.get("state") or {})
+        reports = running and "resources" in cs
+        if reports and resources is not None and cs["resources"] != resources:
+            cs["resources"] = copy.deepcopy(resources)
+            changed = True
+    return changed
 
 
 def _exited(pod: Obj, cs: Obj, started: float, finished: float) -> Obj:

@@ -1,6 +1,7 @@
 """The StatefulSet controller: pods NAME-0, NAME-1, … created in order (OrderedReady waits for
 each to be ready) or all at once (Parallel), removed from the highest ordinal down, and
-replaced one at a time, highest first, when the template changes."""
+replaced one at a time, highest first, when the template changes (never, with updateStrategy
+OnDelete: a pod of an old template is replaced only once someone deletes it)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ class StatefulSetController(Controller):
         for ordinal in extra[:1] if ordered else extra:
             self._delete_pod(sts, pods[ordinal])
         live = {o: p for o, p in pods.items() if o in wanted}
-        if not blocked and all(pod_ready(p) for p in live.values()):
+        on_delete = (spec.get("updateStrategy") or {}).get("type") == "OnDelete"
+        if not blocked and not on_delete and all(pod_ready(p) for p in live.values()):
             self._replace_one_stale(live, revision)
         self._write_status(sts, live, revision)
 

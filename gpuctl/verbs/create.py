@@ -58,9 +58,10 @@ class Create:
     def run(self, manifests: list[Manifest]) -> VerbResult:
         """Check the pool files' nodes and the jobs' placement, pin the workloads that ask for
         a placement strategy to their nodes (nothing is written when any is refused), delete
-        what a half-finished deletion left of these jobs, create the pools and label their nodes, then create the rest (so that no pod of a pool waits
-        for its nodes' labels), then wait when asked to. When the rest fails, the pools go too
-        (and their nodes' labels): nothing was created."""
+        what a half-finished deletion left of these jobs, create the pools and label their
+        nodes, then create the rest (so that no pod of a pool waits for its nodes' labels),
+        then wait when asked to. When the rest fails, the pools go too (and their nodes'
+        labels): nothing was created."""
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check()
         placement = placement_or_refuse(self.cluster, manifests, self.node_labels)

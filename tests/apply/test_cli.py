@@ -169,7 +169,7 @@ def test_wait_fails_fast_on_image_pull(env: Env) -> None:
     spec = COMPUTE.replace("nginx:latest", "nginx:does-not-exist")
     done = env.gpuctl("create", "-f", "-", "--wait", "--timeout", "30s", stdin=spec)
     assert done.returncode == 1
-    assert "Image pull failed" in done.stderr
+    assert "cannot pull image nginx:does-not-exist (" in done.stderr, done.stderr
 
 
 POOL_FILE = "kind: pool\nversion: v0.1\nmetadata: {name: first-pool}\nnodes: {cpu-0: {}}\n"

@@ -177,10 +177,12 @@ def host_path_type(workdir: dict[str, Any]) -> str:
     return c.HOST_PATH_TYPES[form]
 
 
-def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
+def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = False) -> Builder:
     """The builder shared by the four workload kinds (training, inference, notebook, compute).
 
     `supplies_deepspeed`: `--deepspeed X.json` that no workdir provides gets a base config.
+    `port_ready`: without a health check, the pod is ready once its service port takes
+    connections (a TCP readiness probe), not as soon as its container starts.
     """
 
     def build(
@@ -233,6 +235,7 @@ def _workload(kind: str, supplies_deepspeed: bool = False) -> Builder:
             "replicas": service.get("replicas", 1),
             "port": service.get("port"),
             "health_check": service.get("health_check"),
+            "port_ready": port_ready and not service.get("health_check"),
             "autoscaling": service.get("autoscaling"),
             "disruption_budget": _least_pods(service) >= c.DISRUPTION_BUDGET_MIN_PODS,
             "gpu_metric": c.GPU_UTILIZATION_METRIC,
@@ -375,7 +378,7 @@ KINDS: dict[str, Kind] = {
         Kind(
             "notebook",
             "a notebook: StatefulSet of one + NodePort Service",
-            _workload("notebook"),
+            _workload("notebook", port_ready=True),
             is_job=True,
         ),
         Kind(

@@ -182,3 +182,34 @@ def test_the_disruption_budget_follows_the_fewest_pods_a_service_runs(
 def test_notebooks_and_training_get_no_disruption_budget(kind: str) -> None:
     extra = "service:\n  port: 8888\n" if kind == "notebook" else ""
     assert budgets(spec(kind, "  cpu: 1\n  memory: 1Gi\n", extra)) == []
+
+
+# ---------------------------------------------------------------------------- readiness
+
+
+def _probes(kind: str, service: str) -> dict[str, Any]:
+    text = spec(
+        kind, "  gpu: 1\n  cpu: 2\n  memory: 4Gi\n", f"service:\n{service}" if service else ""
+    )
+    container = pod_spec(render_text(text))["containers"][0]
+    return {k: container[k] for k in ("readinessProbe", "livenessProbe") if k in container}
+
+
+def test_a_notebook_without_a_health_check_is_ready_once_its_port_takes_connections() -> None:
+    assert _probes("notebook", "") == {
+        "readinessProbe": {
+            "tcpSocket": {"port": 8888},
+            "initialDelaySeconds": 2,
+            "periodSeconds": 5,
+        }
+    }
+
+
+def test_a_health_check_gives_http_probes_and_no_port_probe() -> None:
+    probes = _probes("notebook", "  health_check: /api\n")
+    assert probes["readinessProbe"]["httpGet"] == {"path": "/api", "port": 8888}
+    assert probes["livenessProbe"]["httpGet"] == {"path": "/api", "port": 8888}
+
+
+def test_inference_without_a_health_check_gets_no_probe() -> None:
+    assert _probes("inference", "  port: 8000\n") == {}

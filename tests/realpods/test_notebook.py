@@ -39,9 +39,9 @@ def notebook_spec(name: str) -> dict[str, Any]:
                 "--NotebookApp.password=",
             ],
         },
-        # without a health check a notebook is ready once its container runs, before Jupyter
-        # listens; /api answers 200 without the token once it does
-        "service": {"port": 8888, "health_check": "/api"},
+        # no health check: the notebook's TCP readiness probe holds `create --wait` until
+        # Jupyter listens on its port
+        "service": {"port": 8888},
         "resources": {"pool": nodes.POOL, "gpu": 1, "cpu": "500m", "memory": "1Gi"},
     }
 

@@ -253,7 +253,11 @@ class Handler(BaseHTTPRequestHandler):
     def _client_gone(self) -> bool:
         """Whether the client closed its end (a stream would otherwise notice only on write)."""
         try:
-            readable, _, _ = select.select([self.connection], [], [], 0)
+            # poll, not select: select() refuses a descriptor number over 1023, which a busy
+            # server with many watches and streams reaches
+            poller = select.poll()
+            poller.register(self.connection, select.POLLIN)
+            readable = poller.poll(0)
             return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
         except OSError:
             return True

@@ -131,7 +131,7 @@ def test_env_from_a_missing_secret_key_is_a_config_error(sandbox: SandboxCluster
     core.create_namespaced_pod("default", pod)
 
     def waiting() -> dict[str, Any]:
-        return dict(_container(sandbox, "conf")["state"].get("waiting") or {})
+        return dict((_container(sandbox, "conf").get("state") or {}).get("waiting") or {})
 
     wait_for(lambda: waiting().get("reason") == "CreateContainerConfigError")
     assert waiting()["message"] == 'secret "db" not found'

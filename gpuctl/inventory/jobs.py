@@ -211,19 +211,14 @@ def list_pod_lines(
 def find_job(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
     """The workload of job `name`; JobNotFound when gpuctl made none by that name (a partial
     job's message says what is left and how to remove it)."""
-    for kind in WORKLOADS:
-        obj = cluster.find(kind, name, namespace)
-        if obj is not None and is_job(obj):
-            obj.setdefault("kind", kind)
-            return obj
-    partial = find_partial_job(cluster, name, namespace)
-    if partial is not None:
+    found = find_job_or_partial(cluster, name, namespace)
+    if is_partial(found):
         raise JobNotFound(
             f"job {name!r} in namespace {namespace} is partial: its workload is gone, "
-            f"{', '.join(leftover_refs(partial))} {_are(partial)} left "
-            f"(gpuctl delete job {name} removes {_them(partial)})"
+            f"{', '.join(leftover_refs(found))} {_are(found)} left "
+            f"(gpuctl delete job {name} removes {_them(found)})"
         )
-    raise JobNotFound(f"no job named {name!r} in namespace {namespace}")
+    return found
 
 
 def _are(partial: dict[str, Any]) -> str:

@@ -101,12 +101,13 @@ class Wait:
         self._check_failed(manifest, obj, pods)
         if status.workload_up(obj, pods):
             return True
-        found = explain.explain_pods(pods, self._warnings(manifest, pods))
+        warnings = self._warnings(manifest, pods)
+        found = explain.explain_pods(pods, warnings)
         if found:
             first = found[0]
             self.troubles[manifest.ref] = first.text
             if first.final:
-                raise WaitFailed(f"{manifest.ref}: {self._with_logs(first, pods)}")
+                raise WaitFailed(f"{manifest.ref}: {self._with_logs(first, pods, warnings)}")
             if first.kind == "mount" and self._past_grace(manifest.ref):
                 raise WaitFailed(f"{manifest.ref}: {first.text}")
             return False
@@ -140,20 +141,31 @@ class Wait:
         if all(status.pod_is_ready(pod) for pod in pods):
             return []
         names = {pod["metadata"]["name"] for pod in pods}
-        try:
-            listed = self.cluster.list("Event", manifest.namespace, field_selector="type=Warning")
-        except Forbidden:  # who may not read events is told what the pods' status says
-            return []
-        events = [e for e in listed if (e.get("involvedObject") or {}).get("name") in names]
-        return sorted(events, key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+        listed = self._events(manifest.namespace, "type=Warning")
+        return [e for e in listed if (e.get("involvedObject") or {}).get("name") in names]
 
-    def _with_logs(self, found: explain.Explanation, pods: list[dict[str, Any]]) -> str:
-        """The explanation again, with the last lines its container logged."""
+    def _events(self, namespace: str, field_selector: str) -> list[dict[str, Any]]:
+        """The events matching the selector, oldest first; none for who may not read events
+        (they are told what the pods' status says)."""
+        try:
+            listed = self.cluster.list("Event", namespace, field_selector=field_selector)
+        except Forbidden:
+            return []
+        return sorted(listed, key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+
+    def _with_logs(
+        self,
+        found: explain.Explanation,
+        pods: list[dict[str, Any]],
+        events: list[dict[str, Any]] | None = None,
+    ) -> str:
+        """The explanation again, with the last lines its container logged (and the same
+        events, whose words it may carry: a pull's runtime message, a liveness probe)."""
         pod = next((p for p in pods if p["metadata"]["name"] == found.pod), None)
         if pod is None:
             return found.text
         logs = last_lines(self.cluster, [pod])
-        again = explain.explain_pod(pod, [], logs)
+        again = explain.explain_pod(pod, explain.events_of(pod, events or []), logs)
         same = [e for e in again if e.container == found.container and e.kind == found.kind]
         return same[0].text if same else found.text
 
@@ -174,14 +186,11 @@ class Wait:
             owners |= {rs["metadata"].get("uid") for rs in replica_sets}
         events = [
             event
-            for event in self.cluster.list(
-                "Event", manifest.namespace, field_selector="reason=FailedCreate"
-            )
+            for event in self._events(manifest.namespace, "reason=FailedCreate")
             if (event.get("involvedObject") or {}).get("uid") in owners
         ]
         if not events:
             return
-        events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
         refusal = str(events[-1].get("message") or "")
         self.troubles[manifest.ref] = f"cannot create its pods: {refusal}"
         if "exceeded quota" in refusal:

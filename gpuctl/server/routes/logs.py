@@ -205,9 +205,11 @@ def _hand_over(
     loop: asyncio.AbstractEventLoop,
     stop: threading.Event,
 ) -> bool:
+    put = lines.put(item)
     try:
-        handed = asyncio.run_coroutine_threadsafe(lines.put(item), loop)
-    except RuntimeError:  # the event loop is gone
+        handed = asyncio.run_coroutine_threadsafe(put, loop)
+    except RuntimeError:  # the event loop is gone: the put never runs
+        put.close()
         return False
     while not stop.is_set():
         try:

@@ -2,7 +2,8 @@
 real nodes (tests/kube/nodes.py) for the tests marked `realpods`.
 
 The controlling process (the only one without xdist) picks a directory in `configure` and
-stops whatever was started there in `unconfigure`; the first test that needs a control plane
+stops whatever was started there in `unconfigure` (or, when it is killed before, the reaper it
+started beside itself does: tests/kube/reaper.py); the first test that needs a control plane
 starts it under a file lock, and every later one (in any worker) finds it in the state file.
 Each test gets a namespace of its own."""
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuctl.sandbox.testing import Cluster, real_cluster
-from tests.kube import controlplane
+from tests.kube import controlplane, reaper
 
 ENV = "GPUCTL_KUBE_SESSION"
 
@@ -40,6 +41,8 @@ def configure(config: Any) -> None:
     if _is_controller(config) and ENV not in os.environ:
         os.environ[ENV] = tempfile.mkdtemp(prefix="gpuctl-kube-")
         config._gpuctl_kube_owner = True
+        # a session killed from outside never reaches unconfigure: the reaper stops its planes
+        reaper.watch(os.getpid(), Path(os.environ[ENV]))
 
 
 def unconfigure(config: Any) -> None:

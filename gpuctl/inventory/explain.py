@@ -148,13 +148,15 @@ def _explain_container(
     def made(kind: str, text: str) -> Explanation:
         return Explanation(kind, text, pod_name, name)
 
-    if reason == "CrashLoopBackOff":
-        how = _how_it_ended(last, _limit(pod, name)) if last else "exited"
+    if reason == "CrashLoopBackOff" or _between_back_offs(pod, ended, restarts):
+        crashed = ended or last
+        how = _how_it_ended(crashed, _limit(pod, name)) if crashed else "exited"
         how += _liveness(name, events)
         lines = _lines(logs.get((pod_name, name)))
+        said = reason or str(ended.get("reason") or "Error")
         return made(
             "crash-loop",
-            f"{who} keeps crashing (CrashLoopBackOff): {how}, restarted {_times(restarts)}{lines}",
+            f"{who} keeps crashing ({said}): {how}, restarted {_times(restarts)}{lines}",
         )
     if ended and _failed(ended) and _pod_phase(pod) != "Succeeded":
         how = _how_it_ended(ended, _limit(pod, name))
@@ -173,6 +175,14 @@ def _explain_container(
         if probe:
             return made("probe", f"{who} is not ready: {probe}")
     return None
+
+
+def _between_back_offs(pod: dict[str, Any], ended: dict[str, Any], restarts: int) -> bool:
+    """A container that failed again after restarting, in a pod that restarts it: the same
+    crash loop, seen in the moment between two back-offs (the kubelet shows it terminated
+    before it shows CrashLoopBackOff again)."""
+    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+    return bool(ended) and _failed(ended) and restarts > 0 and policy != "Never"
 
 
 def _how_it_ended(terminated: dict[str, Any], limit: str) -> str:

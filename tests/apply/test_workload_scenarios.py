@@ -259,7 +259,7 @@ def test_scaling_a_notebooks_cpu_and_memory_resizes_its_running_pod_in_place(
             and status.get("currentRevision") == status.get("updateRevision")
         )
 
-    wait(settled, 60, "the StatefulSet up to date with the resized pod")
+    wait(settled, 180, "the StatefulSet up to date with the resized pod")
     kept = notebook_pod(cluster)
     assert kept is not None and kept["metadata"]["uid"] == pod["metadata"]["uid"]
     assert not kept["metadata"].get("deletionTimestamp")

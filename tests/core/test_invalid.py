@@ -20,7 +20,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,8 +34,9 @@ COMMANDS = ("render", "validate")
 _EXPECT = re.compile(r"^# expect: (?P<line>\d+) (?P<path>\S+) (?P<text>.+)$")
 _LOCATION = re.compile(r"^(?P<line>\d+)(?::(?P<column>\d+))?: (?P<rest>.*)$")
 
-# Safety bounds for hostile input, not benchmarks.
-WALL_SECONDS = 5.0  # generous: CI runs two test workers and sandboxes beside
+# Safety bounds for hostile input, not speed targets (those are benchmarks'): a file that
+# makes gpuctl hang or balloon fails here, however loaded the machine is.
+WALL_SECONDS = 60.0
 PEAK_RSS_BYTES = 256 * 1024 * 1024
 
 
@@ -118,17 +118,13 @@ def test_the_corpus_is_big_enough_and_every_file_says_what_it_expects() -> None:
 def test_invalid_spec_is_reported(spec: Path, command: str) -> None:
     expected = read_expectations(spec)
     line_count = len(spec.read_text(encoding="utf-8").splitlines())
-    started = time.monotonic()
     done = run_gpuctl(command, "-f", spec.name, cwd=INVALID)
-    elapsed = time.monotonic() - started
 
     failures = check_report(spec.name, done.stderr, expected, line_count)
     if done.returncode != 1:
         failures.append(f"exit code {done.returncode}, expected 1")
     if done.stdout:
         failures.append(f"stdout is not empty: {done.stdout[:200]!r}")
-    if elapsed > WALL_SECONDS:
-        failures.append(f"took {elapsed:.2f} s")
     assert not failures, "\n".join([*failures, "stderr was:", done.stderr])
 
 

@@ -50,6 +50,30 @@ def test_a_crash_loop_names_the_code_the_restarts_and_the_previous_lines() -> No
     ]
 
 
+def test_a_crash_loop_seen_between_two_back_offs_is_still_a_crash_loop() -> None:
+    between = {
+        **LOOP,
+        "state": {"terminated": {"exitCode": 3, "reason": "Error"}},
+        "lastState": {"terminated": {"exitCode": 3, "reason": "Error"}},
+    }
+    logs = {("p-1", "trainer"): ["shard 7 is corrupt"]}
+    assert explain.log_requests(pod(between)) == [("trainer", False)]  # the instance that ended
+    found = explain.explain_pods([pod(between)], [], logs)
+    assert found[0].final and texts(found) == [
+        "container `trainer` of pod p-1 keeps crashing (Error): exited with code 3, restarted 4 "
+        "times; last log lines: shard 7 is corrupt"
+    ]
+    first = {**between, "restartCount": 0}  # its first end: not a loop yet
+    assert texts(explain.explain_pods([pod(first)], [])) == [
+        "container `trainer` of pod p-1 exited with code 3"
+    ]
+    never = pod(between)
+    never["spec"]["restartPolicy"] = "Never"  # nothing restarts it
+    assert texts(explain.explain_pods([never], [])) == [
+        "container `trainer` of pod p-1 exited with code 3"
+    ]
+
+
 def test_an_oom_kill_names_the_memory_limit() -> None:
     oom = {**LOOP, "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}}
     assert texts(explain.explain_pods([pod(oom)], [])) == [

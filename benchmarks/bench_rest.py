@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gpuctl.cluster.client import Cluster
 from gpuctl.sandbox.config import NodeSpec, SandboxConfig
-from gpuctl.sandbox.testing import running_sandbox
 from tests.kube import controlplane
+from tests.support.sandbox import running_sandbox
 
 JOBS = 1_000
 NAMESPACE = "bench"

@@ -10,15 +10,22 @@ SPEC_VERSIONS: Final = ("v0.1",)
 # `gpuctl label node` must use g8s.host/, so they never collide with other people's labels.
 LABEL_DOMAIN: Final = "runwhere.ai/"
 USER_NODE_LABEL_PREFIX: Final = "g8s.host/"
+# The GPUWorkload controller's API group (its labels and annotations use it as their prefix),
+# and the prefix of the node labels its placement strategies read.
+WORKLOAD_GROUP: Final = "gpu.warp.dev"
+WORKLOAD_PREFIX: Final = WORKLOAD_GROUP + "/"
+ORCHESTRATOR_PREFIX: Final = "gpu-orchestrator/"
+# gpuctl's own annotations (apply bookkeeping, the spec a job was written from).
+ANNOTATION_PREFIX: Final = "gpuctl." + LABEL_DOMAIN
 
 
 class Labels:
-    JOB_TYPE: Final = "runwhere.ai/job-type"
-    PRIORITY: Final = "runwhere.ai/priority"
-    POOL: Final = "runwhere.ai/pool"
-    NAMESPACE: Final = "runwhere.ai/namespace"
-    GPU_TYPE: Final = "runwhere.ai/gpu-type"
-    GPU_TYPE_USER: Final = "g8s.host/gpu-type"
+    JOB_TYPE: Final = LABEL_DOMAIN + "job-type"
+    PRIORITY: Final = LABEL_DOMAIN + "priority"
+    POOL: Final = LABEL_DOMAIN + "pool"
+    NAMESPACE: Final = LABEL_DOMAIN + "namespace"
+    GPU_TYPE: Final = LABEL_DOMAIN + "gpu-type"
+    GPU_TYPE_USER: Final = USER_NODE_LABEL_PREFIX + "gpu-type"
     APP: Final = "app"
     JOB_NAME: Final = "job-name"  # set on training pods by the Job controller
     MANAGED_BY: Final = "app.kubernetes.io/managed-by"
@@ -26,9 +33,11 @@ class Labels:
     INSTANCE: Final = "app.kubernetes.io/instance"
     # The GPUWorkload a Job (and its pods) was made for: its name, hash-shortened to a label
     # value (see gpuctl.controller.workload.label_value); the full name is in an annotation.
-    WORKLOAD: Final = "gpu.warp.dev/workload"
+    WORKLOAD: Final = WORKLOAD_PREFIX + "workload"
     # Nodes that costOptimized placement prefers.
-    CHEAP_NODE: Final = "gpu-orchestrator/cheap-node"
+    CHEAP_NODE: Final = ORCHESTRATOR_PREFIX + "cheap-node"
+    # Every node's own name (the kubelet sets it): what pinning and one-pod-per-node select on.
+    HOSTNAME: Final = "kubernetes.io/hostname"
     # The StatefulSet controller's revision of a pod's template: a pod whose label names the
     # set's status.updateRevision is up to date (the controller does not replace it).
     CONTROLLER_REVISION: Final = "controller-revision-hash"
@@ -36,12 +45,7 @@ class Labels:
 
 MANAGED_BY_VALUE: Final = "gpuctl"
 
-# The GPUWorkload controller's API group (its labels and annotations use it as their prefix),
-# and the prefix of the node labels its placement strategies read.
-WORKLOAD_GROUP: Final = "gpu.warp.dev"
-WORKLOAD_PREFIX: Final = "gpu.warp.dev/"
-ORCHESTRATOR_PREFIX: Final = "gpu-orchestrator/"
-WORKLOAD_NAME_ANNOTATION: Final = "gpu.warp.dev/workload-name"
+WORKLOAD_NAME_ANNOTATION: Final = WORKLOAD_PREFIX + "workload-name"
 # A label value holds at most 63 characters; a longer name is kept as its first
 # LABEL_STEM_MAX characters, "-" and LABEL_HASH_CHARS hex digits of its SHA-256.
 LABEL_VALUE_MAX: Final = 63
@@ -121,19 +125,18 @@ DISRUPTION_BUDGET_MIN_PODS: Final = 2
 GPU_UTILIZATION_METRIC: Final = "DCGM_FI_DEV_GPU_UTIL"
 
 # Apply bookkeeping: a hash of the rendered object, written at creation.
-ANNOTATION_PREFIX: Final = "gpuctl.runwhere.ai/"
-RENDER_HASH_ANNOTATION: Final = "gpuctl.runwhere.ai/render-hash"
+RENDER_HASH_ANNOTATION: Final = ANNOTATION_PREFIX + "render-hash"
 # The spec a job was written from, as the user wrote it, on the job's workload object (what
 # `GET /jobs/{id}` returns as yamlContent). A spec over SPEC_ANNOTATION_MAX bytes is not kept
 # (annotations share 256 KiB per object); SPEC_OMITTED_ANNOTATION then says so.
-SPEC_ANNOTATION: Final = "gpuctl.runwhere.ai/spec"
-SPEC_OMITTED_ANNOTATION: Final = "gpuctl.runwhere.ai/spec-omitted"
+SPEC_ANNOTATION: Final = ANNOTATION_PREFIX + "spec"
+SPEC_OMITTED_ANNOTATION: Final = ANNOTATION_PREFIX + "spec-omitted"
 SPEC_ANNOTATION_MAX: Final = 64 * 1024
 # resources.placement: the strategy, recorded on the workload at render; gpuctl create/apply
 # pick the node(s) with it and pin the pod template there.
-PLACEMENT_ANNOTATION: Final = "gpuctl.runwhere.ai/placement"
+PLACEMENT_ANNOTATION: Final = ANNOTATION_PREFIX + "placement"
 # `gpuctl pause` of a Deployment/StatefulSet remembers its replica count here.
-PAUSED_REPLICAS_ANNOTATION: Final = "gpuctl.runwhere.ai/paused-replicas"
+PAUSED_REPLICAS_ANNOTATION: Final = ANNOTATION_PREFIX + "paused-replicas"
 
 # Order in which objects are printed and created: a namespace before what lives in it, config
 # and services before the workloads that use them (Helm's install order, trimmed to our kinds).

@@ -21,11 +21,11 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from gpuctl.cluster.client import Cluster as GpuctlCluster
 from gpuctl.render import engine
 from gpuctl.sandbox import SandboxConfig
-from gpuctl.sandbox.testing import Cluster, SandboxCluster, real_cluster, running_sandbox
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from tests.kube import controlplane
 from tests.kube import session as kube_session
+from tests.support.sandbox import Cluster, SandboxCluster, real_cluster, running_sandbox
 
 E2E = os.environ.get("GPUCTL_E2E") == "1"
 

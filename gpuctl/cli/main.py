@@ -77,7 +77,7 @@ class LazyGroup(click.Group):
         return command.get_short_help_str(limit=80) if command else ""
 
 
-def _given_or_global(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+def given_or_global(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     """A command's own --kubeconfig/--context/-n when given, else the one given before the
     command (`gpuctl --context prod get jobs`), else None."""
     if value is not None or param.name is None:
@@ -90,14 +90,14 @@ def connection_options(command: Any) -> Any:
     """--kubeconfig and --context, as kubectl has them (for cluster-scoped commands)."""
     command = click.option(
         "--context",
-        callback=_given_or_global,
+        callback=given_or_global,
         shell_complete=complete.contexts,
         help="The kubeconfig context to use.",
     )(command)
     return click.option(
         "--kubeconfig",
         type=click.Path(dir_okay=False),
-        callback=_given_or_global,
+        callback=given_or_global,
         help="Path to the kubeconfig file.",
     )(command)
 
@@ -107,7 +107,7 @@ def namespace_option(command: Any) -> Any:
     return click.option(
         "-n",
         "--namespace",
-        callback=_given_or_global,
+        callback=given_or_global,
         shell_complete=complete.namespaces,
         help="Namespace (wins over job.namespace).",
     )(command)
@@ -125,6 +125,39 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
     cls=LazyGroup,
     context_settings=CONTEXT_SETTINGS,
     lazy={
+        "render": (
+            "gpuctl.cli.offline:render",
+            "Check the specs and print the Kubernetes objects; never contacts a cluster.",
+        ),
+        "validate": (
+            "gpuctl.cli.offline:validate",
+            "Check the specs without rendering them: `FILE: ok`, or every problem found.",
+        ),
+        "schema": (
+            "gpuctl.cli.offline:schema",
+            "Print the JSON Schema of a kind, self-contained, for editors.",
+        ),
+        "priority-classes": (
+            "gpuctl.cli.offline:priority_classes",
+            "Print the PriorityClasses that `render --priority-classes` refers to.",
+        ),
+        "completion": ("gpuctl.cli.offline:completion", "Print the shell completion script."),
+        "create": (
+            "gpuctl.cli.writing:create",
+            "Create the objects; one that exists already is an error naming it.",
+        ),
+        "apply": (
+            "gpuctl.cli.writing:apply",
+            "Create what is missing, keep what is unchanged, replace what changed...",
+        ),
+        "diff": (
+            "gpuctl.cli.writing:diff",
+            "Show what apply would change: a unified diff of live and rendered objects.",
+        ),
+        "delete": (
+            "gpuctl.cli.writing:delete",
+            "Delete what specs render (-f), or a job by name (job NAME); pods go with them.",
+        ),
         "sandbox": (
             "gpuctl.sandbox.cli:sandbox",
             "Run a simulated GPU cluster to try gpuctl and kubectl without one.",
@@ -166,7 +199,7 @@ def cli(kubeconfig: str | None, context: str | None, namespace: str | None) -> N
     """
 
 
-_file_option = click.option(
+file_option = click.option(
     "-f",
     "--filename",
     "files",
@@ -176,123 +209,6 @@ _file_option = click.option(
     type=click.Path(allow_dash=True),
     help="A spec file, a directory of *.yaml/*.yml, or - for stdin. Repeatable.",
 )
-
-
-@cli.command()
-@_file_option
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["yaml", "json"]),
-    default="yaml",
-    show_default=True,
-    help="yaml: multi-document YAML for `kubectl apply -f -`; json: one v1 List.",
-)
-@click.option(
-    "-n",
-    "--namespace",
-    callback=_given_or_global,
-    help="Namespace for every job (wins over job.namespace).",
-)
-@click.option(
-    "--priority-classes",
-    is_flag=True,
-    help="Set priorityClassName gpuctl-<priority> (see `gpuctl priority-classes`).",
-)
-def render(
-    files: tuple[str, ...], output: str, namespace: str | None, priority_classes: bool
-) -> None:
-    """Check the specs and print the Kubernetes objects; never contacts a cluster.
-
-    \b
-    gpuctl render -f examples/training.yaml
-    gpuctl render -f examples/ | kubectl apply -f -
-    """
-    from gpuctl.render import engine
-    from gpuctl.spec.kinds import Options
-
-    manifests = engine.render(
-        files, Options(namespace=namespace, priority_classes=priority_classes)
-    )
-    text = engine.to_json(manifests) if output == "json" else engine.to_yaml(manifests)
-    click.echo(text, nl=False)
-
-
-@cli.command()
-@_file_option
-def validate(files: tuple[str, ...]) -> int:
-    """Check the specs without rendering them: `FILE: ok`, or every problem found.
-
-    \b
-    gpuctl validate -f examples/
-    """
-    from gpuctl.errors import SpecError
-    from gpuctl.render import engine
-    from gpuctl.spec import document
-    from gpuctl.spec.kinds import Options
-
-    failed = False
-    for name in document.expand_paths(files):
-        shown = document.display_name(name)
-        try:
-            docs = document.load_text(shown, document.read_text(name))
-            engine.render_documents(docs, Options())
-        except SpecError as exc:
-            failed = True
-            for problem in exc.problems:
-                click.echo(str(problem), err=True)
-            continue
-        click.echo(f"{shown}: ok")
-    return 1 if failed else 0
-
-
-@cli.command()
-@click.argument("kind")
-def schema(kind: str) -> None:
-    """Print the JSON Schema of a kind, self-contained, for editors.
-
-    \b
-    gpuctl schema training > training.schema.json
-    # then in a spec:  # yaml-language-server: $schema=training.schema.json
-    """
-    import json
-
-    from gpuctl.errors import UsageError
-    from gpuctl.spec import kinds
-    from gpuctl.spec import schema as schemas
-
-    found = kinds.lookup(kind)
-    if found is None:
-        hint = schemas.did_you_mean(kind, kinds.spellings())
-        raise UsageError(f"unknown kind {kind!r} ({hint})")
-    click.echo(json.dumps(schemas.bundle(found.schema), indent=2, ensure_ascii=False))
-
-
-@cli.command("priority-classes")
-def priority_classes() -> None:
-    """Print the PriorityClasses that `render --priority-classes` refers to.
-
-    \b
-    gpuctl priority-classes | kubectl apply -f -
-    """
-    from gpuctl.render import engine
-
-    click.echo(engine.to_yaml(engine.render_priority_classes()), nl=False)
-
-
-@cli.command()
-@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
-def completion(shell: str) -> None:
-    """Print the shell completion script.
-
-    \b
-    eval "$(gpuctl completion bash)"      # or add it to ~/.bashrc
-    """
-    from click.shell_completion import get_completion_class
-
-    completion_class = get_completion_class(shell)
-    assert completion_class is not None
-    click.echo(completion_class(cli, {}, "gpuctl", "_GPUCTL_COMPLETE").source())
 
 
 # ------------------------------------------------------------------ cluster commands
@@ -309,7 +225,7 @@ def duration(text: str) -> float:
         raise click.BadParameter(f"{text!r} is not a duration such as 30s, 5m or 1h") from None
 
 
-_timeout_option = click.option(
+timeout_option = click.option(
     "--timeout",
     default="5m",
     show_default=True,
@@ -325,54 +241,6 @@ dry_run_option = click.option(
     help="client (also --dry-run alone): print the plan; server: also have the server check "
     "every object. Nothing is written.",
 )
-
-
-def _write_options(command: Any) -> Any:
-    """The options create and apply share."""
-    for option in reversed(
-        [
-            dry_run_option,
-            click.option(
-                "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
-            ),
-            _timeout_option,
-            click.option(
-                "--priority-classes", is_flag=True, help="Set priorityClassName gpuctl-<priority>."
-            ),
-            click.option(
-                "--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool."
-            ),
-        ]
-    ):
-        command = option(command)
-    return command
-
-
-class Session:
-    """The specs rendered for one cluster command, and the cluster to act on."""
-
-    def __init__(
-        self,
-        files: tuple[str, ...],
-        kubeconfig: str | None,
-        context: str | None,
-        namespace: str | None,
-        priority_classes: bool = False,
-    ) -> None:
-        from gpuctl.cluster import client
-        from gpuctl.render import engine
-        from gpuctl.spec.kinds import Options
-        from gpuctl.verbs.workset import Workset
-
-        # Invalid specs are reported before the Kubernetes client is even imported.
-        specs = engine.load_specs(files)
-        self.cluster = client.Cluster.connect(kubeconfig, context)
-        options = Options(
-            namespace=namespace,
-            default_namespace=self.cluster.namespace,
-            priority_classes=priority_classes,
-        )
-        self.work = Workset.of_specs(specs, options)
 
 
 def progress_line() -> Any:
@@ -400,239 +268,6 @@ def show_result(result: Any) -> None:
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     report(result.lines(), result.errors)
-
-
-def _wait(wait: bool, timeout: str, settle: str, cluster: Any) -> Any:
-    from gpuctl.verbs.wait import Wait
-
-    if not wait:
-        return None
-    return Wait(cluster, duration(timeout), duration(settle), progress_line())
-
-
-_settle_option = click.option(
-    "--settle",
-    default="5s",
-    show_default=True,
-    help="With --wait: how long every pod must stay Ready, without restarting, to count as up.",
-)
-
-
-@cli.command()
-@_file_option
-@cluster_options
-@_write_options
-@_settle_option
-def create(
-    files: tuple[str, ...],
-    kubeconfig: str | None,
-    context: str | None,
-    namespace: str | None,
-    dry_run: str,
-    wait: bool,
-    timeout: str,
-    priority_classes: bool,
-    overwrite: bool,
-    settle: str,
-) -> int:
-    """Create the objects; one that exists already is an error naming it.
-
-    All or nothing: when one object cannot be created, what this run created is removed
-    again. A pool file also labels its nodes runwhere.ai/pool (and runwhere.ai/gpu-type); a
-    node of another pool is refused unless --overwrite, before anything is written.
-
-    \b
-    gpuctl create -f examples/training.yaml
-    gpuctl create -f task1.yaml -f task2.yaml --wait
-    """
-    from gpuctl.verbs.common import DryRun
-    from gpuctl.verbs.create import Create
-
-    session = Session(files, kubeconfig, context, namespace, priority_classes)
-    result = Create(
-        session.cluster,
-        DryRun(dry_run),
-        duration(timeout),
-        progress_line(),
-        node_labels=session.work.node_labels,
-        overwrite=overwrite,
-        wait=_wait(wait, timeout, settle, session.cluster),
-        on_written=show_result,  # what was created is said before waiting for it to run
-    ).run(session.work.manifests)
-    return 0 if result.ok else 1
-
-
-@cli.command()
-@_file_option
-@cluster_options
-@_write_options
-@_settle_option
-@click.option(
-    "--force",
-    is_flag=True,
-    help="Delete and create again every existing object, changed or not (re-pulls images).",
-)
-@click.option(
-    "--prune/--no-prune",
-    default=True,
-    show_default=True,
-    help="Delete the objects of these jobs that the specs no longer render.",
-)
-def apply(
-    files: tuple[str, ...],
-    kubeconfig: str | None,
-    context: str | None,
-    namespace: str | None,
-    dry_run: str,
-    wait: bool,
-    timeout: str,
-    priority_classes: bool,
-    overwrite: bool,
-    settle: str,
-    force: bool,
-    prune: bool,
-) -> int:
-    """Create what is missing, keep what is unchanged, replace what changed (safely), and
-    prune what the jobs no longer render.
-
-    A pool file also labels its nodes, and unlabels those it no longer lists.
-
-    \b
-    gpuctl apply -f examples/inference.yaml
-    gpuctl apply -f examples/ --dry-run=server
-    """
-    from gpuctl.verbs.apply import Apply
-    from gpuctl.verbs.common import DryRun
-
-    session = Session(files, kubeconfig, context, namespace, priority_classes)
-    result = Apply(
-        session.cluster,
-        DryRun(dry_run),
-        duration(timeout),
-        progress_line(),
-        force=force,
-        prune=prune,
-        node_labels=session.work.node_labels,
-        overwrite=overwrite,
-        wait=_wait(wait, timeout, settle, session.cluster),
-        on_written=show_result,
-    ).run(session.work.manifests)
-    return 0 if result.ok else 1
-
-
-class DiffError(GpuctlError):
-    """diff could not compare: kubectl's convention is an exit code above 1."""
-
-    exit_code = 2
-
-
-@cli.command()
-@_file_option
-@cluster_options
-def diff(
-    files: tuple[str, ...], kubeconfig: str | None, context: str | None, namespace: str | None
-) -> int:
-    """Show what apply would change: a unified diff of live and rendered objects.
-
-    Exit code 0 when nothing differs, 1 when something does, 2 when diff could not compare
-    (kubectl's convention).
-
-    \b
-    gpuctl diff -f examples/training.yaml
-    """
-    from gpuctl.verbs.diff import Diff
-
-    try:
-        session = Session(files, kubeconfig, context, namespace)
-        result = Diff(session.cluster, session.work.node_labels).run(session.work.manifests)
-    except SpecError as exc:
-        exc.exit_code = 2
-        raise
-    except GpuctlError as exc:
-        raise DiffError(str(exc)) from exc
-    click.echo(result.text, nl=False)
-    return 1 if result.differs else 0
-
-
-@cli.command()
-@click.argument("what", nargs=-1, shell_complete=complete.job_word_then_name)
-@click.option(
-    "-f",
-    "--filename",
-    "files",
-    multiple=True,
-    metavar="FILE",
-    type=click.Path(allow_dash=True),
-    help="Delete the objects these specs render. Repeatable.",
-)
-@cluster_options
-@click.option("--force", is_flag=True, help="No grace period: pods are killed at once.")
-@click.option("--wait", is_flag=True, help="Wait until the objects and their pods are gone.")
-@_timeout_option
-@click.option(
-    "--include-namespaces",
-    is_flag=True,
-    help="Also delete the namespaces a quota file renders (never done otherwise).",
-)
-@click.option(
-    "--ignore-not-found",
-    is_flag=True,
-    help="An object (or job) already gone is no error: nothing is said, exit code 0.",
-)
-def delete(
-    what: tuple[str, ...],
-    files: tuple[str, ...],
-    kubeconfig: str | None,
-    context: str | None,
-    namespace: str | None,
-    force: bool,
-    wait: bool,
-    timeout: str,
-    include_namespaces: bool,
-    ignore_not_found: bool,
-) -> int:
-    """Delete what specs render (-f), or a job by name (job NAME); pods go with them.
-
-    Each object already gone is reported `KIND/NAME not found` and the exit code is 1, as
-    kubectl does; --ignore-not-found silences that.
-
-    \b
-    gpuctl delete -f examples/training.yaml --wait
-    gpuctl delete job qwen2-7b-llamafactory-sft --force
-    gpuctl delete -f examples/training.yaml --ignore-not-found
-    """
-    from gpuctl.errors import UsageError
-    from gpuctl.verbs.delete import Delete, JobNotFound
-
-    if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] not in ("job", "jobs"))):
-        raise UsageError("give either -f FILE… or `job NAME`")
-    if files:
-        session = Session(files, kubeconfig, context, namespace)
-        cluster = session.cluster
-    else:
-        from gpuctl.cluster import client
-
-        cluster = client.Cluster.connect(kubeconfig, context)
-    verb = Delete(
-        cluster,
-        force=force,
-        wait=wait,
-        timeout=duration(timeout),
-        include_namespaces=include_namespaces,
-        ignore_not_found=ignore_not_found,
-        progress=progress_line(),
-    )
-    if files:
-        result = verb.files(session.work.manifests, session.work.node_labels)
-    else:
-        try:
-            result = verb.job(what[1], namespace or cluster.namespace)
-        except JobNotFound:
-            if not ignore_not_found:
-                raise
-            return 0
-    show_result(result)
-    return 0 if result.ok else 1
 
 
 # ------------------------------------------------------------ get and describe groups

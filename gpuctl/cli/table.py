@@ -14,7 +14,6 @@ from typing import Any
 
 import yaml
 
-OUTPUTS = ("table", "wide", "yaml", "json", "name")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _COLOURS = {"green": "32", "yellow": "33", "red": "31"}
 # Status words in colour: what is fine, what waits, what needs a look.

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from gpuctl import constants as c
 from gpuctl.errors import GpuctlError
 
 
@@ -57,7 +58,7 @@ RESOURCES: dict[str, Resource] = {
     "CustomResourceDefinition": Resource(
         "apiextensions.k8s.io", "v1", "customresourcedefinitions", False
     ),
-    "GPUWorkload": Resource("gpu.warp.dev", "v1alpha1", "gpuworkloads", True),
+    "GPUWorkload": Resource(c.WORKLOAD_GROUP, "v1alpha1", "gpuworkloads", True),
     # create-only reviews: who a bearer token is, and what a user may do
     "TokenReview": Resource("authentication.k8s.io", "v1", "tokenreviews", False),
     "SelfSubjectAccessReview": Resource(

@@ -24,7 +24,7 @@ from gpuctl.spec import quantity
 
 # NVIDIA GPU feature discovery's label for the number of GPUs on a node.
 GPU_COUNT_LABEL: Final = "nvidia.com/gpu.count"
-HOSTNAME_LABEL: Final = "kubernetes.io/hostname"
+HOSTNAME_LABEL: Final = c.Labels.HOSTNAME
 CHEAP_NODE_LABEL: Final = c.Labels.CHEAP_NODE
 FINISHED_PHASES: Final = ("Succeeded", "Failed")
 BLOCKING_TAINT_EFFECTS: Final = ("NoSchedule", "NoExecute")

@@ -174,19 +174,18 @@ HISTORY_POINTS = 60  # samples over the --since window
 
 @dataclass
 class PodUsage:
-    """One pod's GPUs now, and their mean utilisation and memory used over a window."""
+    """One pod's GPUs now, and their mean utilisation over a window."""
 
     pod: str
     now: Figures | None
     util_history: list[float]  # %, oldest first
-    used_history: list[float]  # MiB
 
 
 def pod_usage(
     prometheus: Prometheus, namespace: str, pods: Sequence[str], since: float, end: float
 ) -> list[PodUsage]:
-    """Now and over [end - since, end] for each of `pods` (3 instant-vector and 2 range
-    queries in all, whatever the number of pods)."""
+    """Now and over [end - since, end] for each of `pods` (5 instant-vector queries and 1
+    range query in all, whatever the number of pods)."""
     if not pods:
         return []
     matchers = _pods_matcher(namespace, pods)
@@ -194,13 +193,8 @@ def pod_usage(
     step = max(since / HISTORY_POINTS, 1.0)
     start = end - since
     util = prometheus.query_range(f"avg by (pod) ({UTIL}{matchers})", start, end, step)
-    used = prometheus.query_range(f"sum by (pod) ({FB_USED}{matchers})", start, end, step)
     util_by = {s.labels.get("pod", ""): [v for _, v in s.points] for s in util}
-    used_by = {s.labels.get("pod", ""): [v for _, v in s.points] for s in used}
-    return [
-        PodUsage(pod, now.get((namespace, pod)), util_by.get(pod, []), used_by.get(pod, []))
-        for pod in pods
-    ]
+    return [PodUsage(pod, now.get((namespace, pod)), util_by.get(pod, [])) for pod in pods]
 
 
 def _regex_escape(text: str) -> str:

@@ -15,28 +15,30 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from fractions import Fraction
 from typing import Any
 
-from gpuctl.sandbox import defaults, podsecurity, quantity, resize, validation
+from gpuctl.sandbox import defaults, resize, validation
+from gpuctl.sandbox.addresses import ServiceAddresses
+from gpuctl.sandbox.admission import Admission
 from gpuctl.sandbox.config import SandboxConfig
+from gpuctl.sandbox.crds import CustomResources
 from gpuctl.sandbox.errors import (
     ApiError,
     Cause,
     already_exists,
     bad_request,
     conflict,
-    forbidden,
     invalid,
     not_found,
 )
+from gpuctl.sandbox.events import EventRecorder
 from gpuctl.sandbox.patches import (
     json_merge_patch,
     json_patch,
     prune_unapplied,
     strategic_merge_patch,
 )
+from gpuctl.sandbox.quota import Quotas
 from gpuctl.sandbox.resources import Registry, Resource
 from gpuctl.sandbox.selectors import (
     FieldRequirement,
@@ -45,6 +47,7 @@ from gpuctl.sandbox.selectors import (
     name_from_field_selector,
 )
 from gpuctl.sandbox.store import Obj, Store
+from gpuctl.sandbox.timestamps import now_rfc3339
 
 _ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATION_KINDS = {
@@ -57,13 +60,6 @@ _GENERATION_KINDS = {
     "PodDisruptionBudget",
     "CustomResourceDefinition",
 }
-_COUNTED = {"pods", "services", "configmaps", "secrets", "resourcequotas"}
-
-
-def now_rfc3339(ts: float | None = None) -> str:
-    return datetime.fromtimestamp(time.time() if ts is None else ts, UTC).strftime(
-        "%Y-%m-%dT%H:%M:%SZ"
-    )
 
 
 def random_suffix(n: int = 5) -> str:
@@ -127,9 +123,11 @@ class Api:
         self.crd_validator = validation.CrdValidator()
         self.runtime: dict[str, PodRuntime] = {}  # pod uid → simulated kubelet state
         self.removed_uids: list[str] = []  # owners gone since the garbage collector last looked
-        self._next_ip = 0
-        self._node_ports: set[int] = set()
-        self._event_index: dict[tuple[str, str, str], str] = {}
+        self.admission = Admission(registry, store)
+        self.quotas = Quotas(registry, store)
+        self.addresses = ServiceAddresses()
+        self.crds = CustomResources(registry, store)
+        self.events = EventRecorder(registry, store, self._create_internal, self._write)
         self.applied: dict[tuple[str, str], Any] = {}  # (uid, fieldManager) → last applied
 
     # -- reads --------------------------------------------------------------------------------
@@ -265,17 +263,17 @@ class Api:
                 obj.pop("status", None)  # written only through the status subresource
             self._prepare(res, obj, uid)
             if res.kind == "Pod":
-                self._admit_priority(res, obj)
+                self.admission.priority(res, obj)
             if not internal:
                 self._validate(res, obj, field_validation, warnings)
             if res.namespaced:
-                self._admit_namespace(res, meta["namespace"], name)
+                self.admission.namespace(res, meta["namespace"], name)
             if res.kind == "Pod":
-                self._admit_pod_security(res, meta["namespace"], obj)
+                self.admission.pod_security(res, meta["namespace"], obj)
             if self.find(res, meta.get("namespace", ""), name) is not None:
                 raise already_exists(res, name)
-            self._admit_quota(res, meta.get("namespace", ""), obj)
-            self._allocate(res, obj, None, dry_run)
+            self.quotas.admit(res, meta.get("namespace", ""), obj)
+            self.addresses.allocate(res, obj, None, dry_run)
             meta["uid"] = uid
             meta["creationTimestamp"] = now_rfc3339()
             if res.kind in _GENERATION_KINDS or res.crd_schema is not None:
@@ -355,245 +353,6 @@ class Api:
         if causes:
             raise invalid(res, name, causes)
 
-    def _admit_priority(self, res: Resource, pod: Obj) -> None:
-        """The Priority admission plugin: resolve priorityClassName into spec.priority."""
-        spec = pod.setdefault("spec", {})
-        classes = self.registry.get("scheduling.k8s.io", "priorityclasses")
-        wanted = spec.get("priorityClassName")
-        if wanted:
-            found = self.store.get(classes.key, "", wanted)
-            if found is None:
-                name = pod["metadata"].get("name") or pod["metadata"].get("generateName", "")
-                raise forbidden(res, name, f"no PriorityClass with name {wanted} was found")
-        else:
-            found = next(
-                (pc for pc in self.store.objects(classes.key, None) if pc.get("globalDefault")),
-                None,
-            )
-            if found is not None:
-                spec["priorityClassName"] = found["metadata"]["name"]
-        if found is not None:
-            spec["priority"] = int(found.get("value", 0))
-            spec["preemptionPolicy"] = found.get("preemptionPolicy", "PreemptLowerPriority")
-
-    def _admit_namespace(self, res: Resource, namespace: str, name: str) -> None:
-        ns_res = self.registry.get("", "namespaces")
-        ns = self.store.get(ns_res.key, "", namespace)
-        if ns is None:
-            raise ApiError(
-                404,
-                "NotFound",
-                f'namespaces "{namespace}" not found',
-                {"name": namespace, "kind": "namespaces"},
-            )
-        if ns["metadata"].get("deletionTimestamp") and res.kind != "Event":
-            raise forbidden(
-                res,
-                name,
-                f"unable to create new content in namespace {namespace} because it is being "
-                "terminated",
-                [
-                    {
-                        "reason": "NamespaceTerminating",
-                        "message": f"namespace {namespace} is being terminated",
-                        "field": "metadata.namespace",
-                    }
-                ],
-            )
-
-    def _admit_pod_security(self, res: Resource, namespace: str, pod: Obj) -> None:
-        """The namespace's enforced Pod Security level refuses a pod that breaks it."""
-        ns = self.store.get(self.registry.get("", "namespaces").key, "", namespace) or {}
-        why = podsecurity.refusal(ns, pod)
-        if why:
-            raise forbidden(res, pod["metadata"]["name"], why)
-
-    # -- quota --------------------------------------------------------------------------------
-
-    def usage_of(self, res: Resource, obj: Obj) -> dict[str, Fraction]:
-        """What one object counts against a ResourceQuota."""
-        usage: dict[str, Fraction] = {}
-        usage[f"count/{res.group_resource}"] = Fraction(1)
-        if res.plural in _COUNTED and not res.group:
-            usage[res.plural] = Fraction(1)
-        if res.kind == "Service":
-            spec = obj.get("spec") or {}
-            if spec.get("type") in ("NodePort", "LoadBalancer"):
-                usage["services.nodeports"] = Fraction(len(spec.get("ports") or []))
-            if spec.get("type") == "LoadBalancer":
-                usage["services.loadbalancers"] = Fraction(1)
-        if res.kind == "Pod":
-            if (obj.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-                return {}
-            for c in (obj.get("spec") or {}).get("containers") or []:
-                resources = c.get("resources") or {}
-                requests = dict(resources.get("limits") or {})
-                requests.update(resources.get("requests") or {})
-                for rname, value in requests.items():
-                    amount = quantity.parse(value)
-                    keys = [f"requests.{rname}"]
-                    if rname in ("cpu", "memory", "ephemeral-storage"):
-                        keys.append(rname)
-                    for key in keys:
-                        usage[key] = usage.get(key, Fraction(0)) + amount
-                for rname, value in (resources.get("limits") or {}).items():
-                    key = f"limits.{rname}"
-                    usage[key] = usage.get(key, Fraction(0)) + quantity.parse(value)
-        return usage
-
-    def quota_used(self, namespace: str, hard: dict[str, Any]) -> dict[str, Fraction]:
-        used = {key: Fraction(0) for key in hard}
-        for res in self.registry.all():
-            if not res.namespaced:
-                continue
-            if res.kind != "Pod" and not any(
-                k
-                in (
-                    f"count/{res.group_resource}",
-                    res.plural,
-                    "services.nodeports",
-                    "services.loadbalancers",
-                )
-                for k in hard
-            ):
-                continue
-            for obj in self.store.objects(res.key, namespace):
-                if res.kind == "Pod" and obj["metadata"].get("deletionTimestamp"):
-                    continue
-                for key, amount in self.usage_of(res, obj).items():
-                    if key in used:
-                        used[key] += amount
-        return used
-
-    def _admit_quota(self, res: Resource, namespace: str, obj: Obj) -> None:
-        if not namespace or res.kind == "Event":
-            return
-        quota_res = self.registry.get("", "resourcequotas")
-        quotas = self.store.objects(quota_res.key, namespace)
-        if not quotas:
-            return
-        requested = self.usage_of(res, obj)
-        name = obj["metadata"].get("name") or obj["metadata"].get("generateName", "")
-        for quota in sorted(quotas, key=lambda q: q["metadata"]["name"]):
-            hard = (quota.get("spec") or {}).get("hard") or {}
-            if res.kind == "Pod":
-                missing = sorted(
-                    k
-                    for k in hard
-                    if k
-                    in (
-                        "requests.cpu",
-                        "requests.memory",
-                        "limits.cpu",
-                        "limits.memory",
-                        "cpu",
-                        "memory",
-                    )
-                    and any(
-                        k.split(".")[-1]
-                        not in (
-                            (c.get("resources") or {}).get(
-                                "limits" if k.startswith("limits") else "requests"
-                            )
-                            or {}
-                        )
-                        for c in (obj.get("spec") or {}).get("containers") or []
-                    )
-                )
-                if missing:
-                    raise forbidden(
-                        res,
-                        name,
-                        f"failed quota: {quota['metadata']['name']}: "
-                        f"must specify {','.join(missing)}",
-                    )
-            relevant = {k: v for k, v in requested.items() if k in hard}
-            if not relevant:
-                continue
-            used = self.quota_used(namespace, hard)
-            failed = sorted(k for k, v in relevant.items() if used[k] + v > quantity.parse(hard[k]))
-            if failed:
-
-                def fmt(values: dict[str, Any], keys: list[str] = failed) -> str:
-                    return ",".join(
-                        f"{k}={quantity.format_quantity(quantity.parse(values[k]), 'memory' in k)}"
-                        for k in keys
-                    )
-
-                raise forbidden(
-                    res,
-                    name,
-                    f"exceeded quota: {quota['metadata']['name']}, requested: {fmt(relevant)}, "
-                    f"used: {fmt(used)}, limited: {fmt(hard)}",
-                )
-
-    # -- allocation ---------------------------------------------------------------------------
-
-    def _allocate(self, res: Resource, obj: Obj, old: Obj | None, dry_run: bool) -> None:
-        if res.kind != "Service":
-            return
-        spec = obj["spec"]
-        old_spec = (old or {}).get("spec") or {}
-        if not spec.get("clusterIP") and old_spec.get("clusterIP"):
-            spec["clusterIP"] = old_spec["clusterIP"]
-            spec["clusterIPs"] = old_spec.get("clusterIPs", [old_spec["clusterIP"]])
-        if not spec.get("clusterIP"):
-            if spec.get("type") == "ExternalName":
-                return
-            n = self._next_ip
-            if not dry_run:
-                self._next_ip += 1
-            spec["clusterIP"] = f"10.96.{n // 254}.{n % 254 + 1}"
-        spec.setdefault("clusterIPs", [spec["clusterIP"]])
-        if spec.get("type") in ("NodePort", "LoadBalancer"):
-            old_ports = {
-                (p.get("port"), p.get("protocol")): p.get("nodePort")
-                for p in old_spec.get("ports") or []
-            }
-            mine = {p for p in old_ports.values() if p}
-            for i, port in enumerate(spec.get("ports") or []):
-                wanted = port.get("nodePort") or old_ports.get(
-                    (port.get("port"), port.get("protocol"))
-                )
-                if wanted:
-                    if wanted in self._node_ports and wanted not in mine:
-                        raise invalid(
-                            res,
-                            obj["metadata"]["name"],
-                            [
-                                Cause(
-                                    f"spec.ports[{i}].nodePort",
-                                    "Invalid value",
-                                    "provided port is already allocated",
-                                    wanted,
-                                )
-                            ],
-                        )
-                else:
-                    free = [p for p in range(30000, 32768) if p not in self._node_ports]
-                    if not free:
-                        raise invalid(
-                            res,
-                            obj["metadata"]["name"],
-                            [
-                                Cause(
-                                    f"spec.ports[{i}].nodePort", "Invalid value", "range is full", 0
-                                )
-                            ],
-                        )
-                    wanted = random.choice(free)
-                port["nodePort"] = wanted
-                if not dry_run:
-                    self._node_ports.add(wanted)
-            if old is not None and not dry_run:
-                kept = {p.get("nodePort") for p in spec.get("ports") or []}
-                self._node_ports -= mine - kept
-
-    def _release(self, res: Resource, obj: Obj) -> None:
-        if res.kind == "Service":
-            for port in (obj.get("spec") or {}).get("ports") or []:
-                self._node_ports.discard(port.get("nodePort"))
-
     def _initial_status(self, res: Resource, obj: Obj) -> None:
         if res.kind == "Namespace":
             obj["status"] = {"phase": "Active"}
@@ -672,7 +431,7 @@ class Api:
                 self._validate(res, new, field_validation, warnings, causes, subresource)
             if causes:
                 raise invalid(res, name, causes)
-            self._allocate(res, new, old, dry_run)
+            self.addresses.allocate(res, new, old, dry_run)
             if (
                 "generation" in meta
                 and subresource != "status"
@@ -920,10 +679,10 @@ class Api:
         final = copy.deepcopy(final)
         final["metadata"]["resourceVersion"] = str(self.store.next_rv())
         self.store.remove(res.key, final)
-        self._release(res, final)
+        self.addresses.release(res, final)
         self.removed_uids.append(final["metadata"]["uid"])
         if res.kind == "CustomResourceDefinition":
-            self._unregister_crd(final)
+            self.crds.unregister(final, self._remove)
         if res.kind == "Pod":
             self.runtime.pop(final["metadata"]["uid"], None)
         return final
@@ -960,132 +719,16 @@ class Api:
 
     # -- side effects -------------------------------------------------------------------------
 
+    def emit_event(self, obj: Obj, type_: str, reason: str, message: str, component: str) -> None:
+        """Record a core/v1 Event about `obj` (see EventRecorder)."""
+        self.events.emit(obj, type_, reason, message, component)
+
+    def _create_internal(self, res: Resource, namespace: str, obj: Obj) -> Obj:
+        return self.create(res, namespace, obj, internal=True)
+
     def _after_write(self, res: Resource, old: Obj | None, new: Obj) -> None:
         if res.kind == "CustomResourceDefinition":
-            self._register_crd(new)
-
-    def _register_crd(self, crd: Obj) -> None:
-        spec = crd.get("spec") or {}
-        names = spec.get("names") or {}
-        for version in spec.get("versions") or []:
-            if not version.get("served", True):
-                continue
-            schema = (version.get("schema") or {}).get("openAPIV3Schema") or {}
-            subresources = tuple(sorted((version.get("subresources") or {}).keys()))
-            self.registry.add(
-                Resource(
-                    spec.get("group", ""),
-                    version["name"],
-                    names.get("plural", ""),
-                    names.get("kind", ""),
-                    spec.get("scope", "Namespaced") == "Namespaced",
-                    tuple(names.get("shortNames") or ()),
-                    tuple(names.get("categories") or ()),
-                    subresources,
-                    crd_schema=schema,
-                    printer_columns=tuple(
-                        (
-                            str(column.get("name", "")),
-                            str(column.get("type", "string")),
-                            str(column.get("jsonPath", "")),
-                            int(column.get("priority") or 0),
-                        )
-                        for column in version.get("additionalPrinterColumns") or []
-                    ),
-                )
-            )
-        if not (crd.get("status") or {}).get("conditions"):
-            new = copy.deepcopy(crd)
-            ts = now_rfc3339()
-            new["status"] = {
-                "acceptedNames": names,
-                "storedVersions": [
-                    v["name"] for v in spec.get("versions") or [] if v.get("storage")
-                ],
-                "conditions": [
-                    {
-                        "type": "NamesAccepted",
-                        "status": "True",
-                        "reason": "NoConflicts",
-                        "message": "no conflicts found",
-                        "lastTransitionTime": ts,
-                    },
-                    {
-                        "type": "Established",
-                        "status": "True",
-                        "reason": "InitialNamesAccepted",
-                        "message": "the initial names have been accepted",
-                        "lastTransitionTime": ts,
-                    },
-                ],
-            }
-            new["metadata"]["resourceVersion"] = str(self.store.next_rv())
-            self.store.put(
-                self.registry.get("apiextensions.k8s.io", "customresourcedefinitions").key,
-                new,
-                "MODIFIED",
-            )
-
-    def _unregister_crd(self, crd: Obj) -> None:
-        spec = crd.get("spec") or {}
-        for version in spec.get("versions") or []:
-            res = self.registry.lookup(
-                spec.get("group", ""), version["name"], (spec.get("names") or {}).get("plural", "")
-            )
-            if res is not None:
-                for obj in self.store.objects(res.key, None):
-                    self._remove(res, obj)
-                self.registry.remove(res)
-
-    def emit_event(self, obj: Obj, type_: str, reason: str, message: str, component: str) -> None:
-        """Record a core/v1 Event about `obj`; repeats bump the count, as the real recorder does."""
-        meta = obj["metadata"]
-        namespace = meta.get("namespace") or "default"
-        events = self.registry.get("", "events")
-        key = (meta.get("uid", ""), reason, message)
-        ts = now_rfc3339()
-        with self.store.lock:
-            existing_name = self._event_index.get(key)
-            existing = (
-                self.store.get(events.key, namespace, existing_name) if existing_name else None
-            )
-            if existing is not None:
-                new = copy.deepcopy(existing)
-                new["count"] = int(existing.get("count", 1)) + 1
-                new["lastTimestamp"] = ts
-                self._write(events, existing, new)
-                return
-            name = f"{meta['name']}.{uuid.uuid4().hex[:16]}"
-            event: Obj = {
-                "apiVersion": "v1",
-                "kind": "Event",
-                "metadata": {"name": name, "namespace": namespace},
-                "involvedObject": {
-                    "kind": obj.get("kind"),
-                    "namespace": meta.get("namespace"),
-                    "name": meta["name"],
-                    "uid": meta.get("uid"),
-                    "apiVersion": obj.get("apiVersion"),
-                    "resourceVersion": meta.get("resourceVersion"),
-                },
-                "reason": reason,
-                "message": message,
-                "source": {"component": component},
-                "firstTimestamp": ts,
-                "lastTimestamp": ts,
-                "count": 1,
-                "type": type_,
-                "eventTime": None,
-                "reportingComponent": component,
-                "reportingInstance": "",
-            }
-            if not meta.get("namespace"):
-                del event["involvedObject"]["namespace"]
-            try:
-                self.create(events, namespace, event, internal=True)
-            except ApiError:
-                return
-            self._event_index[key] = name
+            self.crds.register(new)
 
 
 def _without_nulls(value: Any) -> Any:

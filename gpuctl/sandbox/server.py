@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 import yaml
 
 from gpuctl.sandbox import discovery, tables
-from gpuctl.sandbox.api import Api, PodRuntime
+from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers import ControllerError, Controllers
 from gpuctl.sandbox.errors import (
@@ -29,23 +29,18 @@ from gpuctl.sandbox.errors import (
     bad_request,
     conflict,
     method_not_allowed,
-    too_large_resource_version,
 )
 from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
-from gpuctl.sandbox.logs import LogLine, LogOptions, log_lines, previous_log_lines
 from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
+from gpuctl.sandbox.podlog import PodLog
 from gpuctl.sandbox.resources import Registry, Resource
-from gpuctl.sandbox.script import script_of
 from gpuctl.sandbox.selectors import (
-    matches_labels,
     parse_field_selector,
     parse_label_selector,
     selector_string,
 )
 from gpuctl.sandbox.store import Store
-
-TOO_LARGE_WAIT_SECONDS = 3.0  # how long a list at a future resourceVersion waits (the real: 3 s)
-SHORTEST_BOOKMARKED_WATCH = 8.0  # seconds: a watch this short or shorter gets no bookmark
+from gpuctl.sandbox.watch import Watch, WatchSelection, wait_for_version
 
 _PATCH_TYPES = {
     "application/json-patch+json": "json",
@@ -78,51 +73,6 @@ class _WriteOptions:
                 '"Ignore", "Warn", "Strict"'
             )
         return cls(dry_run, fv)
-
-
-@dataclass
-class _WatchSelection:
-    """What one watch shows: its resource, namespace and selectors, and how it writes a line."""
-
-    res: Resource
-    namespace: str | None
-    labels: Any
-    fields: Any
-    table_include: str | None  # None: objects as they are; else Tables with this includeObject
-
-    def matches(self, obj: dict[str, Any]) -> bool:
-        meta = obj["metadata"]
-        namespaced = self.namespace is not None and self.res.namespaced
-        if namespaced and meta.get("namespace") != self.namespace:
-            return False
-        return matches_labels(self.labels, meta.get("labels")) and all(
-            f.matches(obj) for f in self.fields
-        )
-
-    def line(self, kind: str, obj: dict[str, Any]) -> bytes:
-        if self.table_include is not None and kind not in ("BOOKMARK", "ERROR"):
-            rv = int(obj["metadata"]["resourceVersion"])
-            obj = tables.table(self.res, [obj], rv, self.table_include)
-        return json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
-
-    def lines_for(self, kind: str, obj: dict[str, Any], prev: dict[str, Any] | None) -> list[bytes]:
-        now_in = self.matches(obj)
-        if kind == "MODIFIED" and prev is not None and (self.labels or self.fields):
-            # leaving or entering the selection reads as deleted or added, as the real watch
-            # cache reports it
-            was_in = self.matches(prev)
-            if was_in != now_in:
-                return [self.line("ADDED" if now_in else "DELETED", obj)]
-        return [self.line(kind, obj)] if now_in else []
-
-    def bookmark(self, cursor: int, initial_events_end: bool = False) -> bytes:
-        meta: dict[str, Any] = {"resourceVersion": str(cursor)}
-        if initial_events_end:
-            meta["annotations"] = {"k8s.io/initial-events-end": "true"}
-        return self.line(
-            "BOOKMARK",
-            {"kind": self.res.kind, "apiVersion": self.res.api_version, "metadata": meta},
-        )
 
 
 class _Drop(Exception):
@@ -737,7 +687,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _list(self, res: Resource, ns: str | None, query: dict[str, str]) -> None:
         api = self.server.sandbox.api
-        self._wait_for_version(query)
+        wait_for_version(self.server.sandbox.store, query)
         result = api.list_objects(
             res,
             ns,
@@ -767,173 +717,41 @@ class Handler(BaseHTTPRequestHandler):
             },
         )
 
-    def _wait_for_version(self, query: dict[str, str]) -> None:
-        """A list at a resourceVersion the store has not reached (NotOlderThan, the meaning of
-        a non-zero one without resourceVersionMatch) waits for it a while, then is refused
-        with 504 ResourceVersionTooLarge, as the real server's watch cache does: a client
-        that remembers another cluster's version learns it at once."""
-        text = query.get("resourceVersion", "")
-        if (
-            text in ("", "0")
-            or query.get("continue")
-            or query.get("resourceVersionMatch") == "Exact"
-        ):
-            return
-        try:
-            asked = int(text)
-        except ValueError:
-            raise bad_request(f"invalid resource version: {text}") from None
-        store = self.server.sandbox.store
-        with store.lock:
-            if not store.wait_for_rv(asked, TOO_LARGE_WAIT_SECONDS):
-                raise too_large_resource_version(asked, store.rv)
-
     def _watch(self, res: Resource, ns: str | None, query: dict[str, str]) -> None:
         sandbox = self.server.sandbox
-        selection = _WatchSelection(
+        selection = WatchSelection(
             res,
             ns,
             parse_label_selector(query.get("labelSelector", "")),
             parse_field_selector(query.get("fieldSelector", ""), res.kind),
             self._include() if self._wants_table() else None,
         )
-        rv_text = query.get("resourceVersion", "")
-        lasts = float(query.get("timeoutSeconds") or 1800)
-        deadline = time.monotonic() + lasts
-        # bookmarks are not promised: the API server often sends none to a short watch of a
-        # set in which nothing changes (as short as 5 s), so neither does the sandbox
-        asked = query.get("allowWatchBookmarks") in ("true", "1")
-        bookmarks = asked and lasts > SHORTEST_BOOKMARKED_WATCH
-        send_initial = query.get("sendInitialEvents") == "true"
-        with sandbox.store.lock:
-            initial: list[dict[str, Any]] = []
-            if rv_text in ("", "0") or send_initial:
-                initial = [
-                    o
-                    for o in sandbox.store.objects(res.key, ns if res.namespaced else None)
-                    if selection.matches(o)
-                ]
-                cursor = sandbox.store.rv
-            else:
-                try:
-                    cursor = int(rv_text)
-                except ValueError:
-                    raise bad_request(f"invalid resource version: {rv_text}") from None
-            expired = sandbox.store.expired(cursor)
-            oldest = sandbox.store.oldest_rv
+        watch = Watch.start(sandbox.store, selection, query)
         self._start_stream("application/json")
         try:
-            if expired:
-                status = ApiError(
-                    410, "Expired", f"too old resource version: {cursor} ({oldest - 1})"
-                ).status()
-                self._chunk(selection.line("ERROR", status))
-                self._end_stream()
-                return
-            for obj in sorted(initial, key=lambda o: int(o["metadata"]["resourceVersion"])):
-                self._chunk(selection.line("ADDED", obj))
-            if send_initial and asked:
-                self._chunk(selection.bookmark(cursor, initial_events_end=True))
-            self._watch_events(selection, cursor, deadline, bookmarks)
+            watch.run(
+                sandbox.store,
+                sandbox.stopping,
+                sandbox.config.bookmark_seconds,
+                self._chunk,
+                self._client_gone,
+            )
             self._end_stream()
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
-
-    def _watch_events(
-        self, selection: _WatchSelection, cursor: int, deadline: float, bookmarks: bool
-    ) -> None:
-        """Stream the selected changes after `cursor` until the deadline or the client leaves."""
-        sandbox = self.server.sandbox
-        store = sandbox.store
-        last_bookmark = time.monotonic()
-        while not sandbox.stopping.is_set():
-            now = time.monotonic()
-            if now >= deadline or self._client_gone():
-                break
-            with store.lock:
-                events = store.events_after(cursor)
-                if not events:
-                    store.changed.wait(min(deadline - now, 0.25))
-                    events = store.events_after(cursor)
-            out = []
-            for ev in events:
-                cursor = ev.rv
-                if ev.key == selection.res.key:
-                    out.extend(selection.lines_for(ev.type, ev.obj, ev.prev))
-            if out:
-                self._chunk(b"".join(out))
-            # a bookmark never names a version below the one asked for: a watch from a version
-            # the store has not reached (another cluster's) hears nothing, as on the real server
-            due = time.monotonic() - last_bookmark >= sandbox.config.bookmark_seconds
-            if bookmarks and due and store.rv >= cursor:
-                last_bookmark = time.monotonic()
-                self._chunk(selection.bookmark(cursor))
 
     def _log(self, res: Resource, ns: str, name: str, query: dict[str, str]) -> None:
         sandbox = self.server.sandbox
-        api = sandbox.api
-        pod = api.get(res, ns, name)
-        container = _log_container(pod, name, query.get("container") or "")
-        options = LogOptions.of(query, name)
-        runtime = api.runtime.get(pod["metadata"]["uid"])
-        if runtime is None or runtime.started_at is None:
-            waiting = "ContainerCreating"
-            for cs in (pod.get("status") or {}).get("containerStatuses") or []:
-                if cs.get("name") == container and (cs.get("state") or {}).get("waiting"):
-                    waiting = cs["state"]["waiting"].get("reason", waiting)
-            raise bad_request(
-                f'container "{container}" in pod "{name}" is waiting to start: {waiting}'
-            )
-        script = _script_lines(pod, container)
-        interval = sandbox.config.log_interval_seconds
-        if query.get("previous") in ("true", "1"):
-            lines = _previous_lines(pod, container, runtime, interval, script)
-        else:
-            lines = log_lines(name, container, runtime, interval, script=script)
-        shown = options.select(lines)
-        if not options.follow:
-            data = options.render(shown)
-            if options.limit_bytes is not None:
-                data = data[: options.limit_bytes]
-            self._send(200, data, content_type="text/plain")
+        request = PodLog.start(sandbox.api, res, ns, name, query)
+        if not request.options.follow:
+            self._send(200, request.text(), content_type="text/plain")
             return
         self._start_stream("text/plain")
         try:
-            self._chunk(options.render(shown)) if shown else None
-            self._follow_log(pod, container, options, len(lines), script)
+            request.follow(sandbox.api, sandbox.stopping, self._chunk, self._client_gone)
             self._end_stream()
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
-
-    def _follow_log(
-        self,
-        pod: dict[str, Any],
-        container: str,
-        options: LogOptions,
-        sent: int,
-        script: tuple[str, ...] | None = None,
-    ) -> None:
-        """Stream the lines after the first `sent` until the container stops or the client goes."""
-        sandbox = self.server.sandbox
-        interval = sandbox.config.log_interval_seconds
-        name = pod["metadata"]["name"]
-        while not sandbox.stopping.is_set():
-            time.sleep(min(interval, 0.05))
-            if self._client_gone():
-                break
-            current = sandbox.api.runtime.get(pod["metadata"]["uid"])
-            lines = log_lines(name, container, current, interval, script=script)
-            if len(lines) > sent:
-                new = [
-                    line
-                    for line in lines[sent:]
-                    if options.since is None or line[0] >= options.since
-                ]
-                if new:
-                    self._chunk(options.render(new))
-                sent = len(lines)
-            if current is None or current.finished_at is not None:
-                break
 
     def _set_scale(
         self, res: Resource, ns: str, name: str, scale: Any, dry_run: bool
@@ -955,50 +773,6 @@ class Handler(BaseHTTPRequestHandler):
             obj["spec"]["replicas"] = replicas
             updated = api.update(res, ns, name, obj, dry_run=dry_run, internal=True)
         return _scale(res, updated)
-
-
-def _script_lines(pod: dict[str, Any], container: str) -> tuple[str, ...] | None:
-    """What the container's script prints (gpuctl.sandbox.script); None when it is no script."""
-    for spec in (pod.get("spec") or {}).get("containers") or []:
-        if spec.get("name") == container:
-            script = script_of(spec)
-            return script.lines if script else None
-    return None
-
-
-def _previous_lines(
-    pod: dict[str, Any],
-    container: str,
-    runtime: PodRuntime,
-    interval: float,
-    script: tuple[str, ...] | None,
-) -> list[LogLine]:
-    """`previous=true`: the lines of the instance before the current one; the kubelet's 400
-    when the container never restarted."""
-    name = pod["metadata"]["name"]
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        if status.get("name") != container or not int(status.get("restartCount") or 0):
-            continue
-        if not (status.get("lastState") or {}).get("terminated"):
-            continue
-        running = (status.get("state") or {}).get("running") is not None
-        return previous_log_lines(name, container, runtime, interval, running, script)
-    raise bad_request(f'previous terminated container "{container}" in pod "{name}" not found')
-
-
-def _log_container(pod: dict[str, Any], name: str, container: str) -> str:
-    """The container a log request means: the one asked for, or the pod's only one."""
-    containers = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
-    if not container:
-        if len(containers) > 1:
-            raise bad_request(
-                f"a container name must be specified for pod {name}, choose one of: "
-                f"[{' '.join(containers)}]"
-            )
-        container = containers[0] if containers else ""
-    if container not in containers:
-        raise bad_request(f"container {container} is not valid for pod {name}")
-    return container
 
 
 def _verb(method: str, route: Route, query: dict[str, str]) -> str:

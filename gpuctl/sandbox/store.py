@@ -54,9 +54,6 @@ class Store:
             return len(by_ns.get(namespace, {}))
         return sum(len(objs) for objs in by_ns.values())
 
-    def namespaces_with(self, key: Key) -> list[str]:
-        return [ns for ns, objs in self._objects.get(key, {}).items() if objs]
-
     def dependents(self, uid: str) -> list[tuple[Key, str, str]]:
         return sorted(self._dependents.get(uid, ()))
 

@@ -213,6 +213,7 @@ def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = Fa
             "labels": {**labels, Labels.MANAGED_BY: c.MANAGED_BY_VALUE, Labels.INSTANCE: name},
             "app_label": Labels.APP,
             "job_name_label": Labels.JOB_NAME,
+            "hostname_label": Labels.HOSTNAME,
             "description_annotation": c.ANNOTATION_PREFIX + "description",
             "image": env_spec["image"],
             "image_pull_secret": env_spec.get("imagePullSecret"),

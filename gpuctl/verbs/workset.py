@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest, NodeLabels, Spec
-from gpuctl.spec.document import Document
 from gpuctl.spec.kinds import Options
 
 
@@ -20,7 +19,3 @@ class Workset:
     @classmethod
     def of_specs(cls, specs: Sequence[Spec], options: Options) -> Workset:
         return cls(engine.render_specs(specs, options), engine.node_labels(specs))
-
-    @classmethod
-    def of_documents(cls, documents: Sequence[Document], options: Options) -> Workset:
-        return cls.of_specs(engine.check_documents(documents), options)

@@ -12,8 +12,8 @@ import time
 from datetime import datetime
 from typing import Any
 
-from gpuctl.sandbox.testing import Cluster, SandboxCluster
 from tests.conftest import GPUCTL, run_gpuctl
+from tests.support.sandbox import Cluster, SandboxCluster
 
 from .test_scenarios import gpuctl
 

@@ -18,7 +18,7 @@ import pytest
 
 from gpuctl.cluster.client import Cluster as GpuctlCluster
 from gpuctl.cluster.errors import KubeError
-from gpuctl.sandbox.testing import Cluster
+from tests.support.sandbox import Cluster
 
 from .test_cluster_scenarios import pods, wait
 from .test_scenarios import gpuctl

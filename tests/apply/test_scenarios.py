@@ -11,8 +11,8 @@ from typing import Any
 
 import yaml
 
-from gpuctl.sandbox.testing import Cluster
 from tests.conftest import GPUCTL, run_gpuctl
+from tests.support.sandbox import Cluster
 
 WEB = """kind: compute
 version: v0.1

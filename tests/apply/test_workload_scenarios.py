@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gpuctl.sandbox.testing import Cluster
+from tests.support.sandbox import Cluster
 
 from .test_cluster_scenarios import wait
 from .test_scenarios import WEB, gpuctl

@@ -12,10 +12,10 @@ from gpuctl.cluster.client import Cluster
 from gpuctl.controller import resource
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.config import NodeSpec
-from gpuctl.sandbox.testing import Cluster as TestCluster
-from gpuctl.sandbox.testing import SandboxCluster
 from tests.conftest import Env
 from tests.controller.scene import Scene, scene_on
+from tests.support.sandbox import Cluster as TestCluster
+from tests.support.sandbox import SandboxCluster
 
 CHEAP = {"gpu-orchestrator/cheap-node": "true"}
 

@@ -29,8 +29,8 @@ from gpuctl.cluster.errors import AlreadyExists, NotFound
 from gpuctl.controller import resource
 from gpuctl.controller.install import wait_established
 from gpuctl.controller.workload import workload_selector
-from gpuctl.sandbox.testing import Cluster, wait_for
 from tests.conftest import GPUCTL
+from tests.support.sandbox import Cluster, wait_for
 
 SCENE_LABEL = "gpuctl.test/scene"
 # kwok leaves the conditions of a node with this label as written (tests/kube/stages)

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from gpuctl.controller import resource
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from tests.conftest import REPO, Env
 from tests.controller.conftest import workload
 from tests.controller.scene import run_controller
+from tests.support.sandbox import SandboxCluster, wait_for
 
 EXAMPLE = REPO / "examples" / "controller" / "gpuworkload.yaml"
 EXAMPLE_NAME = "my-inference-workload"

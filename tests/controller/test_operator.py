@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpuctl.controller import resource
-from gpuctl.sandbox.testing import wait_for
 from tests.conftest import REPO, Env
 from tests.controller.scene import http_get, run_controller
+from tests.support.sandbox import wait_for
 
 EXAMPLE = (REPO / "examples" / "controller" / "gpuworkload.yaml").read_text()
 

@@ -19,10 +19,10 @@ import yaml
 
 from gpuctl.cluster.errors import NotFound
 from gpuctl.controller import resource
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from tests.conftest import GPUCTL, REPO
 from tests.controller.scene import MANUAL_CONDITIONS, Scene
 from tests.kube.session import LocalCluster
+from tests.support.sandbox import SandboxCluster, wait_for
 
 EXAMPLE = REPO / "examples" / "controller" / "gpuworkload.yaml"
 SANDBOX_TOKEN = "gpu-orchestrator-token"

@@ -16,9 +16,9 @@ from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.reconcile import Reconciler
 from gpuctl.controller.workload import label_value, workload_selector
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from tests.conftest import Env
 from tests.controller.conftest import workload
+from tests.support.sandbox import SandboxCluster, wait_for
 
 
 class Clock:

@@ -13,9 +13,9 @@ import yaml
 
 from gpuctl.controller import resource
 from gpuctl.controller.workload import label_value
-from gpuctl.sandbox.testing import wait_for
 from gpuctl.verbs.pinning import pinned_node
 from tests.controller.scene import CHEAP, MANUAL_CONDITIONS, Scene
+from tests.support.sandbox import wait_for
 
 
 def placement_nodes(scene: Scene) -> tuple[str, str, str]:

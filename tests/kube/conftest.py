@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuctl.sandbox.testing import Cluster
 from tests.kube import controlplane, session
+from tests.support.sandbox import Cluster
 
 
 @pytest.fixture

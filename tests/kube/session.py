@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from gpuctl.sandbox.testing import Cluster, real_cluster
 from tests.kube import controlplane, reaper
+from tests.support.sandbox import Cluster, real_cluster
 
 ENV = "GPUCTL_KUBE_SESSION"
 

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import yaml
 
-from gpuctl.sandbox.testing import Cluster
 from tests.apply.test_scenarios import gpuctl
 from tests.conftest import GPUCTL
 from tests.kube import kueue
+from tests.support.sandbox import Cluster
 
 pytestmark = pytest.mark.kube
 

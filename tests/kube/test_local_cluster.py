@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import yaml
 
-from gpuctl.sandbox.testing import Cluster
 from tests.apply.test_scenarios import gpuctl
 from tests.conftest import EXAMPLES
 from tests.operate.test_notebooks import NAME as NB_NAME
 from tests.operate.test_notebooks import NOTEBOOK
+from tests.support.sandbox import Cluster
 
 pytestmark = pytest.mark.kube
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gpuctl.sandbox.testing import wait_for
+from tests.support.sandbox import wait_for
 from tests.kube import controlplane, reaper
 
 

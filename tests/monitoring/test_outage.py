@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from gpuctl.sandbox.testing import wait_for
 from gpuctl.server.app import create_app
 from tests.conftest import Env
+from tests.support.sandbox import wait_for
 
 from .conftest import Exporter, free_port
 from .test_top import table

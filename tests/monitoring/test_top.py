@@ -275,3 +275,25 @@ def test_rest_api_metrics_come_from_the_same_queries(
         assert series["gpuUtilization"] and {p["value"] for p in series["gpuUtilization"]} == {70.0}
         bad = client.get("/api/v1/jobs/default.tune/metrics?startTime=yesterday")
         assert bad.status_code == 400 and bad.json()["error"] == "BadRequest"
+
+
+class _CountingPrometheus(Prometheus):
+    """Answers every query with nothing, and keeps the range queries asked."""
+
+    def __init__(self) -> None:
+        super().__init__("http://127.0.0.1:1")
+        self.ranges: list[str] = []
+
+    def query(self, promql: str) -> list[Any]:
+        return []
+
+    def query_range(self, promql: str, start: float, end: float, step: float) -> list[Any]:
+        self.ranges.append(promql)
+        return []
+
+
+def test_describe_job_asks_one_range_query_the_utilisation_curve_it_draws() -> None:
+    prometheus = _CountingPrometheus()
+    usages = gpu.pod_usage(prometheus, "default", ["tune-0", "tune-1"], 300.0, 1000.0)
+    assert [u.pod for u in usages] == ["tune-0", "tune-1"]
+    assert len(prometheus.ranges) == 1 and gpu.UTIL in prometheus.ranges[0]

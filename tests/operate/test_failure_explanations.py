@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from gpuctl.sandbox.testing import wait_for
 from tests.conftest import Env
+from tests.support.sandbox import wait_for
 
 CRASH = """print('loading shards', flush=True)
 print('shard 7 is corrupt', flush=True)

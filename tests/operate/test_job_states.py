@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 from fastapi.testclient import TestClient
 
 from gpuctl.cluster.client import Cluster as GpuctlCluster
-from gpuctl.sandbox.testing import Cluster
 from gpuctl.server.app import create_app
 from tests.conftest import run_gpuctl
+from tests.support.sandbox import Cluster
 
 T = TypeVar("T")
 

@@ -19,9 +19,9 @@ from gpuctl.cli import table
 from gpuctl.cli.views import nodes as node_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import nodes
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from gpuctl.verbs import node_labels
 from tests.conftest import Env
+from tests.support.sandbox import SandboxCluster, wait_for
 
 GPUCTL = Path(sys.executable).with_name("gpuctl")
 

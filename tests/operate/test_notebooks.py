@@ -16,8 +16,8 @@ import pytest
 from gpuctl.cluster.client import Cluster, ExecResult, exit_status
 from gpuctl.errors import UsageError
 from gpuctl.inventory import transfer
-from gpuctl.sandbox.testing import wait_for
 from tests.conftest import EXAMPLES, Env
+from tests.support.sandbox import wait_for
 
 NOTEBOOK = (
     (EXAMPLES / "notebook.yaml")

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from gpuctl.sandbox.testing import Cluster, wait_for
 from tests.conftest import run_gpuctl
+from tests.support.sandbox import Cluster, wait_for
 
 
 def gpuctl(

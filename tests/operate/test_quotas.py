@@ -19,10 +19,10 @@ from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import quotas
 from gpuctl.render import engine
 from gpuctl.sandbox import SandboxConfig
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from tests.conftest import Env
+from tests.support.sandbox import SandboxCluster, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 GPUCTL = Path(sys.executable).with_name("gpuctl")

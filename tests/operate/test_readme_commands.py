@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from gpuctl.sandbox import SandboxConfig
-from gpuctl.sandbox.testing import SandboxCluster
 from tests.conftest import EXAMPLES, GPUCTL, REPO
 from tests.core.test_readme import INSTALL, README, setup_commands
+from tests.support.sandbox import SandboxCluster
 
 CLUSTER_VERBS = ("create", "apply", "diff", "delete")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuctl.sandbox.testing import Cluster
 from tests.conftest import run_gpuctl
 from tests.kube import controlplane, nodes, session
+from tests.support.sandbox import Cluster
 
 
 def missing_under_ci(reason: str | None, environ: Mapping[str, str]) -> str | None:

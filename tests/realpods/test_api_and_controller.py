@@ -18,12 +18,12 @@ import yaml
 from gpuctl.cluster.client import Cluster as Client
 from gpuctl.controller import resource
 from gpuctl.controller.workload import WORKLOAD_LABEL
-from gpuctl.sandbox.testing import Cluster, wait_for
 from tests.conftest import GPUCTL
 from tests.controller.scene import ensure_crd, free_port, http_get, run_controller
 from tests.kube import images, nodes
 from tests.realpods.conftest import gpuctl
 from tests.realpods.test_training import training_spec
+from tests.support.sandbox import Cluster, wait_for
 
 pytestmark = pytest.mark.realpods
 

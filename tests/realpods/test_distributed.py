@@ -19,10 +19,10 @@ import pytest
 import yaml
 
 from gpuctl import constants as c
-from gpuctl.sandbox.testing import Cluster, wait_for
 from tests.kube import nodes
 from tests.realpods.conftest import gpuctl
 from tests.realpods.test_training import job_status, training_spec
+from tests.support.sandbox import Cluster, wait_for
 
 pytestmark = pytest.mark.realpods
 

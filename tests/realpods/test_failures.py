@@ -8,10 +8,10 @@ import re
 import pytest
 import yaml
 
-from gpuctl.sandbox.testing import Cluster, wait_for
 from tests.realpods.conftest import gpuctl
 from tests.realpods.test_inference import inference_spec
 from tests.realpods.test_training import job_status, training_spec
+from tests.support.sandbox import Cluster, wait_for
 
 pytestmark = pytest.mark.realpods
 

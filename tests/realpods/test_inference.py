@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
-from gpuctl.sandbox.testing import Cluster, wait_for
 from tests.kube import images, nodes
 from tests.realpods.conftest import gpuctl
+from tests.support.sandbox import Cluster, wait_for
 
 pytestmark = pytest.mark.realpods
 

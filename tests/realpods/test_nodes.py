@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from gpuctl.sandbox.testing import Cluster, wait_for
 from tests.kube import controlplane, host, images, nodes, session
+from tests.support.sandbox import Cluster, wait_for
 
 pytestmark = pytest.mark.realpods
 

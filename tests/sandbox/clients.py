@@ -9,7 +9,7 @@ from typing import Any
 
 from kubernetes import client
 
-from gpuctl.sandbox.testing import SandboxCluster
+from tests.support.sandbox import SandboxCluster
 
 
 def core(cluster: SandboxCluster) -> Any:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from kubernetes.client import ApiException
 
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from tests.sandbox import clients
+from tests.support.sandbox import SandboxCluster, wait_for
 
 
 def _pod(name: str, command: list[str] | None = None, **extra: Any) -> dict[str, Any]:

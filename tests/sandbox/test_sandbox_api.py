@@ -14,8 +14,8 @@ import urllib3
 from kubernetes import dynamic, watch
 from kubernetes.client import ApiException
 
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from tests.sandbox import clients
+from tests.support.sandbox import SandboxCluster, wait_for
 
 
 def _dynamic(cluster: SandboxCluster) -> Any:
@@ -383,7 +383,7 @@ def test_watch_streams_changes_and_bookmarks(sandbox: SandboxCluster) -> None:
 
 def test_watch_from_an_expired_version_gets_410(tmp_path: Any) -> None:
     from gpuctl.sandbox import SandboxConfig
-    from gpuctl.sandbox.testing import running_sandbox
+    from tests.support.sandbox import running_sandbox
 
     with running_sandbox(tmp_path, SandboxConfig.fast(watch_history=5)) as small:
         core = clients.core(small)

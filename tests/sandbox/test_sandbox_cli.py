@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from gpuctl.sandbox import Sandbox, SandboxConfig
 from gpuctl.sandbox.cli import sandbox
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
+from tests.support.sandbox import SandboxCluster, wait_for
 
 
 def test_a_stopped_sandbox_frees_its_port() -> None:

@@ -19,8 +19,8 @@ from kubernetes.client import ApiException
 
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.controllers.backoff import BackOff, go_duration
-from gpuctl.sandbox.testing import SandboxCluster, running_sandbox, wait_for
 from tests.sandbox import clients
+from tests.support.sandbox import SandboxCluster, running_sandbox, wait_for
 
 
 def _pod_spec(image: str = "pytorch/pytorch:2.1", gpus: int = 0, **extra: Any) -> dict[str, Any]:

@@ -17,8 +17,8 @@ import pytest
 import yaml
 from kubernetes import client, dynamic, watch
 
-from gpuctl.sandbox.testing import Cluster, SandboxCluster
 from tests.kube.session import LocalCluster
+from tests.support.sandbox import Cluster, SandboxCluster
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -390,7 +390,7 @@ def test_a_pods_resize_subresource_takes_only_cpu_and_memory_and_keeps_the_qos_c
     report no resources (a kubelet that cannot resize, as kwok's) is refused."""
     from gpuctl.cluster.client import Cluster as Client
     from gpuctl.cluster.errors import Invalid, NotFound
-    from gpuctl.sandbox.testing import wait_for
+    from tests.support.sandbox import wait_for
 
     api = Client.connect(str(cluster.kubeconfig))
     namespace = cluster.namespace

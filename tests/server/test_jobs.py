@@ -12,7 +12,7 @@ import pytest
 from pydantic import TypeAdapter
 from starlette.websockets import WebSocketDisconnect
 
-from gpuctl.sandbox.testing import wait_for
+from tests.support.sandbox import wait_for
 
 from .conftest import SECRETS, Api, inference, training
 

@@ -23,11 +23,11 @@ from starlette.websockets import WebSocketDisconnect
 
 from gpuctl.cluster.client import Cluster, Forbidden
 from gpuctl.errors import GpuctlError
-from gpuctl.sandbox.testing import Cluster as TestCluster
-from gpuctl.sandbox.testing import wait_for
 from gpuctl.server.app import create_app
 from gpuctl.server.kubeauth import TokenReviews, home_of
 from tests.kube import controlplane, session
+from tests.support.sandbox import Cluster as TestCluster
+from tests.support.sandbox import wait_for
 
 from .conftest import inference, training
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from gpuctl.sandbox.testing import wait_for
+from tests.support.sandbox import wait_for
 
 from .conftest import Api, inference
 

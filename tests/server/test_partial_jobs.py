@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuctl.sandbox.testing import wait_for
+from tests.support.sandbox import wait_for
 
 from .conftest import Api, inference
 

@@ -40,7 +40,7 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
             "status": "active",
         }
     ]
-    from gpuctl.sandbox.testing import wait_for
+    from tests.support.sandbox import wait_for
 
     detail = wait_for(
         lambda: (d := api.call("admin", "GET", "/pools/experiment").json())["jobs"] and d,
@@ -112,7 +112,7 @@ def test_quotas_create_read_and_delete(api: Api) -> None:
     assert made.json()["users"] == ["alice", "bob"]
     job = inference("q1", replicas=1)
     assert api.call("alice", "POST", "/jobs", json={"yamlContent": job}).status_code == 201
-    from gpuctl.sandbox.testing import wait_for
+    from tests.support.sandbox import wait_for
 
     alice = wait_for(
         lambda: (

@@ -17,9 +17,9 @@ from fastapi.testclient import TestClient
 from gpuctl.cluster import cache as cache_module
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory.jobs import selector
-from gpuctl.sandbox.testing import wait_for
 from gpuctl.server.app import create_app
 from gpuctl.server.auth import Tokens
+from tests.support.sandbox import wait_for
 
 from ..conftest import Env
 from .conftest import SECRETS, Api, inference, training

@@ -22,8 +22,8 @@ from kubernetes.client import ApiClient, Configuration
 from gpuctl.cluster.client import Cluster, Unreachable
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.server import Sandbox
-from gpuctl.sandbox.testing import wait_for
 from tests.conftest import GPUCTL
+from tests.support.sandbox import wait_for
 
 from .conftest import training
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from gpuctl.sandbox.testing import wait_for
+from tests.support.sandbox import wait_for
 
 from .conftest import QUOTA, Api
 

@@ -11,11 +11,12 @@ from fractions import Fraction
 from typing import Any
 
 from gpuctl.sandbox import quantity
-from gpuctl.sandbox.api import Api, now_rfc3339
+from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.errors import ApiError
 from gpuctl.sandbox.resources import Resource
 from gpuctl.sandbox.store import Obj
+from gpuctl.sandbox.timestamps import now_rfc3339
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 _ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"

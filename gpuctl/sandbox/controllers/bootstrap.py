@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 
-from gpuctl.sandbox.api import Api, now_rfc3339
+from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import NodeSpec, SandboxConfig
 from gpuctl.sandbox.store import Obj
+from gpuctl.sandbox.timestamps import now_rfc3339
 
 _NODE_PRESSURE_CONDITIONS = (
     ("MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import copy
 
-from gpuctl.sandbox.api import now_rfc3339
 from gpuctl.sandbox.controllers.base import Controller, set_condition
 from gpuctl.sandbox.resources import Resource
 from gpuctl.sandbox.store import Obj
+from gpuctl.sandbox.timestamps import now_rfc3339
 
 ABOVE_MAX = "Current number of replicas above Spec.MaxReplicas"
 BELOW_MIN = "Current number of replicas below Spec.MinReplicas"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from gpuctl.sandbox.api import Api, now_rfc3339
+from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers.base import (
     Controller,
@@ -18,6 +18,7 @@ from gpuctl.sandbox.controllers.base import (
     set_condition,
 )
 from gpuctl.sandbox.store import Obj
+from gpuctl.sandbox.timestamps import now_rfc3339
 
 INDEX_KEY = "batch.kubernetes.io/job-completion-index"
 # The real Job controller waits before replacing a failed pod: 10 s, doubling per failure,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from gpuctl.sandbox.api import Api, PodRuntime, now_rfc3339
+from gpuctl.sandbox.api import Api, PodRuntime
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers.backoff import INITIAL_SECONDS, BackOff, go_duration
 from gpuctl.sandbox.controllers.base import (
@@ -19,6 +19,7 @@ from gpuctl.sandbox.controllers.base import (
 )
 from gpuctl.sandbox.script import script_of
 from gpuctl.sandbox.store import Obj
+from gpuctl.sandbox.timestamps import now_rfc3339
 
 _CONDITION_ORDER = {
     "PodReadyToStartContainers": 0,

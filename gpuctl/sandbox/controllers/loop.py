@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpuctl.sandbox.api import Api, now_rfc3339
+from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers.base import Controller
 from gpuctl.sandbox.controllers.bootstrap import bootstrap
@@ -29,6 +29,7 @@ from gpuctl.sandbox.controllers.quotas import ResourceQuotaController
 from gpuctl.sandbox.controllers.replicasets import ReplicaSetController
 from gpuctl.sandbox.controllers.scheduler import Scheduler
 from gpuctl.sandbox.controllers.statefulsets import StatefulSetController
+from gpuctl.sandbox.timestamps import now_rfc3339
 
 # the order of one pass: owners before what they own, the scheduler before the kubelet
 CONTROLLERS: tuple[type[Controller], ...] = (

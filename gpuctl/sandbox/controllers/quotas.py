@@ -12,7 +12,7 @@ class ResourceQuotaController(Controller):
     def reconcile(self, now: float) -> None:
         for quota in self.store.objects(self.quotas.key, None):
             hard = (quota.get("spec") or {}).get("hard") or {}
-            used = self.api.quota_used(quota["metadata"]["namespace"], hard)
+            used = self.api.quotas.used(quota["metadata"]["namespace"], hard)
             status = {
                 "hard": dict(hard),
                 "used": {

@@ -12,8 +12,9 @@ import pytest
 
 from gpuctl.cluster import client as client_module
 from gpuctl.cluster.client import Cluster
-from gpuctl.sandbox import SandboxConfig, testing
-from gpuctl.sandbox.testing import SandboxCluster
+from gpuctl.sandbox import SandboxConfig
+from tests.support import sandbox as testing
+from tests.support.sandbox import SandboxCluster
 
 
 def _configmap(name: str, value: str = "1") -> dict[str, Any]:

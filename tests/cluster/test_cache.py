@@ -15,8 +15,8 @@ from gpuctl.cluster import cache as cache_module
 from gpuctl.cluster.cache import Cache, CachedReads, Informer, NotCached, Selector, Watched
 from gpuctl.cluster.client import Cluster, Gone, KubeError
 from gpuctl.sandbox import SandboxConfig
-from gpuctl.sandbox.testing import Cluster as TestCluster
-from gpuctl.sandbox.testing import SandboxCluster, wait_for
+from tests.support.sandbox import Cluster as TestCluster
+from tests.support.sandbox import SandboxCluster, wait_for
 
 WATCHED = Watched("ConfigMap", "default", label_selector="app=web")
 

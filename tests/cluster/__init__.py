@@ -1,0 +1,1 @@
+"""gpuctl.cluster: the client, its list pager and the watch cache (informers)."""

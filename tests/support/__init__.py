@@ -1,0 +1,1 @@
+"""Helpers the tests share: the sandbox and real clusters they run against."""

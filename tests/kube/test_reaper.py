@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.sandbox import wait_for
 from tests.kube import controlplane, reaper
+from tests.support.sandbox import wait_for
 
 
 def state_dir(root: Path) -> Path:

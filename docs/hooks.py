@@ -58,14 +58,53 @@ def _cell(text: object) -> str:
 
 
 def _schema_name(node: dict[str, Any]) -> str:
+    """A schema as a type: a link to a named shape, a list of one, or the JSON type."""
     ref = node.get("$ref") or node.get("items", {}).get("$ref") or ""
     if ref:
         name = str(ref).rsplit("/", 1)[-1]
-        return f"`{name}`" if "$ref" in node else f"list of `{name}`"
-    return _cell(node.get("type", ""))
+        link = f"[`{name}`](#shape-{name.lower()})"
+        return link if "$ref" in node else f"list of {link}"
+    options = node.get("anyOf") or node.get("oneOf")
+    if options:
+        return " or ".join(_schema_name(option) for option in options)
+    kind = node.get("type", "")
+    if kind == "array":
+        return f"list of {_schema_name(node.get('items', {}))}"
+    if kind == "object" and isinstance(node.get("additionalProperties"), dict):
+        return f"mapping to {_schema_name(node['additionalProperties'])}"
+    return _cell(kind) or "any"
 
 
-def _endpoint(path: str, method: str, operation: dict[str, Any]) -> str:
+def _shape(name: str, schema: dict[str, Any]) -> str:
+    lines = [f"### `{name}` {{#shape-{name.lower()}}}", ""]
+    if schema.get("description"):
+        lines += [_cell(schema["description"]), ""]
+    needed = set(schema.get("required", []))
+    properties = schema.get("properties", {})
+    if properties:
+        lines += ["| field | type | required | meaning |", "|---|---|---|---|"]
+        for field, node in properties.items():
+            lines.append(
+                f"| `{field}` | {_schema_name(node)} | {'yes' if field in needed else ''} | "
+                f"{_cell(node.get('description', ''))} |"
+            )
+    elif "enum" in schema:
+        lines.append("One of " + ", ".join(f"`{value}`" for value in schema["enum"]) + ".")
+    return "\n".join(lines)
+
+
+def _answers(responses: dict[str, Any]) -> list[str]:
+    lines = ["| answer | meaning | body |", "|---|---|---|"]
+    for code, answer in responses.items():
+        contents: list[dict[str, Any]] = list(answer.get("content", {}).values())
+        schema = contents[0].get("schema", {}) if contents else {}
+        lines.append(
+            f"| {code} | {_cell(answer.get('description', ''))} | {_schema_name(schema)} |"
+        )
+    return lines
+
+
+def _endpoint(path: str, method: str, operation: dict[str, Any], shared: set[str]) -> str:
     lines = [f"### `{method.upper()} {path}`", ""]
     if operation.get("summary"):
         lines += [f"**{operation['summary']}**", ""]
@@ -84,25 +123,29 @@ def _endpoint(path: str, method: str, operation: dict[str, Any]) -> str:
     body = operation.get("requestBody", {}).get("content", {})
     for media, content in body.items():
         lines += [f"Body: `{media}` {_schema_name(content.get('schema', {}))}", ""]
-    lines += ["| answer | meaning | body |", "|---|---|---|"]
-    for code, answer in operation.get("responses", {}).items():
-        contents: list[dict[str, Any]] = list(answer.get("content", {}).values())
-        schema = contents[0].get("schema", {}) if contents else {}
-        lines.append(
-            f"| {code} | {_cell(answer.get('description', ''))} | {_schema_name(schema)} |"
-        )
-    return "\n".join(lines)
+    responses = operation.get("responses", {})
+    own = {code: answer for code, answer in responses.items() if code not in shared}
+    return "\n".join([*lines, *_answers(own), "", "and the [error answers](#error-answers)."])
 
 
 def endpoints() -> str:
     from gpuctl.server.app import create_app
 
     document = create_app(None, None).openapi()  # type: ignore[arg-type]  # an app for its docs
-    parts = []
-    for path, operations in document["paths"].items():
-        for method, operation in operations.items():
-            parts.append(_endpoint(path, method, operation))
-    return "\n\n".join(parts)
+    operations = [
+        (path, method, operation)
+        for path, methods in document["paths"].items()
+        for method, operation in methods.items()
+    ]
+    answers = [operation.get("responses", {}) for _, _, operation in operations]
+    shared = set.intersection(*(set(responses) for responses in answers)) - {"200", "201", "204"}
+    errors = {code: answers[0][code] for code in sorted(shared)}
+    header = "\n".join(
+        ["## Error answers", "", "Every endpoint may answer these:", "", *_answers(errors)]
+    )
+    parts = [_endpoint(path, method, operation, shared) for path, method, operation in operations]
+    shapes = [_shape(name, schema) for name, schema in document["components"]["schemas"].items()]
+    return "\n\n".join([header, "## Endpoints", *parts, "## Shapes", *shapes])
 
 
 def _summary(source: Path) -> str:

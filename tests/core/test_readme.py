@@ -292,7 +292,7 @@ def test_docs_build_strict_with_generated_references(tmp_path: Path) -> None:
     fields = (site / "reference" / "fields" / "index.html").read_text()
     assert "storage.workdirs[].path" in fields and "gpuctl:fields" not in fields
     endpoints = (site / "reference" / "endpoints" / "index.html").read_text()
-    assert "/api/v1/jobs" in endpoints and "ErrorBody" in endpoints
+    assert "/api/v1/jobs" in endpoints and 'id="shape-errorbody"' in endpoints
     layout = (site / "design" / "layout" / "index.html").read_text()
     assert "gpuctl/verbs/" in layout
 

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install dev run test lint bench binary snapshots readme e2e kube-build kube-up kube-down kube-status clean
+.PHONY: install dev run test lint bench binary snapshots docs docs-build e2e kube-build kube-up kube-down kube-status clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,8 +35,11 @@ binary: dev                     ## the single-file gpuctl, no Python needed: dis
 snapshots: dev                  ## rewrite the syrupy snapshots; read the diff before committing
 	$(PYTEST) --snapshot-update tests/core tests/operate
 
-readme: dev                     ## regenerate the README's field reference from schemas/
-	$(BIN)/python -m gpuctl.spec.reference README.md
+docs: dev                       ## serve the docs site (docs/, mkdocs.yml) at http://127.0.0.1:8000
+	$(BIN)/mkdocs serve
+
+docs-build: dev                 ## build it into site/; a broken link or anchor fails the build
+	$(BIN)/mkdocs build --strict
 
 e2e: dev                        ## the cluster scenarios against the real cluster in KUBECONFIG
 	GPUCTL_E2E=1 $(PYTEST) -m e2e

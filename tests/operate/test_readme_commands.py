@@ -1,6 +1,6 @@
-"""The README's command lines work as written: its first set-up command (a background sandbox,
-every example applied, the jobs listed), and each example line that sends `-f examples/…` to a
-cluster, in the order the README gives them."""
+"""The README's and the docs' command lines work as written: the README's first set-up command
+(a background sandbox, every example applied, the jobs listed), and each example line that sends
+`-f examples/…` to a cluster, in the order each page gives them."""
 
 from __future__ import annotations
 
@@ -18,16 +18,18 @@ import pytest
 
 from gpuctl.sandbox import SandboxConfig
 from tests.conftest import EXAMPLES, GPUCTL, REPO
-from tests.core.test_readme import INSTALL, README, setup_commands
+from tests.core.test_readme import INSTALL, PAGES, setup_commands
 from tests.support.sandbox import SandboxCluster
 
 CLUSTER_VERBS = ("create", "apply", "diff", "delete")
 
 
 def example_runs() -> list[list[list[str]]]:
-    """Per README bash block, its `gpuctl VERB -f examples/…` lines as argument lists."""
+    """Per bash block of the README and the docs pages, its `gpuctl VERB -f examples/…` lines as
+    argument lists."""
     runs = []
-    for block in re.findall(r"```bash\n(.*?)```", README, re.S):
+    blocks = [b for text in PAGES.values() for b in re.findall(r"```bash\n(.*?)```", text, re.S)]
+    for block in blocks:
         lines = [shlex.split(line, comments=True) for line in block.splitlines()]
         wanted = [
             words
@@ -46,6 +48,7 @@ def test_the_readme_has_example_lines_for_each_cluster_verb() -> None:
     verbs = {words[1] for run in example_runs() for words in run}
     assert verbs == set(CLUSTER_VERBS)
     assert ["gpuctl", "apply", "-f", "examples/", "--dry-run=server"] in example_runs()[0]
+    assert len(example_runs()) > 1  # the docs pages' examples too
 
 
 @pytest.mark.parametrize("block", range(len(example_runs())))

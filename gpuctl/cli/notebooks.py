@@ -146,8 +146,8 @@ def cp(
     gpuctl cp ./data data-prep-notebook:/home/jovyan/work/
     gpuctl cp data-prep-notebook:/home/jovyan/work/results ./results
     """
-    from gpuctl.inventory import transfer
+    from gpuctl.verbs import copy
 
-    transfer.plan(source, destination)  # usage errors before connecting
+    copy.plan(source, destination)  # usage errors before connecting
     cluster = Cluster.connect(kubeconfig, context)
-    click.echo(transfer.copy(cluster, source, destination, namespace or cluster.namespace))
+    click.echo(copy.copy(cluster, source, destination, namespace or cluster.namespace))

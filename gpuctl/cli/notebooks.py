@@ -14,6 +14,7 @@ from gpuctl.cli.main import (
     progress_line,
     report,
 )
+from gpuctl.cli.views import notebooks as notebook_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import notebooks
@@ -46,8 +47,8 @@ def get_notebook(
     if not found:
         click.echo(f"No notebooks found in namespace {namespace or cluster.namespace}.", err=True)
         return
-    rows = notebooks.rows(cluster, found)
-    click.echo(table.table(notebooks.HEADERS, rows, no_headers=no_headers), nl=False)
+    rows = notebook_views.rows(cluster, found)
+    click.echo(table.table(notebook_views.HEADERS, rows, no_headers=no_headers), nl=False)
 
 
 @click.command("scale")
@@ -92,9 +93,9 @@ def scale(
     for flag, value in (("--cpu", cpu), ("--memory", memory)):
         if value is not None and not _positive_quantity(value):
             raise UsageError(f"{flag} {value!r} is not a positive quantity (such as 4, 500m, 16Gi)")
-    from gpuctl.verbs.scale import ScaleNotebook
+    from gpuctl.verbs.scale import ScaleNotebook, Size
 
-    size = notebooks.Size(gpus, cpu, memory)
+    size = Size(gpus, cpu, memory)
     cluster = Cluster.connect(kubeconfig, context)
     verb = ScaleNotebook(cluster, timeout=duration(timeout), progress=progress_line())
     scaled = verb.run(name, namespace or cluster.namespace, size)

@@ -602,7 +602,8 @@ def delete(
     gpuctl delete -f examples/training.yaml --ignore-not-found
     """
     from gpuctl.errors import UsageError
-    from gpuctl.verbs.delete import Delete, JobNotFound
+    from gpuctl.inventory.jobs import JobNotFound
+    from gpuctl.verbs.delete import Delete
 
     if bool(files) == bool(what) or (what and (len(what) != 2 or what[0] not in ("job", "jobs"))):
         raise UsageError("give either -f FILE… or `job NAME`")

@@ -24,12 +24,10 @@ from gpuctl.inventory.status import terminating
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import (
     DEFAULT_TIMEOUT,
-    ApplyFailed,
     DryRun,
     ObjectResult,
     Progress,
     VerbResult,
-    WaitTimeout,
     job_identities,
     live_autoscalers,
     no_progress,
@@ -38,6 +36,7 @@ from gpuctl.verbs.common import (
     read_live,
     wait_gone,
 )
+from gpuctl.verbs.errors import ApplyFailed, WaitTimeout
 from gpuctl.verbs.lease import JobLocks
 from gpuctl.verbs.pinning import Pin, Pinning, describe
 from gpuctl.verbs.plan import (

@@ -18,15 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from gpuctl.cluster.client import Cluster, ExecResult
-from gpuctl.errors import GpuctlError, UsageError
+from gpuctl.errors import UsageError
+from gpuctl.verbs.errors import CopyFailed
 
 CHUNK = 256 * 1024
 # NOTEBOOK:PATH, where NOTEBOOK is a job name (a DNS label): anything else is a local path.
 _REMOTE = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?):(.+)$")
-
-
-class CopyFailed(GpuctlError):
-    pass
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ from gpuctl.verbs.common import (
     DryRun,
     Progress,
     VerbResult,
-    WaitTimeout,
     job_identities,
     locate,
     no_progress,
@@ -33,6 +32,7 @@ from gpuctl.verbs.common import (
     wait_gone,
 )
 from gpuctl.verbs.delete import Delete
+from gpuctl.verbs.errors import WaitTimeout
 from gpuctl.verbs.pinning import Pinning, describe
 from gpuctl.verbs.plan import JOB_OBJECT_KINDS, SPEC_KINDS, desired_object
 from gpuctl.verbs.pool_labels import PoolLabels, node_results

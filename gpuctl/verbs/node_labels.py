@@ -15,6 +15,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Conflict, NotFound
 from gpuctl.errors import GpuctlError, UsageError
 from gpuctl.inventory.nodes import NodeNotFound, labels_of, name_of
+from gpuctl.verbs.errors import LabelConflict, LabelNotFound, LabelRefused
 
 ATTEMPTS = 3  # a label write raced by another writer is read and checked again
 
@@ -22,18 +23,6 @@ ATTEMPTS = 3  # a label write raced by another writer is read and checked again
 _NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
 _KEY = re.compile(rf"^{re.escape(c.USER_NODE_LABEL_PREFIX)}{_NAME}$")
 _VALUE = re.compile(rf"^({_NAME})?$")
-
-
-class LabelRefused(GpuctlError):
-    """A label key or value gpuctl will not write; nothing was written."""
-
-
-class LabelConflict(LabelRefused):
-    """The node has the key with another value, and overwriting was not asked for."""
-
-
-class LabelNotFound(LabelRefused):
-    """The node has no label with that key (to remove or to read)."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from gpuctl.cluster.client import Cluster, ExecResult, exit_status
 from gpuctl.errors import UsageError
 from gpuctl.sandbox.testing import wait_for
 from gpuctl.verbs import copy
+from gpuctl.verbs.errors import CopyFailed
 from tests.conftest import EXAMPLES, Env
 
 NOTEBOOK = (
@@ -156,7 +157,7 @@ def test_cp_to_and_from_a_notebook_round_trips_a_directory(env: Env, tmp_path: P
 
 def test_cp_reports_the_containers_error(env: Env, tmp_path: Path) -> None:
     start(env)
-    with pytest.raises(copy.CopyFailed, match=r"copy from .*No such file"):
+    with pytest.raises(CopyFailed, match=r"copy from .*No such file"):
         copy.copy(local_exec(env), f"{NAME}:{tmp_path}/missing", str(tmp_path / "x"), "default")
 
 
@@ -195,7 +196,7 @@ def test_a_copy_that_could_not_run_says_why_in_one_line(env: Env, tmp_path: Path
             return ExecResult(b"", b"", 1, 'exec: "tar": executable file not found in $PATH')
 
     cluster = NoTar(env.cluster.api, env.cluster.namespace, env.cluster.server)
-    with pytest.raises(copy.CopyFailed) as failed:
+    with pytest.raises(CopyFailed) as failed:
         copy.copy(cluster, f"{NAME}:/w/out", str(tmp_path / "x"), "default")
     assert str(failed.value) == (
         f'copy from {NAME}:/w/out: exec: "tar": executable file not found in $PATH'
@@ -227,11 +228,11 @@ def _archive(*names: str, link: tuple[str, str] | None = None) -> bytes:
 
 
 def test_unpack_refuses_entries_that_escape_the_destination(tmp_path: Path) -> None:
-    with pytest.raises(copy.CopyFailed, match="not under 'out'"):
+    with pytest.raises(CopyFailed, match="not under 'out'"):
         copy.unpack(_archive("out/a", "../evil"), "out", tmp_path / "got")
-    with pytest.raises(copy.CopyFailed, match="not under 'out'"):
+    with pytest.raises(CopyFailed, match="not under 'out'"):
         copy.unpack(_archive("/etc/passwd"), "out", tmp_path / "got")
-    with pytest.raises(copy.CopyFailed, match="unsafe entry"):
+    with pytest.raises(CopyFailed, match="unsafe entry"):
         copy.unpack(_archive("out/a", link=("out/l", "/etc/passwd")), "out", tmp_path / "got")
     assert not (tmp_path.parent / "evil").exists()
     assert not (tmp_path / "got").exists(), "nothing is written when one entry is refused"

@@ -19,9 +19,10 @@ from gpuctl.render.engine import Manifest
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.apply import Apply
-from gpuctl.verbs.common import ApplyFailed, DryRun
+from gpuctl.verbs.common import DryRun
 from gpuctl.verbs.create import Create
 from gpuctl.verbs.diff import Diff
+from gpuctl.verbs.errors import ApplyFailed
 from gpuctl.verbs.pinning import may_run_on
 
 TRAINING = """kind: training

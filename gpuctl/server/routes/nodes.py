@@ -27,7 +27,8 @@ from gpuctl.server.params import (
 )
 from gpuctl.server.views import NODE_STATUS, gpu_labels, node_detail, node_item
 from gpuctl.verbs import node_labels
-from gpuctl.verbs.node_labels import LabelChange, LabelNotFound
+from gpuctl.verbs.errors import LabelNotFound
+from gpuctl.verbs.node_labels import LabelChange
 
 router = APIRouter(tags=["nodes"])
 YAML = "application/yaml"

@@ -13,6 +13,7 @@ from gpuctl.cli.main import (
     output_option,
     progress_line,
     report,
+    show_result,
 )
 from gpuctl.cli.views import notebooks as notebook_views
 from gpuctl.cluster.client import Cluster
@@ -99,10 +100,9 @@ def scale(
     cluster = Cluster.connect(kubeconfig, context)
     verb = ScaleNotebook(cluster, timeout=duration(timeout), progress=progress_line())
     scaled = verb.run(name, namespace or cluster.namespace, size)
-    result = scaled.result
-    lines = result.lines()
-    if result.errors:
-        return report(lines, result.errors)
+    lines = scaled.lines()
+    if scaled.errors:
+        return report(lines, scaled.errors)
     if scaled.replaced_pod:
         lines.append(f"pod/{scaled.replaced_pod} deleted: it could not start, and is re-made")
     if not scaled.changed and not scaled.replaced_pod:
@@ -151,4 +151,4 @@ def cp(
 
     copy.plan(source, destination)  # usage errors before connecting
     cluster = Cluster.connect(kubeconfig, context)
-    click.echo(copy.copy(cluster, source, destination, namespace or cluster.namespace))
+    show_result(copy.Copy(cluster).run(source, destination, namespace or cluster.namespace))

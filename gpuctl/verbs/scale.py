@@ -131,12 +131,35 @@ def scale_manifest(
 
 
 @dataclass
-class ScaleResult:
-    result: VerbResult
-    changed: bool  # the StatefulSet was updated
-    replaced_pod: str | None  # the pod that could not start and was deleted to be re-made
+class ScaleResult(VerbResult):
+    """The verb's result (the StatefulSet as apply reports it), and what became of the pod."""
+
+    changed: bool = False  # the StatefulSet was updated
+    replaced_pod: str | None = None  # the pod that could not start and was deleted to be re-made
     resized_pod: str | None = None  # the running pod resized in place (it keeps running)
     restart_reason: str = ""  # why the pod is replaced rather than resized in place
+
+    @classmethod
+    def of(
+        cls,
+        applied: VerbResult,
+        changed: bool,
+        replaced_pod: str | None = None,
+        *,
+        resized_pod: str | None = None,
+        restart_reason: str = "",
+    ) -> ScaleResult:
+        return cls(
+            objects=applied.objects,
+            errors=applied.errors,
+            warnings=applied.warnings,
+            dry_run=applied.dry_run,
+            causes=applied.causes,
+            changed=changed,
+            replaced_pod=replaced_pod,
+            resized_pod=resized_pod,
+            restart_reason=restart_reason,
+        )
 
     @property
     def in_place(self) -> bool:
@@ -152,7 +175,7 @@ class ScaleNotebook:
     def run(self, name: str, namespace: str, size: Size) -> ScaleResult:
         live = notebooks.find_notebook(self.cluster, name, namespace)
         if with_size(live, size)["spec"] == live["spec"]:
-            return ScaleResult(VerbResult(), False, None)
+            return ScaleResult()
         pod = self._running_pod(f"{name}-0", namespace)
         reason = _restart_reason(pod, size)
         if pod is not None and not reason:
@@ -177,7 +200,7 @@ class ScaleNotebook:
         replaced = None
         if not result.errors:
             replaced = self._replace_stuck_pod(meta["name"], meta["namespace"], size)
-        return ScaleResult(result, changed, replaced, restart_reason=reason)
+        return ScaleResult.of(result, changed, replaced, restart_reason=reason)
 
     def _in_place(self, live: dict[str, Any], pod: dict[str, Any], size: Size) -> ScaleResult:
         """Template with OnDelete, resize the pod, mark it up to date, strategy back. When the
@@ -187,15 +210,15 @@ class ScaleNotebook:
         strategy = (live.get("spec") or {}).get("updateStrategy") or {"type": "RollingUpdate"}
         held = self._apply(live, size, ON_DELETE)
         if held.errors:
-            return ScaleResult(held, False, None)
+            return ScaleResult.of(held, False)
         refused = self._resize(pod, size)
         if not refused:
             refused = self._mark_up_to_date(pod, name, namespace)
         current = notebooks.find_notebook(self.cluster, name, namespace)
         result = self._apply(current, size, strategy)
         if refused:
-            return ScaleResult(result, True, None, restart_reason=refused)
-        return ScaleResult(result, True, None, resized_pod=pod["metadata"]["name"])
+            return ScaleResult.of(result, True, restart_reason=refused)
+        return ScaleResult.of(result, True, resized_pod=pod["metadata"]["name"])
 
     def _resize(self, pod: dict[str, Any], size: Size) -> str:
         """Resize the running pod's CPU and memory in place; "" when done, else why not."""

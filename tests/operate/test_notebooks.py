@@ -17,7 +17,9 @@ from gpuctl.cluster.client import Cluster, ExecResult, exit_status
 from gpuctl.errors import UsageError
 from gpuctl.sandbox.testing import wait_for
 from gpuctl.verbs import copy
+from gpuctl.verbs.common import VerbResult
 from gpuctl.verbs.errors import CopyFailed
+from gpuctl.verbs.scale import ScaleNotebook, Size
 from tests.conftest import EXAMPLES, Env
 
 NOTEBOOK = (
@@ -84,6 +86,13 @@ def test_scale_notebook_changes_its_gpus_and_keeps_its_workdir(env: Env) -> None
     again = env.gpuctl("scale", "notebook", NAME, "--gpu", "2")
     assert again.stdout == f"notebook {NAME} already has 2 GPU(s); nothing changed\n"
 
+    # The verb answers in the verbs' one shape: a VerbResult, and what became of the pod.
+    scaled = ScaleNotebook(env.cluster).run(NAME, "default", Size(gpus=1))
+    assert isinstance(scaled, VerbResult) and scaled.ok
+    assert scaled.lines() == [f"statefulset.apps/{NAME} configured"]
+    assert scaled.changed and scaled.resized_pod is None
+    assert scaled.restart_reason == "the GPUs change (only CPU and memory change in place)"
+
 
 def test_scale_refuses_what_is_not_a_notebook(env: Env) -> None:
     training = (EXAMPLES / "compute.yaml").read_text()
@@ -137,28 +146,30 @@ def test_cp_to_and_from_a_notebook_round_trips_a_directory(env: Env, tmp_path: P
     pod_root = tmp_path / "pod" / "work"
     pod_root.mkdir(parents=True)
 
-    line = copy.copy(cluster, str(source), f"{NAME}:{pod_root}/code", "default")
+    done = copy.Copy(cluster).run(str(source), f"{NAME}:{pod_root}/code", "default")
+    [line] = done.lines()
     assert line.startswith(f"{source} -> {NAME}:{pod_root}/code (")
+    assert [(o.kind, o.name, o.outcome) for o in done.objects] == [("Pod", f"{NAME}-0", "written")]
     assert (pod_root / "code" / "train.py").read_text() == "print('hi')\n"
     assert (pod_root / "code" / "data" / "x.bin").read_bytes() == bytes(range(256)) * 40
 
-    copy.copy(cluster, str(source / "train.py"), f"{NAME}:{pod_root}/", "default")
+    copy.Copy(cluster).run(str(source / "train.py"), f"{NAME}:{pod_root}/", "default")
     assert (pod_root / "train.py").read_text() == "print('hi')\n"
 
     back = tmp_path / "back"
-    copy.copy(cluster, f"{NAME}:{pod_root}/code", str(back), "default")
+    copy.Copy(cluster).run(f"{NAME}:{pod_root}/code", str(back), "default")
     assert (back / "train.py").read_text() == "print('hi')\n"
     assert (back / "data" / "x.bin").read_bytes() == bytes(range(256)) * 40
     into = tmp_path / "into"
     into.mkdir()
-    copy.copy(cluster, f"{NAME}:{pod_root}/train.py", str(into), "default")
+    copy.Copy(cluster).run(f"{NAME}:{pod_root}/train.py", str(into), "default")
     assert (into / "train.py").read_text() == "print('hi')\n"
 
 
 def test_cp_reports_the_containers_error(env: Env, tmp_path: Path) -> None:
     start(env)
     with pytest.raises(CopyFailed, match=r"copy from .*No such file"):
-        copy.copy(local_exec(env), f"{NAME}:{tmp_path}/missing", str(tmp_path / "x"), "default")
+        copy.Copy(local_exec(env)).run(f"{NAME}:{tmp_path}/missing", str(tmp_path / "x"), "default")
 
 
 @pytest.mark.parametrize(
@@ -197,7 +208,7 @@ def test_a_copy_that_could_not_run_says_why_in_one_line(env: Env, tmp_path: Path
 
     cluster = NoTar(env.cluster.api, env.cluster.namespace, env.cluster.server)
     with pytest.raises(CopyFailed) as failed:
-        copy.copy(cluster, f"{NAME}:/w/out", str(tmp_path / "x"), "default")
+        copy.Copy(cluster).run(f"{NAME}:/w/out", str(tmp_path / "x"), "default")
     assert str(failed.value) == (
         f'copy from {NAME}:/w/out: exec: "tar": executable file not found in $PATH'
     )

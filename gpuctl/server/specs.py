@@ -13,6 +13,7 @@ from gpuctl.render import engine
 from gpuctl.server.auth import Policy, Principal
 from gpuctl.server.errors import ApiError, verb_failed
 from gpuctl.spec import document
+from gpuctl.spec.check import Spec, check_documents
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.common import VerbResult
 from gpuctl.verbs.create import Create
@@ -21,15 +22,15 @@ from gpuctl.verbs.workset import Workset
 SOURCE = "yamlContent"
 
 
-def check(text: str, source: str = SOURCE) -> list[engine.Spec]:
+def check(text: str, source: str = SOURCE) -> list[Spec]:
     """The specs of one `yamlContent`; SpecError (400) names every problem, as the CLI does."""
-    specs = engine.check_documents(document.load_text(source, text))
+    specs = check_documents(document.load_text(source, text))
     if not specs:
         raise SpecError([Problem(source, None, None, "", "no spec in yamlContent")])
     return specs
 
 
-def only_kinds(specs: Sequence[engine.Spec], jobs: bool, where: str) -> None:
+def only_kinds(specs: Sequence[Spec], jobs: bool, where: str) -> None:
     """POST /jobs takes job kinds only, POST /quotas quota specs only (400 otherwise)."""
     for spec in specs:
         if spec.kind.is_job != jobs or (not jobs and spec.kind.name != "quota"):
@@ -41,7 +42,7 @@ def only_kinds(specs: Sequence[engine.Spec], jobs: bool, where: str) -> None:
 
 
 def workset(
-    specs: Sequence[engine.Spec],
+    specs: Sequence[Spec],
     cluster: Cluster,
     namespace: str | None,
     default: str | None = None,

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuctl.render import engine
-from gpuctl.render.engine import Manifest, NodeLabels, Spec
+from gpuctl.render.engine import Manifest, NodeLabels
+from gpuctl.spec.check import Spec, check_documents
 from gpuctl.spec.document import Document
 from gpuctl.spec.kinds import Options
 
@@ -23,4 +24,4 @@ class Workset:
 
     @classmethod
     def of_documents(cls, documents: Sequence[Document], options: Options) -> Workset:
-        return cls.of_specs(engine.check_documents(documents), options)
+        return cls.of_specs(check_documents(documents), options)

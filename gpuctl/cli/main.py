@@ -359,20 +359,22 @@ class Session:
         namespace: str | None,
         priority_classes: bool = False,
     ) -> None:
-        from gpuctl.cluster import client
-        from gpuctl.render import engine
         from gpuctl.spec.kinds import Options
         from gpuctl.verbs.workset import Workset
 
-        # Invalid specs are reported before the Kubernetes client is even imported.
-        specs = engine.load_specs(files)
-        self.cluster = client.Cluster.connect(kubeconfig, context)
-        options = Options(
-            namespace=namespace,
-            default_namespace=self.cluster.namespace,
-            priority_classes=priority_classes,
-        )
-        self.work = Workset.of_specs(specs, options)
+        def connect() -> Options:
+            # Only for specs that passed: invalid ones are reported before the Kubernetes
+            # client is even imported.
+            from gpuctl.cluster import client
+
+            self.cluster = client.Cluster.connect(kubeconfig, context)
+            return Options(
+                namespace=namespace,
+                default_namespace=self.cluster.namespace,
+                priority_classes=priority_classes,
+            )
+
+        self.work = Workset.from_files(files, connect)
 
 
 def progress_line() -> Any:

@@ -3,13 +3,13 @@ filled in; every problem of every document reported at once."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gpuctl.errors import Problem, SpecError
 from gpuctl.spec import kinds, schema
-from gpuctl.spec.document import Document
+from gpuctl.spec.document import Document, display_name, expand_paths, load_each_file
 from gpuctl.spec.kinds import Kind
 
 
@@ -65,3 +65,22 @@ def _kind_of(document: Document) -> tuple[Kind | None, list[Problem]]:
         hint = schema.did_you_mean(str(spelling), options)
         return None, [document.problem(("kind",), f"unknown kind {spelling!r}", hint)]
     return kind, []
+
+
+def load_specs(
+    paths: Sequence[str], later_problems: Callable[[list[Spec]], list[Problem]] | None = None
+) -> list[Spec]:
+    """The checked specs of every file. When anything is wrong, every problem of every file
+    is reported at once, as `gpuctl validate` reports them: a file that is not YAML does not
+    hide the schema problems of the others, nor what `later_problems` finds of the specs that
+    passed (rendering them: a name too long once prefixed)."""
+    files = expand_paths(paths)
+    documents, problems = load_each_file(files)
+    specs, check_problems = check_each(documents)
+    problems += check_problems
+    if problems:
+        if later_problems is not None:
+            problems += later_problems(specs)
+        order = {display_name(name): index for index, name in enumerate(files)}
+        raise SpecError(sorted(problems, key=lambda p: order.get(p.file, len(order))))
+    return specs

@@ -164,8 +164,8 @@ def label(
         raise UsageError("give one or more node names, then KEY=VALUE (or KEY --delete)")
     change = node_labels.LabelChange.parse(args[-1], delete)  # refused keys: before any request
     cluster = Cluster.connect(kubeconfig, context)
-    lines, errors = node_labels.label_nodes(cluster, args[:-1], change, overwrite)
-    return report(lines, errors)
+    result = node_labels.label_nodes(cluster, args[:-1], change, overwrite)
+    return report(result.lines(), result.errors)
 
 
 @click.command("label")

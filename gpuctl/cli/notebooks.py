@@ -13,7 +13,9 @@ from gpuctl.cli.main import (
     output_option,
     progress_line,
     report,
+    show_result,
 )
+from gpuctl.cli.views import notebooks as notebook_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import notebooks
@@ -46,8 +48,8 @@ def get_notebook(
     if not found:
         click.echo(f"No notebooks found in namespace {namespace or cluster.namespace}.", err=True)
         return
-    rows = notebooks.rows(cluster, found)
-    click.echo(table.table(notebooks.HEADERS, rows, no_headers=no_headers), nl=False)
+    rows = notebook_views.rows(cluster, found)
+    click.echo(table.table(notebook_views.HEADERS, rows, no_headers=no_headers), nl=False)
 
 
 @click.command("scale")
@@ -92,16 +94,15 @@ def scale(
     for flag, value in (("--cpu", cpu), ("--memory", memory)):
         if value is not None and not _positive_quantity(value):
             raise UsageError(f"{flag} {value!r} is not a positive quantity (such as 4, 500m, 16Gi)")
-    from gpuctl.verbs.scale import ScaleNotebook
+    from gpuctl.verbs.scale import ScaleNotebook, Size
 
-    size = notebooks.Size(gpus, cpu, memory)
+    size = Size(gpus, cpu, memory)
     cluster = Cluster.connect(kubeconfig, context)
     verb = ScaleNotebook(cluster, timeout=duration(timeout), progress=progress_line())
     scaled = verb.run(name, namespace or cluster.namespace, size)
-    result = scaled.result
-    lines = result.lines()
-    if result.errors:
-        return report(lines, result.errors)
+    lines = scaled.lines()
+    if scaled.errors:
+        return report(lines, scaled.errors)
     if scaled.replaced_pod:
         lines.append(f"pod/{scaled.replaced_pod} deleted: it could not start, and is re-made")
     if not scaled.changed and not scaled.replaced_pod:
@@ -146,8 +147,8 @@ def cp(
     gpuctl cp ./data data-prep-notebook:/home/jovyan/work/
     gpuctl cp data-prep-notebook:/home/jovyan/work/results ./results
     """
-    from gpuctl.inventory import transfer
+    from gpuctl.verbs import copy
 
-    transfer.plan(source, destination)  # usage errors before connecting
+    copy.plan(source, destination)  # usage errors before connecting
     cluster = Cluster.connect(kubeconfig, context)
-    click.echo(transfer.copy(cluster, source, destination, namespace or cluster.namespace))
+    show_result(copy.Copy(cluster).run(source, destination, namespace or cluster.namespace))

@@ -153,10 +153,8 @@ def add(
     gpuctl add node gpu-a100-0 gpu-a100-1 --pool training-pool
     """
     _check_node_word(what)
-    lines, errors = pool_labels.add_nodes(
-        Cluster.connect(kubeconfig, context), pool, names, overwrite
-    )
-    return report(lines, errors)
+    result = pool_labels.add_nodes(Cluster.connect(kubeconfig, context), pool, names, overwrite)
+    return report(result.lines(), result.errors)
 
 
 @click.command("remove")
@@ -179,5 +177,5 @@ def remove(
     gpuctl remove node gpu-a100-1 --pool training-pool
     """
     _check_node_word(what)
-    lines, errors = pool_labels.remove_nodes(Cluster.connect(kubeconfig, context), pool, names)
-    return report(lines, errors)
+    result = pool_labels.remove_nodes(Cluster.connect(kubeconfig, context), pool, names)
+    return report(result.lines(), result.errors)

@@ -58,20 +58,22 @@ class Session:
     """The specs rendered for one cluster command, and the cluster to act on."""
 
     def __init__(self, target: Target) -> None:
-        from gpuctl.cluster import client
-        from gpuctl.render import engine
         from gpuctl.spec.kinds import Options
         from gpuctl.verbs.workset import Workset
 
-        # Invalid specs are reported before the Kubernetes client is even imported.
-        specs = engine.load_specs(target.files)
-        self.cluster: Cluster = client.Cluster.connect(target.kubeconfig, target.context)
-        options = Options(
-            namespace=target.namespace,
-            default_namespace=self.cluster.namespace,
-            priority_classes=target.priority_classes,
-        )
-        self.work: Workset = Workset.of_specs(specs, options)
+        def connect() -> Options:
+            # Only for specs that passed: invalid ones are reported before the Kubernetes
+            # client is even imported.
+            from gpuctl.cluster import client
+
+            self.cluster: Cluster = client.Cluster.connect(target.kubeconfig, target.context)
+            return Options(
+                namespace=target.namespace,
+                default_namespace=self.cluster.namespace,
+                priority_classes=target.priority_classes,
+            )
+
+        self.work: Workset = Workset.from_files(target.files, connect)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -296,7 +298,8 @@ def delete(options: DeleteOptions) -> int:
     gpuctl delete job qwen2-7b-llamafactory-sft --force
     gpuctl delete -f examples/training.yaml --ignore-not-found
     """
-    from gpuctl.verbs.delete import Delete, JobNotFound
+    from gpuctl.inventory.jobs import JobNotFound
+    from gpuctl.verbs.delete import Delete
 
     options.validate()
     session = options.complete() if options.files else None

@@ -19,8 +19,8 @@ import yaml
 
 from gpuctl import constants as c
 from gpuctl.errors import Problem, RenderError, SpecError
-from gpuctl.spec import kinds, schema
-from gpuctl.spec.document import Document, display_name, expand_paths, load_each_file
+from gpuctl.spec.check import Spec, check_documents, load_specs
+from gpuctl.spec.document import Document
 from gpuctl.spec.kinds import Kind, Options
 from gpuctl.spec.resources import templates_dir
 
@@ -132,78 +132,6 @@ class Manifest:
         return f"{resource}/{self.name}"
 
 
-@dataclass
-class Spec:
-    """A user document that passed its schema: its kind and its defaulted data."""
-
-    document: Document
-    kind: Kind
-    data: dict[str, Any]
-
-
-def check_documents(documents: Sequence[Document]) -> list[Spec]:
-    """Kind lookup, schema check and defaults for every document; all problems at once."""
-    specs, problems = _check_each(documents)
-    if problems:
-        raise SpecError(problems)
-    return specs
-
-
-def _check_each(documents: Sequence[Document]) -> tuple[list[Spec], list[Problem]]:
-    """The specs of the documents that pass, and the problems of those that do not."""
-    specs: list[Spec] = []
-    problems: list[Problem] = []
-    for document in documents:
-        kind, kind_problems = _kind_of(document)
-        problems += kind_problems
-        if kind is None:
-            continue
-        schema_problems = schema.check(kind.schema, document)
-        if schema_problems:
-            problems += schema_problems
-            continue
-        specs.append(Spec(document, kind, schema.fill_defaults(kind.schema, document.data)))
-    return specs, problems
-
-
-def load_specs(paths: Sequence[str]) -> list[Spec]:
-    """The checked specs of every file. When anything is wrong, every problem of every file
-    is reported at once, as `gpuctl validate` reports them: a file that is not YAML does not
-    hide the schema or rendering problems of the others."""
-    files = expand_paths(paths)
-    documents, problems = load_each_file(files)
-    specs, check_problems = _check_each(documents)
-    problems += check_problems
-    if problems:
-        try:  # what only rendering finds (e.g. a name too long once prefixed)
-            render_specs(specs, Options())
-        except SpecError as exc:
-            problems += exc.problems
-        order = {display_name(name): index for index, name in enumerate(files)}
-        raise SpecError(sorted(problems, key=lambda p: order.get(p.file, len(order))))
-    return specs
-
-
-def _kind_of(document: Document) -> tuple[Kind | None, list[Problem]]:
-    data = document.data
-    if not isinstance(data, dict):
-        got = "a list" if isinstance(data, list) else f"{data!r}"
-        return None, [document.problem((), f"expected a mapping (kind: …, version: …), got {got}")]
-    options = kinds.spellings()
-    if "kind" not in data:
-        return None, [
-            document.problem(
-                ("kind",), "required field is missing", f"one of: {', '.join(options)}"
-            )
-        ]
-    spelling = data["kind"]
-    kind = kinds.lookup(spelling) if isinstance(spelling, str) else None
-    if kind is None:
-        hint = schema.did_you_mean(str(spelling), options)
-        return None, [document.problem(("kind",), f"unknown kind {spelling!r}", hint)]
-    return kind, []
-
-
 def render_spec(spec: Spec, options: Options) -> list[Manifest]:
     """The objects for one spec, each parsed back from the rendered text and checked."""
     context, problems = spec.kind.build(spec.document, spec.data, options)
@@ -251,11 +179,21 @@ def _check_object(obj: Any, template: str) -> None:
 
 def render(paths: Sequence[str], options: Options | None = None) -> list[Manifest]:
     """Every object the files describe, in install order (namespaces first)."""
-    return render_specs(load_specs(paths), options or Options())
+    return render_specs(load_specs(paths, render_problems), options or Options())
 
 
 def render_documents(documents: Sequence[Document], options: Options) -> list[Manifest]:
     return render_specs(check_documents(documents), options)
+
+
+def render_problems(specs: Sequence[Spec]) -> list[Problem]:
+    """What only rendering finds of specs that passed their checks (e.g. a name too long once
+    prefixed), with the default options; none when they render."""
+    try:
+        render_specs(specs, Options())
+    except SpecError as exc:
+        return list(exc.problems)
+    return []
 
 
 def render_specs(specs: Sequence[Spec], options: Options) -> list[Manifest]:

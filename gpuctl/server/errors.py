@@ -23,10 +23,8 @@ from gpuctl.inventory.nodes import NodeNotFound
 from gpuctl.inventory.pools import PoolConflict, PoolNotFound
 from gpuctl.inventory.quotas import NoQuota
 from gpuctl.monitoring.prometheus import PrometheusError
-from gpuctl.verbs import delete as delete_verb
-from gpuctl.verbs.common import ApplyFailed, VerbResult
-from gpuctl.verbs.lease import LockTimeout
-from gpuctl.verbs.node_labels import LabelConflict, LabelNotFound, LabelRefused
+from gpuctl.verbs.common import VerbResult
+from gpuctl.verbs.errors import ApplyFailed, LabelConflict, LabelNotFound, LabelRefused, LockTimeout
 
 log = logging.getLogger("gpuctl.server")
 
@@ -88,7 +86,6 @@ ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
     (PoolNotFound, 404, "PoolNotFound"),
     (PoolConflict, 409, "PoolConflict"),
     (JobNotFound, 404, "JobNotFound"),
-    (delete_verb.JobNotFound, 404, "JobNotFound"),
     (ApplyFailed, 422, "Refused"),  # e.g. a placement that cannot work; nothing was written
     (LockTimeout, 409, "Busy"),  # another change of the same job holds its lease
     (NoQuota, 404, "QuotaNotFound"),

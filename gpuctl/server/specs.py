@@ -1,35 +1,53 @@
-"""`yamlContent` in, checked specs and a Workset out (as the CLI builds it from files), and the
-create verb run on it. The server's policy admits the objects first (host paths: see
+"""`yamlContent` in, a Workset out (Workset.from_text: as the CLI builds it from files), and
+the create verb run on it. The server's policy admits the objects first (host paths: see
 gpuctl.server.auth.Policy); the verb checks a pool's nodes and the jobs' placement before it
 writes, and removes what it created when any object fails."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gpuctl.cluster.client import Cluster, Forbidden
 from gpuctl.errors import Problem, SpecError
 from gpuctl.render import engine
 from gpuctl.server.auth import Policy, Principal
 from gpuctl.server.errors import ApiError, verb_failed
-from gpuctl.spec import document
+from gpuctl.spec.check import Spec
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.common import VerbResult
 from gpuctl.verbs.create import Create
-from gpuctl.verbs.workset import Workset
+from gpuctl.verbs.workset import Admit, Workset
 
 SOURCE = "yamlContent"
 
 
-def check(text: str, source: str = SOURCE) -> list[engine.Spec]:
-    """The specs of one `yamlContent`; SpecError (400) names every problem, as the CLI does."""
-    specs = engine.check_documents(document.load_text(source, text))
-    if not specs:
-        raise SpecError([Problem(source, None, None, "", "no spec in yamlContent")])
-    return specs
+def workset(
+    cluster: Cluster,
+    text: str,
+    source: str = SOURCE,
+    *,
+    admit: Admit | None = None,
+    namespaces: Callable[[], tuple[str | None, str | None]] = lambda: (None, None),
+) -> Workset:
+    """The Workset of one `yamlContent`: SpecError (400) names every problem, as the CLI does;
+    an empty one is refused, then `admit` may refuse the specs (a route's own rules). Rendered
+    for the cluster: in the forced namespace whatever the specs say, when `namespaces` gives
+    one; a spec that names none goes to its default, else to the kubeconfig's namespace."""
+
+    def checked(specs: Sequence[Spec]) -> None:
+        if not specs:
+            raise SpecError([Problem(source, None, None, "", "no spec in yamlContent")])
+        if admit is not None:
+            admit(specs)
+
+    def options() -> Options:
+        forced, default = namespaces()
+        return Options(namespace=forced, default_namespace=default or cluster.namespace)
+
+    return Workset.from_text(text, source, options, checked)
 
 
-def only_kinds(specs: Sequence[engine.Spec], jobs: bool, where: str) -> None:
+def only_kinds(specs: Sequence[Spec], jobs: bool, where: str) -> None:
     """POST /jobs takes job kinds only, POST /quotas quota specs only (400 otherwise)."""
     for spec in specs:
         if spec.kind.is_job != jobs or (not jobs and spec.kind.name != "quota"):
@@ -38,18 +56,6 @@ def only_kinds(specs: Sequence[engine.Spec], jobs: bool, where: str) -> None:
                 "WrongKind",
                 f"{spec.document.source}: kind {spec.kind.name} is not accepted by {where}",
             )
-
-
-def workset(
-    specs: Sequence[engine.Spec],
-    cluster: Cluster,
-    namespace: str | None,
-    default: str | None = None,
-) -> Workset:
-    """Render for the cluster: in `namespace` whatever the specs say, when given; a spec that
-    names none goes to `default`, else to the kubeconfig's namespace."""
-    options = Options(namespace=namespace, default_namespace=default or cluster.namespace)
-    return Workset.of_specs(specs, options)
 
 
 def create(cluster: Cluster, work: Workset, principal: Principal, policy: Policy) -> VerbResult:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,23 +20,20 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError, NotFound
 from gpuctl.cluster.resources import clean
 from gpuctl.inventory.status import terminating
-from gpuctl.render.engine import Manifest, NodeLabels
+from gpuctl.render.engine import Manifest
 from gpuctl.verbs.common import (
-    DEFAULT_TIMEOUT,
-    ApplyFailed,
     DryRun,
     ObjectResult,
     Progress,
     VerbResult,
-    WaitTimeout,
     job_identities,
     live_autoscalers,
-    no_progress,
     objects_of_jobs,
     ours,
     read_live,
     wait_gone,
 )
+from gpuctl.verbs.errors import ApplyFailed, WaitTimeout
 from gpuctl.verbs.lease import JobLocks
 from gpuctl.verbs.pinning import Pin, Pinning, describe
 from gpuctl.verbs.plan import (
@@ -49,9 +45,9 @@ from gpuctl.verbs.plan import (
     stored_spec_patch,
     with_version,
 )
-from gpuctl.verbs.pool_labels import PoolLabels, node_results
-from gpuctl.verbs.preflight import placement_or_refuse
-from gpuctl.verbs.wait import Wait, announce_then_wait
+from gpuctl.verbs.pool_labels import node_results
+from gpuctl.verbs.wait import announce_then_wait
+from gpuctl.verbs.writes import WriteVerb
 
 
 @dataclass
@@ -63,18 +59,9 @@ class _Step:
 
 
 @dataclass
-class Apply:
-    cluster: ClusterAPI
-    dry_run: DryRun = DryRun.NONE
-    timeout: float = DEFAULT_TIMEOUT
-    progress: Progress = no_progress
+class Apply(WriteVerb):
     force: bool = False  # replace every existing object, changed or not
     prune: bool = True
-    node_labels: Sequence[NodeLabels] = ()  # what pool files label on their nodes
-    overwrite: bool = False  # a pool may take nodes of another pool
-    wait: Wait | None = None  # after applying, wait until the workloads are up
-    on_written: Callable[[VerbResult], None] | None = None  # told before the wait starts
-    rng: random.Random = field(default_factory=random.Random)  # resources.placement: random
     oversize_is_error: bool = False  # refuse a pod no node of its pool could ever hold
     steps: list[_Step] = field(default_factory=list)
 
@@ -83,13 +70,13 @@ class Apply:
         a placement strategy (keeping a live pin that still fits), apply the pools, label (and
         unlabel) their nodes and set the pool records to the files, then apply the rest (so
         that no pod of a pool waits for its nodes' labels), then wait when asked to."""
-        labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
-        labels.check(with_previous=True)
-        placement = placement_or_refuse(
-            self.cluster, manifests, self.node_labels, oversize_is_error=self.oversize_is_error
+        opening = self.open(
+            manifests,
+            keep_live=True,
+            nothing="nothing was changed",
+            oversize_is_error=self.oversize_is_error,
         )
-        manifests, pins = self.pinned(manifests)
-        pools, others = labels.split(manifests)
+        labels, pools, others = opening.labels, opening.pools, opening.others
         result = self._apply(pools) if pools else VerbResult(dry_run=self.dry_run)
         dry_run = self.dry_run is not DryRun.NONE
         lines, errors = labels.write(None, self.dry_run.suffix, dry_run=dry_run)
@@ -104,9 +91,11 @@ class Apply:
             except ApplyFailed as exc:
                 raise ApplyFailed(_kept_pools(str(exc), result)) from exc
             result.extend(rest)
-        describe(result, pins)
-        result.warnings += placement.warnings
-        return announce_then_wait(result, self.on_written, self.wait, manifests, not dry_run)
+        describe(result, opening.pins)
+        result.warnings += opening.placement.warnings
+        return announce_then_wait(
+            result, self.on_written, self.wait, opening.manifests, not dry_run
+        )
 
     def pinned(self, manifests: list[Manifest]) -> tuple[list[Manifest], list[Pin]]:
         """The manifests with resources.placement's pins (see gpuctl.verbs.pinning)."""

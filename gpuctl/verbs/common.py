@@ -1,5 +1,5 @@
-"""What the verbs share: dry-run modes, the result of a verb, reading live objects, waiting
-for a deletion, and the errors a verb raises."""
+"""What the verbs share: dry-run modes, the result of a verb, reading live objects and waiting
+for a deletion (the errors a verb raises are in verbs/errors.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import KubeError, ref
-from gpuctl.errors import GpuctlError
 from gpuctl.render.engine import Manifest
+from gpuctl.verbs.errors import WaitTimeout
 from gpuctl.verbs.plan import JOB_OBJECT_KINDS, SCALED_KINDS
 
 WORKERS = 8  # concurrent requests to the API server (kubectl's client-side QPS is 5-50)
@@ -24,14 +24,6 @@ Target = tuple[str, str, str | None]  # kind, name, namespace (None: cluster-sco
 
 
 def no_progress(_: str) -> None:
-    pass
-
-
-class ApplyFailed(GpuctlError):
-    """A write failed; the message says which, and how the cluster was left."""
-
-
-class WaitTimeout(GpuctlError):
     pass
 
 

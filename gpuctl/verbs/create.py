@@ -7,52 +7,37 @@ that exist already are fine (users' namespaces often do) and are left alone.
 
 from __future__ import annotations
 
-import random
 import time
-from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
 from gpuctl.inventory.jobs import job_of
-from gpuctl.render.engine import Manifest, NodeLabels
+from gpuctl.render.engine import Manifest
 from gpuctl.verbs.common import (
-    DEFAULT_TIMEOUT,
     WORKERS,
     DryRun,
-    Progress,
     VerbResult,
-    WaitTimeout,
     job_identities,
     locate,
-    no_progress,
     objects_of_jobs,
     result_of,
     wait_gone,
 )
 from gpuctl.verbs.delete import Delete
-from gpuctl.verbs.pinning import Pinning, describe
+from gpuctl.verbs.errors import WaitTimeout
+from gpuctl.verbs.pinning import describe
 from gpuctl.verbs.plan import JOB_OBJECT_KINDS, SPEC_KINDS, desired_object
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
-from gpuctl.verbs.preflight import placement_or_refuse
-from gpuctl.verbs.wait import Wait, announce_then_wait
+from gpuctl.verbs.wait import announce_then_wait
+from gpuctl.verbs.writes import WriteVerb
 
 Failure = tuple[str, KubeError] | None  # an error line and the cluster error behind it
 
 
 @dataclass
-class Create:
-    cluster: ClusterAPI
-    dry_run: DryRun = DryRun.NONE
-    timeout: float = DEFAULT_TIMEOUT
-    progress: Progress = no_progress
-    node_labels: Sequence[NodeLabels] = ()  # what pool files label on their nodes
-    overwrite: bool = False  # a pool may take nodes of another pool
-    wait: Wait | None = None  # after creating, wait until the workloads are up
-    on_written: Callable[[VerbResult], None] | None = None  # told before the wait starts
-    rng: random.Random = field(default_factory=random.Random)  # resources.placement: random
+class Create(WriteVerb):
     created: list[Manifest] = field(default_factory=list)
 
     def run(self, manifests: list[Manifest]) -> VerbResult:
@@ -62,14 +47,9 @@ class Create:
         nodes, then create the rest (so that no pod of a pool waits for its nodes' labels),
         then wait when asked to. When the rest fails, the pools go too (and their nodes'
         labels): nothing was created."""
-        labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
-        labels.check()
-        placement = placement_or_refuse(self.cluster, manifests, self.node_labels)
-        manifests, pins = Pinning(self.cluster, self.node_labels, rng=self.rng).run(
-            manifests, "nothing was created"
-        )
-        finished = self._finish_deletions(manifests)
-        pools, others = labels.split(manifests)
+        opening = self.open(manifests, keep_live=False, nothing="nothing was created")
+        labels, pools, others = opening.labels, opening.pools, opening.others
+        finished = self._finish_deletions(opening.manifests)
         result = self._create_all(pools) if pools else VerbResult(dry_run=self.dry_run)
         lines, errors = labels.write(
             [item.line() for item in result.objects],
@@ -88,10 +68,10 @@ class Create:
         result.objects[:0] = finished.objects
         result.errors[:0] = finished.errors
         result.causes[:0] = finished.causes
-        describe(result, pins)
-        result.warnings += placement.warnings
+        describe(result, opening.pins)
+        result.warnings += opening.placement.warnings
         may_wait = result.ok and self.dry_run is DryRun.NONE
-        return announce_then_wait(result, self.on_written, self.wait, manifests, may_wait)
+        return announce_then_wait(result, self.on_written, self.wait, opening.manifests, may_wait)
 
     def _finish_deletions(self, manifests: list[Manifest]) -> VerbResult:
         """Delete (and wait for) what is left of these jobs when their workload is gone: a

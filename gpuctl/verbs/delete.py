@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import KubeError, NotFound
 from gpuctl.cluster.resources import ref
-from gpuctl.errors import GpuctlError
+from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import (
     DEFAULT_TIMEOUT,
@@ -21,18 +21,14 @@ from gpuctl.verbs.common import (
     Progress,
     Target,
     VerbResult,
-    WaitTimeout,
     locate,
     no_progress,
     objects_of_job,
     wait_gone,
 )
+from gpuctl.verbs.errors import WaitTimeout
 from gpuctl.verbs.plan import JOB_OBJECT_KINDS
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
-
-
-class JobNotFound(GpuctlError):
-    pass
 
 
 @dataclass

@@ -21,16 +21,12 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError, NotFound
-from gpuctl.errors import GpuctlError
 from gpuctl.verbs.common import Progress, no_progress
+from gpuctl.verbs.errors import LockTimeout
 
 LEASE_PREFIX = "gpuctl-lock-"
 LEASE_SECONDS = 120  # a holder that vanished blocks others at most this long
 POLL_SECONDS = 0.5
-
-
-class LockTimeout(GpuctlError):
-    """Another run kept the job's lease until our deadline."""
 
 
 def holder_identity() -> str:

@@ -12,9 +12,11 @@ from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.client import Conflict, NotFound
+from gpuctl.cluster.client import Conflict, KubeError, NotFound
 from gpuctl.errors import GpuctlError, UsageError
 from gpuctl.inventory.nodes import NodeNotFound, labels_of, name_of
+from gpuctl.verbs.common import ObjectResult, VerbResult
+from gpuctl.verbs.errors import LabelConflict, LabelNotFound, LabelRefused
 
 ATTEMPTS = 3  # a label write raced by another writer is read and checked again
 
@@ -22,18 +24,6 @@ ATTEMPTS = 3  # a label write raced by another writer is read and checked again
 _NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
 _KEY = re.compile(rf"^{re.escape(c.USER_NODE_LABEL_PREFIX)}{_NAME}$")
 _VALUE = re.compile(rf"^({_NAME})?$")
-
-
-class LabelRefused(GpuctlError):
-    """A label key or value gpuctl will not write; nothing was written."""
-
-
-class LabelConflict(LabelRefused):
-    """The node has the key with another value, and overwriting was not asked for."""
-
-
-class LabelNotFound(LabelRefused):
-    """The node has no label with that key (to remove or to read)."""
 
 
 @dataclass(frozen=True)
@@ -91,8 +81,11 @@ def patch_labels(
     return cluster.patch("Node", name_of(node), None, patch)
 
 
-def change_label(cluster: ClusterAPI, name: str, change: LabelChange, overwrite: bool) -> str:
-    """Set or remove one label on one node; the kubectl report line. Raises GpuctlError."""
+def change_label(
+    cluster: ClusterAPI, name: str, change: LabelChange, overwrite: bool
+) -> ObjectResult:
+    """Set or remove one label on one node; what became of the node (labeled, unlabeled, or
+    not labeled when it already has the value). Raises GpuctlError."""
     for _ in range(ATTEMPTS):
         node = cluster.find("Node", name)
         if node is None:
@@ -102,7 +95,7 @@ def change_label(cluster: ClusterAPI, name: str, change: LabelChange, overwrite:
             if current is None:
                 raise LabelNotFound(f"node/{name} has no label {change.key}")
         elif current == change.value:
-            return f"node/{name} not labeled (already {change.key}={current})"
+            return _node(name, "not labeled", f"(already {change.key}={current})")
         elif current is not None and not overwrite:
             raise LabelConflict(
                 f"node/{name}: {change.key} already has the value {current!r} (conflict, 409); "
@@ -112,20 +105,26 @@ def change_label(cluster: ClusterAPI, name: str, change: LabelChange, overwrite:
             patch_labels(cluster, node, {change.key: change.value})
         except Conflict:
             continue  # changed under us: read and check again
-        return f"node/{name} {'unlabeled' if change.value is None else 'labeled'}"
+        return _node(name, "unlabeled" if change.value is None else "labeled")
     raise GpuctlError(f"node/{name} kept changing while it was being labelled; try again")
+
+
+def _node(name: str, outcome: str, detail: str = "") -> ObjectResult:
+    return ObjectResult("Node", name, None, outcome, detail=detail)
 
 
 def label_nodes(
     cluster: ClusterAPI, names: Sequence[str], change: LabelChange, overwrite: bool
-) -> tuple[list[str], list[str]]:
-    """Each node on its own, as kubectl does: (report lines, error lines)."""
-    lines, errors = [], []
+) -> VerbResult:
+    """Each node on its own, as kubectl does: one result a node labelled, one error line a
+    node that was not (with the cluster's error behind it, when there is one)."""
+    result = VerbResult()
     for name in names:
         try:
-            lines.append(change_label(cluster, name, change, overwrite))
-        except NotFound:
-            errors.append(f"node/{name} not found")
+            result.objects.append(change_label(cluster, name, change, overwrite))
+        except NotFound as exc:
+            result.fail(f"node/{name} not found", exc)
         except GpuctlError as exc:
-            errors.append(str(exc) if str(exc).startswith("node/") else f"node/{name}: {exc}")
-    return lines, errors
+            line = str(exc) if str(exc).startswith("node/") else f"node/{name}: {exc}"
+            result.fail(line, exc if isinstance(exc, KubeError) else None)
+    return result

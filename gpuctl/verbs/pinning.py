@@ -39,7 +39,8 @@ from gpuctl.inventory.placement import (
 )
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
-from gpuctl.verbs.common import ApplyFailed, ObjectResult, VerbResult
+from gpuctl.verbs.common import ObjectResult, VerbResult
+from gpuctl.verbs.errors import ApplyFailed
 from gpuctl.verbs.preflight import wanted_gpu_type
 from gpuctl.verbs.strategies import Placement, strategy
 

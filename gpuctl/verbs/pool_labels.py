@@ -26,7 +26,7 @@ from gpuctl.inventory.pools import (
     wrote_gpu_type,
 )
 from gpuctl.render.engine import Manifest, NodeLabels
-from gpuctl.verbs.common import ObjectResult
+from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.verbs.node_labels import ATTEMPTS, patch_labels
 
 # ------------------------------------------------------------------ add and remove
@@ -56,13 +56,11 @@ def _update_record(
     raise GpuctlError(f"the record of pool {pool} kept changing; try again")
 
 
-def add_nodes(
-    cluster: ClusterAPI, pool: str, names: Sequence[str], overwrite: bool
-) -> tuple[list[str], list[str]]:
+def add_nodes(cluster: ClusterAPI, pool: str, names: Sequence[str], overwrite: bool) -> VerbResult:
     """Label the nodes `runwhere.ai/pool=POOL` and list them in the record.
 
     Every node is checked first (exists, not in another pool unless `overwrite`); any problem
-    means nothing is written. (report lines, error lines)."""
+    means nothing is written. One result a node, one error line a node that failed."""
     if read_record(cluster, pool) is None:
         raise PoolNotFound(f"pool {pool} not found (create it first: gpuctl create -f POOL.yaml)")
     nodes, errors = _read_nodes(cluster, names)
@@ -73,32 +71,36 @@ def add_nodes(
                 f"node/{name} is in pool {other}; add --overwrite to move it to pool {pool}"
             )
     if errors:
-        return [], [*errors, f"nothing was changed in pool {pool}"]
-    lines: list[str] = []
+        return VerbResult(errors=[*errors, f"nothing was changed in pool {pool}"])
+    result = VerbResult()
     added: dict[str, str | None] = {}
     for name, node in nodes.items():
         added[name] = gpu_type(node) or None
         previous = pool_of(node)
         if previous == pool:
-            lines.append(f"node/{name} already in pool {pool}")
+            result.objects.append(_node(name, f"already in pool {pool}"))
             continue
         try:
             _set_pool(cluster, node, pool, overwrite)
         except GpuctlError as exc:
-            errors.append(f"node/{name}: {exc}")
+            result.fail(f"node/{name}: {exc}", exc if isinstance(exc, KubeError) else None)
             added.pop(name)
             continue
-        lines.append(_joined(name, previous, pool))
+        result.objects.append(_node(name, _joined(previous, pool)))
     _update_record(cluster, pool, added, ())
     forget_elsewhere(cluster, pool, list(added))
-    return lines, errors
+    return result
 
 
-def _joined(name: str, previous: str, pool: str) -> str:
-    """The report line of a node that joined `pool`, saying where it came from."""
+def _node(name: str, outcome: str) -> ObjectResult:
+    return ObjectResult("Node", name, None, outcome)
+
+
+def _joined(previous: str, pool: str) -> str:
+    """What became of a node that joined `pool`, saying where it came from."""
     if previous and previous != pool:
-        return f"node/{name} moved from pool {previous} to pool {pool}"
-    return f"node/{name} added to pool {pool}"
+        return f"moved from pool {previous} to pool {pool}"
+    return f"added to pool {pool}"
 
 
 def forget_elsewhere(cluster: ClusterAPI, pool: str, names: Sequence[str]) -> None:
@@ -112,11 +114,9 @@ def forget_elsewhere(cluster: ClusterAPI, pool: str, names: Sequence[str]) -> No
             _update_record(cluster, other, {}, listed)
 
 
-def remove_nodes(
-    cluster: ClusterAPI, pool: str, names: Sequence[str]
-) -> tuple[list[str], list[str]]:
+def remove_nodes(cluster: ClusterAPI, pool: str, names: Sequence[str]) -> VerbResult:
     """Remove `runwhere.ai/pool` from nodes of this pool and drop them from the record; every
-    node is checked first. (report lines, error lines)."""
+    node is checked first. One result a node, one error line a node that failed."""
     record = read_record(cluster, pool)
     nodes, errors = _read_nodes(cluster, names)
     if record is None and not any(pool_of(n) == pool for n in nodes.values()):
@@ -128,20 +128,20 @@ def remove_nodes(
             where = f"in pool {other}" if other else "in no pool"
             errors.append(f"node/{name} is not in pool {pool} (it is {where})")
     if errors:
-        return [], [*errors, f"nothing was changed in pool {pool}"]
-    lines: list[str] = []
+        return VerbResult(errors=[*errors, f"nothing was changed in pool {pool}"])
+    result = VerbResult()
     removed = []
     for name, node in nodes.items():
         try:
             if pool_of(node):
                 _set_pool(cluster, node, None, False, expected=pool)
         except GpuctlError as exc:
-            errors.append(f"node/{name}: {exc}")
+            result.fail(f"node/{name}: {exc}", exc if isinstance(exc, KubeError) else None)
             continue
         removed.append(name)
-        lines.append(f"node/{name} removed from pool {pool}")
+        result.objects.append(_node(name, f"removed from pool {pool}"))
     _update_record(cluster, pool, {}, removed)
-    return lines, errors
+    return result
 
 
 def _read_nodes(

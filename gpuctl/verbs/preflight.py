@@ -22,7 +22,7 @@ from gpuctl.inventory.placement import node_total_gpus
 from gpuctl.inventory.pools import read_record, record_name
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
-from gpuctl.verbs.common import ApplyFailed
+from gpuctl.verbs.errors import ApplyFailed
 
 
 @dataclass

@@ -22,17 +22,21 @@ controller creates it again from the new template.
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass
 from typing import Any
+
+import yaml
 
 from gpuctl import constants as c
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.errors import Invalid, KubeError, NotFound
 from gpuctl.inventory import notebooks
-from gpuctl.inventory.notebooks import Size
 from gpuctl.inventory.status import pod_gpus
-from gpuctl.spec import quantity
+from gpuctl.render.engine import Manifest
+from gpuctl.spec import quantity, runtime
+from gpuctl.spec.document import Document
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, VerbResult, no_progress
 
@@ -41,13 +45,121 @@ ON_DELETE = {"type": "OnDelete"}
 REVISION_WAIT = 30.0
 
 
+@dataclass(frozen=True)
+class Size:
+    """What `scale notebook` changes; None leaves it as it is."""
+
+    gpus: int | None = None
+    cpu: str | None = None
+    memory: str | None = None
+
+    def words(self) -> str:
+        """`2 GPU(s), cpu 4, memory 8Gi`: the asked size, for messages."""
+        parts = [f"{self.gpus} GPU(s)"] if self.gpus is not None else []
+        parts += [f"{key} {value}" for key, value in (("cpu", self.cpu), ("memory", self.memory))]
+        return ", ".join(p for p in parts if not p.endswith(" None"))
+
+
+def with_size(
+    live: dict[str, Any], size: Size, update_strategy: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The notebook's StatefulSet as gpuctl would send it, with `size` in its container (as
+    request and limit alike, as gpuctl renders them) and `update_strategy` when given.
+
+    Everything else is kept as it is live, the workdir volumes included. A notebook that gets
+    its first GPU also gets the memory-backed /dev/shm every GPU pod has.
+    """
+    meta = live["metadata"]
+    annotations = {
+        k: v for k, v in (meta.get("annotations") or {}).items() if k != c.RENDER_HASH_ANNOTATION
+    }
+    obj: dict[str, Any] = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {
+            "name": meta["name"],
+            "namespace": meta["namespace"],
+            "labels": dict(meta.get("labels") or {}),
+            **({"annotations": annotations} if annotations else {}),
+        },
+        "spec": copy.deepcopy(live["spec"]),
+    }
+    if update_strategy is not None:
+        obj["spec"]["updateStrategy"] = copy.deepcopy(update_strategy)
+    pod = obj["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    resources = container.setdefault("resources", {})
+    for part in ("requests", "limits"):
+        amounts = resources.setdefault(part, {})
+        amounts.update(container_amounts(size))
+        if size.gpus == 0:
+            amounts.pop(c.GPU_RESOURCE, None)
+    if size.gpus:
+        _ensure_shm(pod, container)
+    return obj
+
+
+def container_amounts(size: Size) -> dict[str, str]:
+    """The resources `size` sets in the container's requests and limits (GPUs 0: none)."""
+    amounts = {"cpu": size.cpu, "memory": size.memory}
+    if size.gpus:
+        amounts[c.GPU_RESOURCE] = str(size.gpus)
+    return {key: value for key, value in amounts.items() if value is not None}
+
+
+def _ensure_shm(pod: dict[str, Any], container: dict[str, Any]) -> None:
+    mounts = container.setdefault("volumeMounts", [])
+    if any(m.get("mountPath") == c.SHM_PATH for m in mounts):
+        return
+    memory = ((container.get("resources") or {}).get("limits") or {}).get("memory")
+    if memory is None:
+        return
+    mounts.append({"name": "dshm", "mountPath": c.SHM_PATH})
+    pod.setdefault("volumes", []).append(
+        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": runtime.shm_size(memory)}}
+    )
+
+
+def scale_manifest(
+    live: dict[str, Any], size: Size, update_strategy: dict[str, Any] | None = None
+) -> Manifest:
+    """The changed StatefulSet as a manifest for the apply verb."""
+    obj = with_size(live, size, update_strategy)
+    name = obj["metadata"]["name"]
+    origin = Document(f"<scale notebook {name}>", 0, 1, None)
+    return Manifest(obj, yaml.safe_dump(obj, sort_keys=False), origin, "scale notebook")
+
+
 @dataclass
-class ScaleResult:
-    result: VerbResult
-    changed: bool  # the StatefulSet was updated
-    replaced_pod: str | None  # the pod that could not start and was deleted to be re-made
+class ScaleResult(VerbResult):
+    """The verb's result (the StatefulSet as apply reports it), and what became of the pod."""
+
+    changed: bool = False  # the StatefulSet was updated
+    replaced_pod: str | None = None  # the pod that could not start and was deleted to be re-made
     resized_pod: str | None = None  # the running pod resized in place (it keeps running)
     restart_reason: str = ""  # why the pod is replaced rather than resized in place
+
+    @classmethod
+    def of(
+        cls,
+        applied: VerbResult,
+        changed: bool,
+        replaced_pod: str | None = None,
+        *,
+        resized_pod: str | None = None,
+        restart_reason: str = "",
+    ) -> ScaleResult:
+        return cls(
+            objects=applied.objects,
+            errors=applied.errors,
+            warnings=applied.warnings,
+            dry_run=applied.dry_run,
+            causes=applied.causes,
+            changed=changed,
+            replaced_pod=replaced_pod,
+            resized_pod=resized_pod,
+            restart_reason=restart_reason,
+        )
 
     @property
     def in_place(self) -> bool:
@@ -62,8 +174,8 @@ class ScaleNotebook:
 
     def run(self, name: str, namespace: str, size: Size) -> ScaleResult:
         live = notebooks.find_notebook(self.cluster, name, namespace)
-        if notebooks.with_size(live, size)["spec"] == live["spec"]:
-            return ScaleResult(VerbResult(), False, None)
+        if with_size(live, size)["spec"] == live["spec"]:
+            return ScaleResult()
         pod = self._running_pod(f"{name}-0", namespace)
         reason = _restart_reason(pod, size)
         if pod is not None and not reason:
@@ -78,7 +190,7 @@ class ScaleNotebook:
             prune=False,  # only the StatefulSet is sent: nothing else of the job may go
             oversize_is_error=True,
         )
-        return apply.run([notebooks.scale_manifest(live, size, strategy)])
+        return apply.run([scale_manifest(live, size, strategy)])
 
     def _restart(self, live: dict[str, Any], size: Size, reason: str) -> ScaleResult:
         """Write the new template; the StatefulSet controller replaces the pod."""
@@ -88,7 +200,7 @@ class ScaleNotebook:
         replaced = None
         if not result.errors:
             replaced = self._replace_stuck_pod(meta["name"], meta["namespace"], size)
-        return ScaleResult(result, changed, replaced, restart_reason=reason)
+        return ScaleResult.of(result, changed, replaced, restart_reason=reason)
 
     def _in_place(self, live: dict[str, Any], pod: dict[str, Any], size: Size) -> ScaleResult:
         """Template with OnDelete, resize the pod, mark it up to date, strategy back. When the
@@ -98,20 +210,20 @@ class ScaleNotebook:
         strategy = (live.get("spec") or {}).get("updateStrategy") or {"type": "RollingUpdate"}
         held = self._apply(live, size, ON_DELETE)
         if held.errors:
-            return ScaleResult(held, False, None)
+            return ScaleResult.of(held, False)
         refused = self._resize(pod, size)
         if not refused:
             refused = self._mark_up_to_date(pod, name, namespace)
         current = notebooks.find_notebook(self.cluster, name, namespace)
         result = self._apply(current, size, strategy)
         if refused:
-            return ScaleResult(result, True, None, restart_reason=refused)
-        return ScaleResult(result, True, None, resized_pod=pod["metadata"]["name"])
+            return ScaleResult.of(result, True, restart_reason=refused)
+        return ScaleResult.of(result, True, resized_pod=pod["metadata"]["name"])
 
     def _resize(self, pod: dict[str, Any], size: Size) -> str:
         """Resize the running pod's CPU and memory in place; "" when done, else why not."""
         container = pod["spec"]["containers"][0]["name"]
-        amounts = notebooks.container_amounts(Size(cpu=size.cpu, memory=size.memory))
+        amounts = container_amounts(Size(cpu=size.cpu, memory=size.memory))
         body = {
             "spec": {
                 "containers": [
@@ -199,7 +311,7 @@ def _other_size(pod: dict[str, Any], size: Size) -> bool:
     limits = (containers[0].get("resources") or {}).get("limits") or {}
     if size.gpus is not None and pod_gpus(pod) != size.gpus:
         return True
-    asked = notebooks.container_amounts(Size(cpu=size.cpu, memory=size.memory))
+    asked = container_amounts(Size(cpu=size.cpu, memory=size.memory))
     return any(not quantity.same(limits.get(key), value) for key, value in asked.items())
 
 

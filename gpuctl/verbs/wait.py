@@ -25,14 +25,8 @@ from gpuctl.errors import GpuctlError
 from gpuctl.inventory import explain, status
 from gpuctl.inventory.jobs import last_lines
 from gpuctl.render.engine import Manifest
-from gpuctl.verbs.common import (
-    DEFAULT_TIMEOUT,
-    Progress,
-    VerbResult,
-    WaitTimeout,
-    locate,
-    no_progress,
-)
+from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, VerbResult, locate, no_progress
+from gpuctl.verbs.errors import WaitTimeout
 
 DEFAULT_SETTLE = 5.0
 

@@ -10,7 +10,8 @@ import pytest
 from gpuctl.constants import RENDER_HASH_ANNOTATION, SPEC_ANNOTATION
 from gpuctl.errors import GpuctlError
 from gpuctl.verbs.apply import Apply
-from gpuctl.verbs.common import ApplyFailed, DryRun
+from gpuctl.verbs.common import DryRun
+from gpuctl.verbs.errors import ApplyFailed
 from gpuctl.verbs.wait import Wait
 
 from .conftest import EXAMPLES, Env

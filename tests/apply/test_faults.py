@@ -12,7 +12,7 @@ from gpuctl.cluster.client import Cluster
 from gpuctl.constants import RENDER_HASH_ANNOTATION, SPEC_ANNOTATION
 from gpuctl.render.engine import Manifest
 from gpuctl.verbs.apply import Apply
-from gpuctl.verbs.common import ApplyFailed
+from gpuctl.verbs.errors import ApplyFailed
 from gpuctl.verbs.plan import fingerprint
 
 from .conftest import EXAMPLES, Env

@@ -259,10 +259,11 @@ def test_several_nodes_each_reported_and_one_failure_fails_the_command(env: Node
 
 def test_a_concurrent_change_is_read_and_checked_again(env: NodeEnv) -> None:
     env.sandbox.faults.fail("PATCH", "nodes", "gpu-a100-0", status=409, reason="Conflict")
-    line = node_labels.change_label(
+    done = node_labels.change_label(
         env.cluster, "gpu-a100-0", node_labels.LabelChange("g8s.host/rack", "r7"), overwrite=False
     )
-    assert line == "node/gpu-a100-0 labeled"
+    assert (done.kind, done.name, done.outcome) == ("Node", "gpu-a100-0", "labeled")
+    assert done.line() == "node/gpu-a100-0 labeled"
     assert len(env.sandbox.requests.matching(verb="patch", resource="nodes")) == 2
     assert env.labels("gpu-a100-0")["g8s.host/rack"] == "r7"
 

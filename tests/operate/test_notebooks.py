@@ -15,7 +15,10 @@ import pytest
 
 from gpuctl.cluster.client import Cluster, ExecResult, exit_status
 from gpuctl.errors import UsageError
-from gpuctl.inventory import transfer
+from gpuctl.verbs import copy
+from gpuctl.verbs.common import VerbResult
+from gpuctl.verbs.errors import CopyFailed
+from gpuctl.verbs.scale import ScaleNotebook, Size
 from tests.conftest import EXAMPLES, Env
 from tests.support.sandbox import wait_for
 
@@ -83,6 +86,13 @@ def test_scale_notebook_changes_its_gpus_and_keeps_its_workdir(env: Env) -> None
     again = env.gpuctl("scale", "notebook", NAME, "--gpu", "2")
     assert again.stdout == f"notebook {NAME} already has 2 GPU(s); nothing changed\n"
 
+    # The verb answers in the verbs' one shape: a VerbResult, and what became of the pod.
+    scaled = ScaleNotebook(env.cluster).run(NAME, "default", Size(gpus=1))
+    assert isinstance(scaled, VerbResult) and scaled.ok
+    assert scaled.lines() == [f"statefulset.apps/{NAME} configured"]
+    assert scaled.changed and scaled.resized_pod is None
+    assert scaled.restart_reason == "the GPUs change (only CPU and memory change in place)"
+
 
 def test_scale_refuses_what_is_not_a_notebook(env: Env) -> None:
     training = (EXAMPLES / "compute.yaml").read_text()
@@ -136,28 +146,30 @@ def test_cp_to_and_from_a_notebook_round_trips_a_directory(env: Env, tmp_path: P
     pod_root = tmp_path / "pod" / "work"
     pod_root.mkdir(parents=True)
 
-    line = transfer.copy(cluster, str(source), f"{NAME}:{pod_root}/code", "default")
+    done = copy.Copy(cluster).run(str(source), f"{NAME}:{pod_root}/code", "default")
+    [line] = done.lines()
     assert line.startswith(f"{source} -> {NAME}:{pod_root}/code (")
+    assert [(o.kind, o.name, o.outcome) for o in done.objects] == [("Pod", f"{NAME}-0", "written")]
     assert (pod_root / "code" / "train.py").read_text() == "print('hi')\n"
     assert (pod_root / "code" / "data" / "x.bin").read_bytes() == bytes(range(256)) * 40
 
-    transfer.copy(cluster, str(source / "train.py"), f"{NAME}:{pod_root}/", "default")
+    copy.Copy(cluster).run(str(source / "train.py"), f"{NAME}:{pod_root}/", "default")
     assert (pod_root / "train.py").read_text() == "print('hi')\n"
 
     back = tmp_path / "back"
-    transfer.copy(cluster, f"{NAME}:{pod_root}/code", str(back), "default")
+    copy.Copy(cluster).run(f"{NAME}:{pod_root}/code", str(back), "default")
     assert (back / "train.py").read_text() == "print('hi')\n"
     assert (back / "data" / "x.bin").read_bytes() == bytes(range(256)) * 40
     into = tmp_path / "into"
     into.mkdir()
-    transfer.copy(cluster, f"{NAME}:{pod_root}/train.py", str(into), "default")
+    copy.Copy(cluster).run(f"{NAME}:{pod_root}/train.py", str(into), "default")
     assert (into / "train.py").read_text() == "print('hi')\n"
 
 
 def test_cp_reports_the_containers_error(env: Env, tmp_path: Path) -> None:
     start(env)
-    with pytest.raises(transfer.CopyFailed, match=r"copy from .*No such file"):
-        transfer.copy(local_exec(env), f"{NAME}:{tmp_path}/missing", str(tmp_path / "x"), "default")
+    with pytest.raises(CopyFailed, match=r"copy from .*No such file"):
+        copy.Copy(local_exec(env)).run(f"{NAME}:{tmp_path}/missing", str(tmp_path / "x"), "default")
 
 
 @pytest.mark.parametrize(
@@ -195,8 +207,8 @@ def test_a_copy_that_could_not_run_says_why_in_one_line(env: Env, tmp_path: Path
             return ExecResult(b"", b"", 1, 'exec: "tar": executable file not found in $PATH')
 
     cluster = NoTar(env.cluster.api, env.cluster.namespace, env.cluster.server)
-    with pytest.raises(transfer.CopyFailed) as failed:
-        transfer.copy(cluster, f"{NAME}:/w/out", str(tmp_path / "x"), "default")
+    with pytest.raises(CopyFailed) as failed:
+        copy.Copy(cluster).run(f"{NAME}:/w/out", str(tmp_path / "x"), "default")
     assert str(failed.value) == (
         f'copy from {NAME}:/w/out: exec: "tar": executable file not found in $PATH'
     )
@@ -204,12 +216,12 @@ def test_a_copy_that_could_not_run_says_why_in_one_line(env: Env, tmp_path: Path
 
 def test_cp_needs_exactly_one_notebook_side() -> None:
     with pytest.raises(UsageError):
-        transfer.plan("a.py", "b.py")
+        copy.plan("a.py", "b.py")
     with pytest.raises(UsageError):
-        transfer.plan("nb:a.py", "nb:b.py")
-    assert transfer.plan("./nb:a.py", "nb:/w/") == (None, transfer.Remote("nb", "/w/"))
-    assert transfer.unpack_command("/w/", "a.py") == (["tar", "-xmf", "-", "-C", "/w"], "a.py")
-    assert transfer.pack_command("/w/out") == ["tar", "-cf", "-", "-C", "/w", "out"]
+        copy.plan("nb:a.py", "nb:b.py")
+    assert copy.plan("./nb:a.py", "nb:/w/") == (None, copy.Remote("nb", "/w/"))
+    assert copy.unpack_command("/w/", "a.py") == (["tar", "-xmf", "-", "-C", "/w"], "a.py")
+    assert copy.pack_command("/w/out") == ["tar", "-cf", "-", "-C", "/w", "out"]
 
 
 def _archive(*names: str, link: tuple[str, str] | None = None) -> bytes:
@@ -227,14 +239,14 @@ def _archive(*names: str, link: tuple[str, str] | None = None) -> bytes:
 
 
 def test_unpack_refuses_entries_that_escape_the_destination(tmp_path: Path) -> None:
-    with pytest.raises(transfer.CopyFailed, match="not under 'out'"):
-        transfer.unpack(_archive("out/a", "../evil"), "out", tmp_path / "got")
-    with pytest.raises(transfer.CopyFailed, match="not under 'out'"):
-        transfer.unpack(_archive("/etc/passwd"), "out", tmp_path / "got")
-    with pytest.raises(transfer.CopyFailed, match="unsafe entry"):
-        transfer.unpack(_archive("out/a", link=("out/l", "/etc/passwd")), "out", tmp_path / "got")
+    with pytest.raises(CopyFailed, match="not under 'out'"):
+        copy.unpack(_archive("out/a", "../evil"), "out", tmp_path / "got")
+    with pytest.raises(CopyFailed, match="not under 'out'"):
+        copy.unpack(_archive("/etc/passwd"), "out", tmp_path / "got")
+    with pytest.raises(CopyFailed, match="unsafe entry"):
+        copy.unpack(_archive("out/a", link=("out/l", "/etc/passwd")), "out", tmp_path / "got")
     assert not (tmp_path.parent / "evil").exists()
     assert not (tmp_path / "got").exists(), "nothing is written when one entry is refused"
-    written = transfer.unpack(_archive("out/a", "out/b/c"), "out", tmp_path / "got")
+    written = copy.unpack(_archive("out/a", "out/b/c"), "out", tmp_path / "got")
     assert written == ["got/a", "got/b/c"]
     assert (tmp_path / "got" / "b" / "c").read_bytes() == b"ok"

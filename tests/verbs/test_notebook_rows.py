@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from gpuctl import constants as c
+from gpuctl.cli.views import notebooks
 from gpuctl.cluster.fake import FakeCluster
-from gpuctl.inventory import notebooks
 
 LABELS = {
     c.Labels.JOB_TYPE: "notebook",

@@ -16,12 +16,14 @@ from gpuctl.errors import SpecError
 from gpuctl.inventory.placement import HOSTNAME_LABEL, pinned_nodes
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest
+from gpuctl.spec.check import check_documents
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.apply import Apply
-from gpuctl.verbs.common import ApplyFailed, DryRun
+from gpuctl.verbs.common import DryRun
 from gpuctl.verbs.create import Create
 from gpuctl.verbs.diff import Diff
+from gpuctl.verbs.errors import ApplyFailed
 from gpuctl.verbs.pinning import may_run_on
 
 TRAINING = """kind: training
@@ -269,7 +271,7 @@ def test_a_pool_file_of_the_same_run_counts() -> None:
     pool = "kind: pool\nversion: v0.1\nmetadata: {name: fresh}\nnodes:\n  mid: {gpu-type: A100}\n"
     job = TRAINING.format(gpus=1, strategy="leastLoaded", extra="  pool: fresh\n")
     work = load_text("spec.yaml", pool + "---\n" + job)
-    specs = engine.check_documents(work)
+    specs = check_documents(work)
     manifests = engine.render_specs(specs, Options())
     diff = Diff(fake, engine.node_labels(specs)).run(manifests).text
     assert "+                - mid\n" in diff

@@ -12,16 +12,18 @@ import pytest
 
 from gpuctl import constants as c
 from gpuctl.cluster.fake import FakeCluster
+from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.apply import Apply
-from gpuctl.verbs.common import ApplyFailed, DryRun
+from gpuctl.verbs.common import DryRun
 from gpuctl.verbs.create import Create
-from gpuctl.verbs.delete import Delete, JobNotFound
+from gpuctl.verbs.delete import Delete
 from gpuctl.verbs.diff import Diff
-from gpuctl.verbs.lease import LEASE_PREFIX, JobLocks, LockTimeout
+from gpuctl.verbs.errors import ApplyFailed, LockTimeout
+from gpuctl.verbs.lease import LEASE_PREFIX, JobLocks
 from gpuctl.verbs.pause import NotPausable, Pause
 from gpuctl.verbs.plan import JOB_OBJECT_KINDS
 from gpuctl.verbs.preflight import check_placement

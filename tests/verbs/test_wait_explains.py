@@ -12,7 +12,7 @@ from gpuctl.cluster.fake import FakeCluster
 from gpuctl.render import engine
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
-from gpuctl.verbs.common import WaitTimeout
+from gpuctl.verbs.errors import WaitTimeout
 from gpuctl.verbs.wait import Wait, WaitFailed
 
 IMAGE = "registry.example/missing-trainer:1"

@@ -7,6 +7,7 @@ unique in the cluster, URL-safe, and what POST returns is what GET and DELETE ta
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -22,6 +23,7 @@ from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists, remem
 from gpuctl.server.errors import ApiError, body_of, verb_failed
 from gpuctl.server.params import DNS_LABEL, LabelValue, Page, PageSize, one_of, page_of
 from gpuctl.server.views import JOB_STATUS, job_detail, job_item, status_word
+from gpuctl.spec.check import Spec
 from gpuctl.spec.kinds import job_kinds
 
 router = APIRouter(tags=["jobs"])
@@ -67,12 +69,15 @@ def create_job(
 def _create_one(
     cluster: Cluster, principal: Principal, text: str, source: str, request: Request
 ) -> dict[str, Any]:
-    checked = specs.check(text, source)
-    specs.only_kinds(checked, jobs=True, where="POST /jobs")
-    if len(checked) != 1:
-        raise ApiError(400, "OneJobOnly", "give one job a yamlContent (POST /jobs/batch: more)")
-    forced, default = _own_namespace(principal), _default_namespace(cluster, principal)
-    work = specs.workset(checked, cluster, forced, default)
+    def one_job(checked: Sequence[Spec]) -> None:
+        specs.only_kinds(checked, jobs=True, where="POST /jobs")
+        if len(checked) != 1:
+            raise ApiError(400, "OneJobOnly", "give one job a yamlContent (POST /jobs/batch: more)")
+
+    def namespaces() -> tuple[str | None, str | None]:
+        return _own_namespace(principal), _default_namespace(cluster, principal)
+
+    work = specs.workset(cluster, text, source, admit=one_job, namespaces=namespaces)
     workload = next(m for m in work.manifests if m.kind in rules.WORKLOAD_KINDS)
     result = specs.create(cluster, work, principal, request.app.state.policy)
     caught_up(request, workload.kind, [workload.name], workload.namespace)
@@ -80,7 +85,7 @@ def _create_one(
         "jobId": job_id(workload.namespace, workload.name),
         "name": workload.name,
         "namespace": workload.namespace,
-        "kind": checked[0].kind.name,
+        "kind": work.specs[0].kind.name,
         "status": "pending",
         "createdAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "message": "; ".join(result.lines()),

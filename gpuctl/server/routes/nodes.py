@@ -27,7 +27,8 @@ from gpuctl.server.params import (
 )
 from gpuctl.server.views import NODE_STATUS, gpu_labels, node_detail, node_item
 from gpuctl.verbs import node_labels
-from gpuctl.verbs.node_labels import LabelChange, LabelNotFound
+from gpuctl.verbs.errors import LabelNotFound
+from gpuctl.verbs.node_labels import LabelChange
 
 router = APIRouter(tags=["nodes"])
 YAML = "application/yaml"
@@ -194,7 +195,7 @@ def set_label(
     require(principal, "labels", "create")
     change = LabelChange(body.key, body.value)
     change.check()
-    message = node_labels.change_label(cluster, nodeName, change, body.overwrite)
+    message = node_labels.change_label(cluster, nodeName, change, body.overwrite).line()
     caught_up(request, "Node", [nodeName], None)
     return {
         "nodeName": nodeName,
@@ -229,6 +230,6 @@ def delete_label(
     require(principal, "labels", "delete")
     change = LabelChange(key, None)
     change.check()
-    message = node_labels.change_label(cluster, nodeName, change, overwrite=False)
+    message = node_labels.change_label(cluster, nodeName, change, overwrite=False).line()
     caught_up(request, "Node", [nodeName], None)
     return {"nodeName": nodeName, "labelKey": key, "message": message}

@@ -80,8 +80,7 @@ def create_pool(
 ) -> dict[str, Any]:
     require(principal, "pools", "create")
     text = pool_spec(body.name, body.description, body.nodes, body.gpu_type)
-    checked = specs.check(text, "request body")
-    work = specs.workset(checked, cluster, None)
+    work = specs.workset(cluster, text, "request body")
     result = specs.create(cluster, work, principal, request.app.state.policy)
     caught_up(request, "Node", body.nodes, None)
     caught_up(request, "ConfigMap", [pools.record_name(body.name)], c.SYSTEM_NAMESPACE)
@@ -102,7 +101,7 @@ def delete_pool(
     labelled = cluster.list("Node", label_selector=f"{c.Labels.POOL}={poolName}")
     if pools.read_record(cluster, poolName) is None and not labelled:
         raise PoolNotFound(f"pool {poolName} not found")
-    work = specs.workset(specs.check(pool_spec(poolName, "", [], []), "pool name"), cluster, None)
+    work = specs.workset(cluster, pool_spec(poolName, "", [], []), "pool name")
     # a pool only node labels name has no record: that one is not an error
     gone = Delete(cluster, wait=True, timeout=WAIT, ignore_not_found=True)
     result = gone.files(work.manifests, work.node_labels)

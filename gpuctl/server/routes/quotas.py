@@ -56,9 +56,12 @@ def create_quota(
     body: bodies.QuotaCreate, principal: Caller, cluster: Kube, request: Request
 ) -> dict[str, Any]:
     require(principal, "quotas", "create")
-    checked = specs.check(body.yaml_content)
-    specs.only_kinds(checked, jobs=False, where="POST /quotas")
-    work = specs.workset(checked, cluster, None)
+    work = specs.workset(
+        cluster,
+        body.yaml_content,
+        admit=lambda checked: specs.only_kinds(checked, jobs=False, where="POST /quotas"),
+    )
+    checked = work.specs
     result = specs.create(cluster, work, principal, request.app.state.policy)
     users = sorted({str(user) for spec in checked for user in spec.data["users"]})
     names = [str(spec.data["metadata"]["name"]) for spec in checked]

@@ -18,15 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from gpuctl.cluster.client import Cluster, ExecResult
-from gpuctl.errors import GpuctlError, UsageError
+from gpuctl.errors import UsageError
+from gpuctl.verbs.common import ObjectResult, VerbResult
+from gpuctl.verbs.errors import CopyFailed
 
 CHUNK = 256 * 1024
 # NOTEBOOK:PATH, where NOTEBOOK is a job name (a DNS label): anything else is a local path.
 _REMOTE = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?):(.+)$")
-
-
-class CopyFailed(GpuctlError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -159,21 +157,44 @@ def _check(result: ExecResult, what: str) -> None:
         raise CopyFailed(f"{what}: {said or result.failure or f'exit code {result.returncode}'}")
 
 
-def copy(cluster: Cluster, source: str, destination: str, namespace: str) -> str:
-    """Copy between here and a notebook; the report line."""
-    src, dst = plan(source, destination)
-    if dst is not None:
-        local = Path(source)
-        command, name = unpack_command(dst.path, local.name)
-        data = pack(local, name)
-        pod = notebook_pod(cluster, dst.notebook, namespace)
-        result = cluster.exec(pod, namespace, command, stdin=chunks(data))
-        _check(result, f"copy to {destination}")
-        target = posixpath.join(command[-1], name)
-        return f"{source} -> {dst.notebook}:{target} ({len(data)} bytes of tar)"
-    assert src is not None
-    pod = notebook_pod(cluster, src.notebook, namespace)
-    result = cluster.exec(pod, namespace, pack_command(src.path))
-    _check(result, f"copy from {source}")
-    written = unpack(result.stdout, PurePosixPath(src.path).name, Path(destination))
-    return f"{source} -> {destination} ({len(written)} entries)"
+@dataclass
+class CopyResult(VerbResult):
+    """The verb's result (the notebook's pod, written to or read from), and its report line
+    `SOURCE -> DESTINATION (what travelled)`."""
+
+    summary: str = ""
+
+    def lines(self) -> list[str]:
+        return [self.summary]
+
+
+@dataclass
+class Copy:
+    """Copy between here and a notebook; a failed copy raises CopyFailed, naming why."""
+
+    cluster: Cluster
+
+    def run(self, source: str, destination: str, namespace: str) -> CopyResult:
+        src, dst = plan(source, destination)
+        if dst is not None:
+            local = Path(source)
+            command, name = unpack_command(dst.path, local.name)
+            data = pack(local, name)
+            pod = notebook_pod(self.cluster, dst.notebook, namespace)
+            result = self.cluster.exec(pod, namespace, command, stdin=chunks(data))
+            _check(result, f"copy to {destination}")
+            target = posixpath.join(command[-1], name)
+            summary = f"{source} -> {dst.notebook}:{target} ({len(data)} bytes of tar)"
+            return _copied(pod, namespace, "written", summary)
+        assert src is not None
+        pod = notebook_pod(self.cluster, src.notebook, namespace)
+        result = self.cluster.exec(pod, namespace, pack_command(src.path))
+        _check(result, f"copy from {source}")
+        written = unpack(result.stdout, PurePosixPath(src.path).name, Path(destination))
+        return _copied(
+            pod, namespace, "read", f"{source} -> {destination} ({len(written)} entries)"
+        )
+
+
+def _copied(pod: str, namespace: str, outcome: str, summary: str) -> CopyResult:
+    return CopyResult(objects=[ObjectResult("Pod", pod, namespace, outcome)], summary=summary)

@@ -1,0 +1,34 @@
+"""The errors the verbs raise, in one module, so that a front end maps them (to exit codes,
+to HTTP codes) without importing the verbs themselves."""
+
+from __future__ import annotations
+
+from gpuctl.errors import GpuctlError
+
+
+class ApplyFailed(GpuctlError):
+    """A write failed; the message says which, and how the cluster was left."""
+
+
+class WaitTimeout(GpuctlError):
+    pass
+
+
+class LockTimeout(GpuctlError):
+    """Another run kept the job's lease until our deadline."""
+
+
+class LabelRefused(GpuctlError):
+    """A label key or value gpuctl will not write; nothing was written."""
+
+
+class LabelConflict(LabelRefused):
+    """The node has the key with another value, and overwriting was not asked for."""
+
+
+class LabelNotFound(LabelRefused):
+    """The node has no label with that key (to remove or to read)."""
+
+
+class CopyFailed(GpuctlError):
+    pass

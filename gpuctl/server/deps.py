@@ -8,10 +8,9 @@ the caller's next list sees its own write."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, Final, TypeVar
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from gpuctl.cluster.api import ClusterAPI
@@ -22,11 +21,16 @@ from gpuctl.server.kubeauth import acting
 from gpuctl.server.limits import PRINCIPAL
 
 T = TypeVar("T")
-_bearer = HTTPBearer(
-    auto_error=False,
-    description="a token from the server's token file, or (--auth kubernetes) a Kubernetes "
+# The OpenAPI document's security scheme, which every operation lists (gpuctl.server.app adds
+# it): the routes read the Authorization header themselves, as `authenticate` parses it, with
+# no per-request dependency for it.
+BEARER_SCHEME: Final = "HTTPBearer"
+BEARER: Final[dict[str, Any]] = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "a token from the server's token file, or (--auth kubernetes) a Kubernetes "
     "bearer token",
-)
+}
 
 
 # The dependencies are coroutines, which call the cluster only through the thread pool:
@@ -34,15 +38,12 @@ _bearer = HTTPBearer(
 # request, also when (a token file) nothing blocks.
 
 
-async def caller(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Principal:
+async def caller(request: Request) -> Principal:
     known: Principal | None = request.scope.get(PRINCIPAL)
     if known is not None:  # a request with a body: authenticated before it was read
         return known
     tokens: Authenticator | None = request.app.state.auth
-    header = f"{credentials.scheme} {credentials.credentials}" if credentials else None
+    header = request.headers.get("authorization")
     if tokens is None or isinstance(tokens, Tokens):  # the token file: in memory
         return authenticate(tokens, header)
     return await run_in_threadpool(authenticate, tokens, header)  # a TokenReview, maybe

@@ -8,10 +8,9 @@ the caller's next list sees its own write."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, Final, TypeVar
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
 
 from gpuctl.cluster.api import ClusterAPI
@@ -22,11 +21,16 @@ from gpuctl.server.kubeauth import acting
 from gpuctl.server.limits import PRINCIPAL
 
 T = TypeVar("T")
-_bearer = HTTPBearer(
-    auto_error=False,
-    description="a token from the server's token file, or (--auth kubernetes) a Kubernetes "
+# The OpenAPI document's security scheme, which every operation lists (gpuctl.server.app adds
+# it): the routes read the Authorization header themselves, as `authenticate` parses it, with
+# no per-request dependency for it.
+BEARER_SCHEME: Final = "HTTPBearer"
+BEARER: Final[dict[str, Any]] = {
+    "type": "http",
+    "scheme": "bearer",
+    "description": "a token from the server's token file, or (--auth kubernetes) a Kubernetes "
     "bearer token",
-)
+}
 
 
 # The dependencies are coroutines, which call the cluster only through the thread pool:
@@ -34,25 +38,32 @@ _bearer = HTTPBearer(
 # request, also when (a token file) nothing blocks.
 
 
-async def caller(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Principal:
+async def caller(request: Request) -> Principal:
+    """The request's caller, authenticated once per request (then kept in its scope, where
+    `Gate` leaves the caller of a request with a body, authenticated before it was read)."""
     known: Principal | None = request.scope.get(PRINCIPAL)
-    if known is not None:  # a request with a body: authenticated before it was read
+    if known is not None:
         return known
     tokens: Authenticator | None = request.app.state.auth
-    header = f"{credentials.scheme} {credentials.credentials}" if credentials else None
+    header = request.headers.get("authorization")
     if tokens is None or isinstance(tokens, Tokens):  # the token file: in memory
-        return authenticate(tokens, header)
-    return await run_in_threadpool(authenticate, tokens, header)  # a TokenReview, maybe
+        principal = authenticate(tokens, header)
+    else:
+        principal = await run_in_threadpool(authenticate, tokens, header)  # a TokenReview, maybe
+    request.scope[PRINCIPAL] = principal
+    return principal
 
 
-async def cluster(request: Request, principal: Annotated[Principal, Depends(caller)]) -> Cluster:
-    return acting(request.app.state.cluster, principal)
+# `cluster` and `reads` ask `caller` themselves rather than through Depends: FastAPI solves
+# each nested dependency on every request, a cost worth a tenth of a cached list's answer.
 
 
-async def reads(request: Request, principal: Annotated[Principal, Depends(caller)]) -> ClusterAPI:
+async def cluster(request: Request) -> Cluster:
+    return acting(request.app.state.cluster, await caller(request))
+
+
+async def reads(request: Request) -> ClusterAPI:
+    principal = await caller(request)
     if principal.impersonated:  # the cache reads as the server: RBAC must decide for them
         return acting(request.app.state.cluster, principal)
     found: ClusterAPI = request.app.state.reads

@@ -45,6 +45,8 @@ def test_openapi_document_lists_the_routes_and_bearer_auth(api: Api) -> None:
     ):
         assert path in paths, path
     assert document["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    operations = [op for methods in paths.values() for op in methods.values()]
+    assert all(op["security"] == [{"HTTPBearer": []}] for op in operations)
     refusal = paths["/api/v1/jobs/{jobId}"]["get"]["responses"]["404"]
     assert refusal["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/ErrorBody"

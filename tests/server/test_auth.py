@@ -8,11 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from gpuctl.errors import GpuctlError
+from gpuctl.server.app import create_app
 from gpuctl.server.auth import Principal, Tokens
 
-from .conftest import QUOTA, Api, training
+from ..conftest import Env
+from .conftest import QUOTA, SECRETS, Api, training
 
 # (method, path, json body, code for alice, bob, admin). alice owns job alice.t1. Writes use
 # requests that pass authorisation and then fail without changing anything, so every caller
@@ -221,3 +224,30 @@ def test_a_namespace_filter_is_a_users_own_or_an_admins_choice(world: Api) -> No
     chosen = world.call("admin", "GET", "/jobs?namespace=alice")
     assert [item["jobId"] for item in chosen.json()["items"]] == ["alice.t1"]
     assert world.call("admin", "GET", "/jobs?namespace=bob").json() == {"total": 0, "items": []}
+
+
+class CountingAuthenticator:
+    """The token file behind another authenticator (as a TokenReview one is: not `Tokens`),
+    counting the tokens it is asked about."""
+
+    def __init__(self, tokens: Tokens) -> None:
+        self.tokens = tokens
+        self.asked = 0
+
+    def who(self, secret: str) -> Principal | None:
+        self.asked += 1
+        return self.tokens.who(secret)
+
+
+def test_a_request_authenticates_its_caller_once(env: Env, token_file: Path) -> None:
+    """Each route's dependencies (the caller, the cluster as the caller, the reads) share one
+    authentication: a TokenReview is a request to the cluster."""
+    auth = CountingAuthenticator(Tokens.load(str(token_file)))
+    with TestClient(create_app(env.cluster, auth), raise_server_exceptions=False) as client:
+        for path in ("/api/v1/jobs", "/api/v1/jobs/default.nothing-here", "/api/v1/nodes"):
+            before = auth.asked
+            answer = client.get(path, headers={"Authorization": f"Bearer {SECRETS['bob']}"})
+            assert answer.status_code in (200, 404), answer.text
+            assert auth.asked - before == 1, path
+        answer = client.get("/api/v1/jobs", headers={"Authorization": "Bearer forged"})
+        assert answer.status_code == 401

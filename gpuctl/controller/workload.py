@@ -1,7 +1,7 @@
 """A GPUWorkload as gpuctl sees it: its defaulted spec, the gpuctl training spec it stands for,
 and the Job that `gpuctl create` would write for that spec, pinned to the chosen node.
 
-Pure: objects (dicts) in, objects out; no cluster and no kopf.
+Pure: objects (dicts) in, objects out; no cluster.
 """
 
 from __future__ import annotations

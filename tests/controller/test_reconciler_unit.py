@@ -17,6 +17,8 @@ from gpuctl.cluster.errors import KubeError, ServerError
 from gpuctl.cluster.fake import FakeCluster
 from gpuctl.controller import backoff, resource
 from gpuctl.controller.metrics import Metrics
+from gpuctl.controller.operator import Workers
+from gpuctl.controller.queue import WorkQueue
 from gpuctl.controller.reconcile import ERROR_RETRY_SECONDS, Reconciler
 from gpuctl.controller.workload import label_value
 from gpuctl.verbs.pinning import pinned_node
@@ -201,3 +203,34 @@ def test_no_fitting_node_retries_with_exponential_backoff(fake: StatusFake) -> N
     final = Reconciler(fake, Metrics(), clock=at(NOW + 5000)).reconcile(current(fake, "w"))
     assert final.result == "failed"
     assert current(fake, "w")["status"]["reason"] == "RetriesExhausted"
+
+
+class Held:
+    """The informer's side of the workers: the objects it holds."""
+
+    def __init__(self, cluster: StatusFake) -> None:
+        self.cluster = cluster
+
+    def get(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.cluster.find(resource.KIND, name, namespace)
+
+
+def test_the_workers_call_a_workload_back_when_its_reconcile_asks(fake: StatusFake) -> None:
+    now = [0.0]
+    queue = WorkQueue(clock=lambda: now[0])
+    workers = Workers(reconciler(fake), Held(fake), queue)
+    fake.failing_creates.append(ServerError("etcd timed out", status=500))
+    workers.on_change("ADDED", made(fake, workload("w", 2)))
+    assert queue.get() == ("default", "w")
+    workers.handle(("default", "w"))
+    queue.done(("default", "w"))
+    assert len(queue) == 0  # not at once: after the retry's delay
+    now[0] = ERROR_RETRY_SECONDS
+    assert queue.get() == ("default", "w")
+
+    fake.delete(resource.KIND, "w", "default")
+    workers.handle(("default", "w"))  # gone: nothing is written, nothing called back
+    queue.done(("default", "w"))
+    now[0] = 1000.0
+    queue.add(("default", "other"))
+    assert queue.get() == ("default", "other")

@@ -39,7 +39,7 @@ from gpuctl.errors import GpuctlError
 
 log = logging.getLogger("gpuctl.controller")
 RECONCILE_THREADS = 16
-STOP_SECONDS = 20.0  # how long a stop waits for the reconciles in progress
+STOP_SECONDS = 5.0  # how long a stop waits for the reconciles in progress (the pod has 10 s)
 
 
 @dataclass
@@ -171,20 +171,21 @@ def run(cluster: Cluster, options: RunOptions) -> int:
     health = Health()
     health.alive.set()
     _serve(options, metrics, health)
-    stop = threading.Event()  # a stop signal, or leadership lost
+    stop = threading.Event()  # a stop signal, or leadership lost: stop reconciling
+    ended = threading.Event()  # the reconciles have ended: the Lease may be given up
     lost = threading.Event()
     install_stop_signals(stop)
     keeper: threading.Thread | None = None
     if options.leader_elect:
         health.ready.set()  # a standby is ready; it just does not reconcile
-        keeper = _lead(cluster, options, stop, lost)
+        keeper = _lead(cluster, options, stop, ended, lost)
         if keeper is None:
             return 0
     metrics.leader.set(1)
     try:
         _reconcile_until(stop, cluster, options, metrics, health)
     finally:
-        stop.set()
+        ended.set()
         metrics.leader.set(0)
         if keeper is not None:
             keeper.join(timeout=options.lease_timing.retry_period + 5)  # it releases the Lease
@@ -204,10 +205,15 @@ def _serve(options: RunOptions, metrics: Metrics, health: Health) -> None:
 
 
 def _lead(
-    cluster: Cluster, options: RunOptions, stop: threading.Event, lost: threading.Event
+    cluster: Cluster,
+    options: RunOptions,
+    stop: threading.Event,
+    ended: threading.Event,
+    lost: threading.Event,
 ) -> threading.Thread | None:
-    """Wait to lead (None when stopped first), then keep the Lease on a thread of its own,
-    which sets `lost` and `stop` when it could not be renewed."""
+    """Wait to lead (None when stopped first), then keep the Lease on a thread of its own
+    until the reconciles have `ended` (then give it up: no standby acts while a reconcile of
+    this replica still runs); when it could not be renewed, set `lost` and `stop`."""
     elector = LeaseElector(
         cluster, options.namespace, resource.NAME, options.identity, options.lease_timing
     )
@@ -218,8 +224,8 @@ def _lead(
         return None
 
     def keep() -> None:
-        elector.keep(stop)
-        if not stop.is_set():
+        elector.keep(ended)
+        if not ended.is_set():
             lost.set()
             stop.set()
 

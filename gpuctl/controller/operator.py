@@ -39,6 +39,8 @@ from gpuctl.errors import GpuctlError
 
 log = logging.getLogger("gpuctl.controller")
 RECONCILE_THREADS = 16
+# how soon to look again at a workload whose watched copy lags behind our own status write
+CATCH_UP_SECONDS = 0.2
 STOP_SECONDS = 5.0  # how long a stop waits for the reconciles in progress (the pod has 10 s)
 
 
@@ -130,6 +132,10 @@ class Workers:
         obj = self.workloads.get(*key)
         if obj is None:  # deleted meanwhile
             self.queue.forget(key)
+            self.reconciler.forget(*key)
+            return
+        if self.reconciler.behind(obj):  # the watch has not brought our own write yet
+            self.queue.add_after(key, CATCH_UP_SECONDS)
             return
         outcome = self.reconciler.reconcile(copy.deepcopy(obj))
         if outcome.requeue_after is None:

@@ -234,6 +234,10 @@ class Reconciler:
         self._placed: dict[tuple[str, str], tuple[str, int, float]] = {}
         self._namespace: str | None = None  # of the last read, for a metric read without cache
         self._fragmented = 0
+        # (namespace, name) -> the resourceVersion of the last status this controller wrote,
+        # until a copy of the workload at least that new is reconciled
+        self._written: dict[tuple[str, str], int] = {}
+        self._written_lock = threading.Lock()
         self.metrics.fragmentation.set_function(self.fragmented_gpus)
 
     def fragmented_gpus(self) -> float:
@@ -588,10 +592,34 @@ class Reconciler:
         if phase != Phase.PENDING:
             status["nextRetryTime"] = None  # merge patch: remove it
         log.info("%s/%s %s (%s): %s", workload.namespace, workload.name, phase, reason, message)
-        self.cluster.patch(
+        written = self.cluster.patch(
             resource.KIND,
             workload.name,
             workload.namespace,
             {"status": status},
             subresource="status",
         )
+        version = str((written.get("metadata") or {}).get("resourceVersion") or "")
+        if version.isdigit():
+            with self._written_lock:
+                self._written[(workload.namespace, workload.name)] = int(version)
+
+    def behind(self, obj: dict[str, Any]) -> bool:
+        """Is `obj` older than the status this controller last wrote on it (a watch that has
+        not brought that write yet)? Reconciling such a copy would place the workload again."""
+        meta = obj.get("metadata") or {}
+        key = (str(meta.get("namespace") or "default"), str(meta.get("name") or ""))
+        version = str(meta.get("resourceVersion") or "")
+        with self._written_lock:
+            wrote = self._written.get(key)
+            if wrote is None or not version.isdigit():
+                return False
+            if int(version) >= wrote:
+                del self._written[key]
+                return False
+            return True
+
+    def forget(self, namespace: str, name: str) -> None:
+        """The workload is gone: nothing is remembered of it."""
+        with self._written_lock:
+            self._written.pop((namespace, name), None)

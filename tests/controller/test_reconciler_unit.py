@@ -234,3 +234,28 @@ def test_the_workers_call_a_workload_back_when_its_reconcile_asks(fake: StatusFa
     now[0] = 1000.0
     queue.add(("default", "other"))
     assert queue.get() == ("default", "other")
+
+
+def test_a_copy_older_than_the_controllers_own_status_write_waits_for_the_watch(
+    fake: StatusFake,
+) -> None:
+    """A watch that lags behind the controller's own status write must not get the workload
+    placed again from the old copy: it is looked at again once the watch caught up."""
+    now = [0.0]
+    queue = WorkQueue(clock=lambda: now[0])
+    controller = reconciler(fake)
+    old = made(fake, workload("w", 2))
+
+    class Lagging:
+        def get(self, namespace: str, name: str) -> dict[str, Any] | None:
+            return old  # the copy from before the status write
+
+    workers = Workers(controller, Lagging(), queue)
+    workers.handle(("default", "w"))
+    assert current(fake, "w")["status"]["phase"] == "Scheduled"
+    writes = list(fake.writes())
+    workers.handle(("default", "w"))  # the stale copy: nothing is written
+    assert fake.writes() == writes
+    now[0] = 1.0
+    assert queue.get() == ("default", "w")
+    assert not controller.behind(current(fake, "w"))  # the new copy is reconciled

@@ -244,7 +244,7 @@ def plan(
     show_default=True,
     help="Seconds a node must have been NotReady before its waiting workloads are placed again.",
 )
-@click.option("-v", "--verbose", is_flag=True, help="Log kopf's own messages too.")
+@click.option("-v", "--verbose", is_flag=True, help="Log debug messages too (the caches' watches).")
 def run(
     kubeconfig: str | None,
     context: str | None,
@@ -265,7 +265,7 @@ def run(
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    logging.getLogger("kopf").setLevel(logging.INFO if verbose else logging.WARNING)
+    logging.getLogger("gpuctl").setLevel(logging.DEBUG if verbose else logging.INFO)
     cluster = Cluster.connect(kubeconfig, context)
     options = operator.RunOptions(
         namespace=lease_namespace

@@ -187,6 +187,9 @@ def _kept(obj: Obj, kind: str, api_version: str) -> Obj:
 
 
 Transform = Callable[[Obj], Obj]
+# Told of each change to a watched set, on its thread: ("ADDED" | "MODIFIED" | "DELETED", the
+# object as kept). A list tells every object it holds, and DELETED for each it no longer does.
+Handler = Callable[[str, Obj], None]
 
 
 class Informer:
@@ -214,6 +217,7 @@ class Informer:
         self._resource_version = ""
         self._api_version = ""
         self._listed: list[Obj] | None = None  # the current objects as a list, until a change
+        self.handlers: list[Handler] = []  # told of every change (a controller's work queue)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -365,6 +369,7 @@ class Informer:
         """Hold exactly `items` (a list's answer, at resourceVersion `version`)."""
         fresh = {_ident(obj): self._kept(obj) for obj in items}
         with self._changed:
+            held = self._objects
             self._objects = fresh
             self._changed_objects()
             self._resource_version = version
@@ -373,6 +378,15 @@ class Informer:
             self._heard_now()
             self._changed.notify_all()
         self.synced.set()
+        for ident, obj in fresh.items():
+            self._tell("MODIFIED" if ident in held else "ADDED", obj)
+        for ident, obj in held.items():
+            if ident not in fresh:
+                self._tell("DELETED", obj)
+
+    def _tell(self, event: str, obj: Obj) -> None:
+        for handler in self.handlers:
+            handler(event, obj)
 
     def _kept(self, obj: Obj) -> Obj:
         kept = _kept(obj, self.watched.kind, self._api_version)
@@ -409,14 +423,19 @@ class Informer:
             )
         self._newest = max(self._newest, number)
         self._heard_now()
+        told: Obj | None = None
         with self._changed:
             if event in ("ADDED", "MODIFIED"):
-                self._put(self._kept(obj))
+                told = self._kept(obj)
+                self._put(told)
             elif event == "DELETED":
+                told = obj
                 self._remove(_ident(obj), _version(obj))
             if version:
                 self._resource_version = version
             self._changed.notify_all()
+        if told is not None:
+            self._tell(event, told)
 
     def _put(self, obj: Obj) -> None:
         ident = _ident(obj)

@@ -1,34 +1,36 @@
-"""`gpuctl controller run`: kopf watches GPUWorkloads and calls the Reconciler; this module adds
-what kopf does not have: Lease-based leader election, the Prometheus endpoint, /healthz and
-/readyz, and calling a workload back when its retry is due. The only module that imports kopf.
+"""`gpuctl controller run`: one watch per resource. The informers of gpuctl.controller.cache
+(nodes, pods, GPUWorkloads) keep what placement reads, and the GPUWorkload informer's changes
+feed a work queue whose workers run the Reconciler; a reconcile that asks to be called back
+(a retry, a node check) is put back in the queue after its delay. Around it: Lease-based
+leader election, the Prometheus endpoint, and /healthz and /readyz.
 
-kopf is set up to write nothing of its own on the objects: the handler only observes events
-(no progress annotations, no finalizers), peering is off (it is not leader election), and
-the resource is named, not discovered through CRD listing (RBAC grants no CRD access).
+Nothing of the controller's own is written on the objects (no finalizers, no annotations):
+the Reconciler writes the workload's status and its Job, nothing else.
 """
 
 from __future__ import annotations
 
-import asyncio
+import copy
 import logging
 import os
+import signal
 import socket
 import threading
-from concurrent.futures import ThreadPoolExecutor
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
-import kopf
 from prometheus_client import start_http_server
 
 from gpuctl.cluster.client import Cluster
-from gpuctl.cluster.errors import KubeError, NotFound
 from gpuctl.controller import resource
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.metrics import Metrics
+from gpuctl.controller.queue import Key, WorkQueue
 from gpuctl.controller.reconcile import (
+    ERROR_RETRY_SECONDS,
     NODE_CHECK_SECONDS,
     NOT_READY_GRACE_SECONDS,
     Reconciler,
@@ -37,6 +39,9 @@ from gpuctl.errors import GpuctlError
 
 log = logging.getLogger("gpuctl.controller")
 RECONCILE_THREADS = 16
+# how soon to look again at a workload whose watched copy lags behind our own status write
+CATCH_UP_SECONDS = 0.2
+STOP_SECONDS = 5.0  # how long a stop waits for the reconciles in progress (the pod has 10 s)
 
 
 @dataclass
@@ -73,132 +78,79 @@ def serve_health(port: int, health: Health) -> ThreadingHTTPServer:
     return server
 
 
-def connection_info(cluster: Cluster) -> kopf.ConnectionInfo:
-    """kopf's credentials from the same kubeconfig, context or service account as gpuctl's."""
-    config = cluster.api.configuration
-    header = config.get_api_key_with_prefix("BearerToken") or ""
-    token = header.split(" ", 1)[-1] if header else None
-    return kopf.ConnectionInfo(
-        server=config.host,
-        ca_path=config.ssl_ca_cert,
-        insecure=not config.verify_ssl,
-        certificate_path=config.cert_file,
-        private_key_path=config.key_file,
-        token=token,
-        default_namespace=cluster.namespace,
-    )
+class Holder(Protocol):
+    """Where the workers read a workload as it is now: the GPUWorkload informer."""
+
+    def get(self, namespace: str, name: str) -> dict[str, Any] | None: ...
 
 
-class Requeue:
-    """Calls a workload back after a delay (its retry), one pending call per workload."""
+class Workers:
+    """Reconcile the keys of the work queue on RECONCILE_THREADS threads (reconciles wait on
+    the API server, not the CPU; placement itself is serialized in the Reconciler). Each key's
+    object is the informer's: the watch that fills the placement cache is the one watch."""
 
-    def __init__(self, reconciler: Reconciler) -> None:
+    def __init__(self, reconciler: Reconciler, workloads: Holder, queue: WorkQueue) -> None:
         self.reconciler = reconciler
-        self.pending: dict[tuple[str, str], asyncio.TimerHandle] = {}
+        self.workloads = workloads
+        self.queue = queue
+        self._threads: list[threading.Thread] = []
 
-    async def run(self, body: dict[str, Any]) -> None:
-        outcome = await asyncio.to_thread(self.reconciler.reconcile, body)
-        meta = body["metadata"]
-        key = (meta.get("namespace", ""), meta["name"])
-        if key in self.pending:
-            self.pending.pop(key).cancel()
-        if outcome.requeue_after is not None:
-            loop = asyncio.get_running_loop()
-            self.pending[key] = loop.call_later(
-                outcome.requeue_after, lambda: asyncio.ensure_future(self._again(key))
-            )
+    def on_change(self, event: str, obj: dict[str, Any]) -> None:
+        """The informer's handler: queue the workload (a deleted one's retry is dropped)."""
+        meta = obj.get("metadata") or {}
+        key = (str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        if event == "DELETED":
+            self.queue.forget(key)
+        else:
+            self.queue.add(key)
 
-    async def _again(self, key: tuple[str, str]) -> None:
-        self.pending.pop(key, None)
-        namespace, name = key
-        try:
-            body = await asyncio.to_thread(
-                self.reconciler.cluster.get, resource.KIND, name, namespace
-            )
-        except NotFound:
+    def start(self, count: int = RECONCILE_THREADS) -> None:
+        for number in range(count):
+            thread = threading.Thread(target=self._work, name=f"reconcile-{number}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self, timeout: float) -> None:
+        """Take no more keys; wait up to `timeout` for the reconciles in progress."""
+        self.queue.shut_down()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _work(self) -> None:
+        while (key := self.queue.get()) is not None:
+            try:
+                self.handle(key)
+            except Exception:  # a bug in one reconcile must not stop the worker
+                log.exception("%s/%s: the reconcile failed; retrying", *key)
+                self.queue.add_after(key, ERROR_RETRY_SECONDS)
+            finally:
+                self.queue.done(key)
+
+    def handle(self, key: Key) -> None:
+        """Reconcile the workload as the informer holds it now; call it back when asked."""
+        obj = self.workloads.get(*key)
+        if obj is None:  # deleted meanwhile
+            self.queue.forget(key)
+            self.reconciler.forget(*key)
             return
-        except KubeError as exc:
-            log.warning("could not read %s/%s again: %s", namespace, name, exc)
+        if self.reconciler.behind(obj):  # the watch has not brought our own write yet
+            self.queue.add_after(key, CATCH_UP_SECONDS)
             return
-        await self.run(body)
-
-    def forget(self, namespace: str, name: str) -> None:
-        handle = self.pending.pop((namespace, name), None)
-        if handle is not None:
-            handle.cancel()
-
-
-def build_registry(
-    cluster: Cluster, requeue: Requeue
-) -> tuple[kopf.OperatorRegistry, kopf.OperatorSettings]:
-    registry = kopf.OperatorRegistry()
-    settings = kopf.OperatorSettings()
-    settings.peering.standalone = True
-    settings.scanning.disabled = True
-    settings.posting.enabled = False
-    settings.watching.server_timeout = 60
-
-    @kopf.on.login(registry=registry)
-    def login(**_: Any) -> kopf.ConnectionInfo:
-        return connection_info(cluster)
-
-    @kopf.on.event(resource.GROUP, resource.VERSION, resource.PLURAL, registry=registry)
-    async def on_event(body: kopf.Body, type: str | None, **_: Any) -> None:
-        meta = body.get("metadata") or {}
-        if type == "DELETED":
-            requeue.forget(meta.get("namespace", ""), meta.get("name", ""))
-            return
-        await requeue.run({key: value for key, value in body.items()})
-
-    return registry, settings
+        outcome = self.reconciler.reconcile(copy.deepcopy(obj))
+        if outcome.requeue_after is None:
+            self.queue.forget(key)
+        else:
+            self.queue.add_after(key, outcome.requeue_after)
 
 
-class StopSwitch:
-    """Stops kopf from another thread (the lease keeper's). kopf is given an asyncio.Event:
-    a threading.Event or a concurrent Future it would wait for in an executor thread, which
-    asyncio.run then waits for at exit, for ever."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._triggered = False
-        self._target: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
-
-    def attach(self, loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
-        with self._lock:
-            self._target = (loop, event)
-            if self._triggered:
-                event.set()
-
-    def trigger(self) -> None:
-        with self._lock:
-            self._triggered = True
-            if self._target is not None:
-                loop, event = self._target
-                loop.call_soon_threadsafe(event.set)
-
-
-async def _operate(
-    registry: kopf.OperatorRegistry,
-    settings: kopf.OperatorSettings,
-    namespace: str | None,
-    switch: StopSwitch,
-    ready: threading.Event,
-) -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    switch.attach(loop, stop)
-    # Reconciles wait on the API server, not the CPU: more of them at once than the default
-    # executor's cores + 4 (placement itself is serialized in the Reconciler).
-    loop.set_default_executor(ThreadPoolExecutor(RECONCILE_THREADS, "reconcile"))
-    await kopf.operator(
-        registry=registry,
-        settings=settings,
-        namespaces=[namespace] if namespace else [],
-        clusterwide=not namespace,
-        standalone=True,
-        stop_flag=stop,
-        ready_flag=ready,
-    )
+def install_stop_signals(stop: threading.Event) -> None:
+    """SIGTERM (the kubelet stopping the pod) and SIGINT (Ctrl-C) stop the controller cleanly:
+    reconciles in progress end, the Lease is given up."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set from the main thread
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
 
 
 @dataclass(frozen=True)
@@ -218,12 +170,36 @@ class RunOptions:
 
 
 def run(cluster: Cluster, options: RunOptions) -> int:
-    """Serve metrics and probes, wait to lead, then reconcile until stopped or no longer the
-    leader. The exit code: 0 on a clean stop, 1 when leadership was lost (the Deployment
-    restarts the pod, which then stands by)."""
+    """Serve metrics and probes, wait to lead, then reconcile until stopped (SIGTERM, SIGINT)
+    or no longer the leader. The exit code: 0 on a clean stop, 1 when leadership was lost (the
+    Deployment restarts the pod, which then stands by)."""
     metrics = Metrics()
     health = Health()
     health.alive.set()
+    _serve(options, metrics, health)
+    stop = threading.Event()  # a stop signal, or leadership lost: stop reconciling
+    ended = threading.Event()  # the reconciles have ended: the Lease may be given up
+    lost = threading.Event()
+    install_stop_signals(stop)
+    keeper: threading.Thread | None = None
+    if options.leader_elect:
+        health.ready.set()  # a standby is ready; it just does not reconcile
+        keeper = _lead(cluster, options, stop, ended, lost)
+        if keeper is None:
+            return 0
+    metrics.leader.set(1)
+    try:
+        _reconcile_until(stop, cluster, options, metrics, health)
+    finally:
+        ended.set()
+        metrics.leader.set(0)
+        if keeper is not None:
+            keeper.join(timeout=options.lease_timing.retry_period + 5)  # it releases the Lease
+        log.info("stopped")
+    return 1 if lost.is_set() else 0
+
+
+def _serve(options: RunOptions, metrics: Metrics, health: Health) -> None:
     try:
         start_http_server(options.metrics_port, registry=metrics.registry)
     except OSError as exc:
@@ -232,39 +208,47 @@ def run(cluster: Cluster, options: RunOptions) -> int:
         serve_health(options.health_port, health)
     except OSError as exc:
         raise GpuctlError(f"cannot serve probes on port {options.health_port}: {exc}") from exc
-    stop = threading.Event()  # the lease keeper's: set once the operator has stopped
-    lost = threading.Event()
-    kopf_stop = StopSwitch()
+
+
+def _lead(
+    cluster: Cluster,
+    options: RunOptions,
+    stop: threading.Event,
+    ended: threading.Event,
+    lost: threading.Event,
+) -> threading.Thread | None:
+    """Wait to lead (None when stopped first), then keep the Lease on a thread of its own
+    until the reconciles have `ended` (then give it up: no standby acts while a reconcile of
+    this replica still runs); when it could not be renewed, set `lost` and `stop`."""
     elector = LeaseElector(
         cluster, options.namespace, resource.NAME, options.identity, options.lease_timing
     )
-    if options.leader_elect:
-        health.ready.set()  # a standby is ready; it just does not reconcile
-        log.info(
-            "waiting to lead (lease %s/%s as %s)",
-            options.namespace,
-            resource.NAME,
-            options.identity,
-        )
-        if not elector.acquire(stop):
-            return 0
-
-        def keep() -> None:
-            elector.keep(stop)
-            if not stop.is_set():
-                lost.set()
-                kopf_stop.trigger()
-
-        keeper = threading.Thread(target=keep, name="lease", daemon=True)
-        keeper.start()
-    metrics.leader.set(1)
-    cache = ClusterCache(cluster, options.watch_namespace, options.node_selector, resource.KIND)
     log.info(
-        "reconciling the GPUWorkloads of %s",
-        f"namespace {options.watch_namespace}" if options.watch_namespace else "every namespace",
+        "waiting to lead (lease %s/%s as %s)", options.namespace, resource.NAME, options.identity
     )
-    if not cache.start():
-        log.warning("the node, pod and workload caches did not fill within 60 s; going on")
+    if not elector.acquire(stop):
+        return None
+
+    def keep() -> None:
+        elector.keep(ended)
+        if not ended.is_set():
+            lost.set()
+            stop.set()
+
+    keeper = threading.Thread(target=keep, name="lease", daemon=True)
+    keeper.start()
+    return keeper
+
+
+def _reconcile_until(
+    stop: threading.Event,
+    cluster: Cluster,
+    options: RunOptions,
+    metrics: Metrics,
+    health: Health,
+) -> None:
+    """Fill the caches, then reconcile every workload the watch brings until `stop`."""
+    cache = ClusterCache(cluster, options.watch_namespace, options.node_selector, resource.KIND)
     reconciler = Reconciler(
         cluster,
         metrics,
@@ -273,21 +257,19 @@ def run(cluster: Cluster, options: RunOptions) -> int:
         cache=cache,
         not_ready_grace_seconds=options.not_ready_grace_seconds,
     )
-    registry, settings = build_registry(cluster, Requeue(reconciler))
-    ready = threading.Event()
-
-    def mark_ready() -> None:
-        ready.wait()
-        health.ready.set()
-
-    threading.Thread(target=mark_ready, name="ready", daemon=True).start()
+    workers = Workers(reconciler, cache.workloads, WorkQueue())
+    cache.workloads.handlers.append(workers.on_change)  # before the first list: none is missed
+    log.info(
+        "reconciling the GPUWorkloads of %s",
+        f"namespace {options.watch_namespace}" if options.watch_namespace else "every namespace",
+    )
     try:
-        asyncio.run(_operate(registry, settings, options.watch_namespace, kopf_stop, ready))
+        if not cache.start():
+            log.warning("the node, pod and workload caches did not fill within 60 s; going on")
+        workers.start()  # after the caches filled: placement reads them
+        health.ready.set()
+        while not stop.wait(1.0):  # woken by a signal's handler as well as by the lease keeper
+            pass
     finally:
-        stop.set()
+        workers.stop(timeout=STOP_SECONDS)
         cache.stop()
-        metrics.leader.set(0)
-        if options.leader_elect:
-            keeper.join(timeout=options.lease_timing.retry_period + 5)  # it releases the Lease
-        log.info("stopped")
-    return 1 if lost.is_set() else 0

@@ -1,5 +1,7 @@
-"""One reconcile of one GPUWorkload, on a gpuctl Cluster. No kopf: the operator module calls
-`Reconciler.reconcile` on every event and again when it asks to be called back.
+"""One reconcile of one GPUWorkload, on a gpuctl cluster connection. The operator module calls
+`Reconciler.reconcile` on every change the watch brings and again when it asks to be called
+back. The Job is written as `gpuctl create` writes one (gpuctl.controller.workload) and
+deleted by the Delete verb.
 
 The rules:
 - Failed is final (a Failed workload starts over when its spec changes).
@@ -19,7 +21,6 @@ The rules:
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import logging
 import random
@@ -28,9 +29,9 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Invalid, KubeError, NotFound
 from gpuctl.controller import backoff, resource
 from gpuctl.controller.cache import ClusterCache
@@ -47,6 +48,7 @@ from gpuctl.controller.workload import (
 from gpuctl.inventory.placement import node_problem
 from gpuctl.inventory.status import terminating
 from gpuctl.verbs import strategies
+from gpuctl.verbs.delete import Delete
 from gpuctl.verbs.pinning import pinned_node
 
 log = logging.getLogger("gpuctl.controller")
@@ -66,6 +68,22 @@ NOT_READY_GRACE_SECONDS: Final = 30.0
 TERMINATING_RETRY_SECONDS: Final = 1.0
 CONDITION: Final = "Scheduled"
 STARTED_PHASES: Final = ("Running", "Succeeded", "Failed")
+
+
+class StatusWriter(ClusterAPI, Protocol):
+    """The cluster as the Reconciler uses it: the verbs' calls, and a patch of an object's
+    status subresource (gpuctl.cluster.client.Cluster has it)."""
+
+    def patch(
+        self,
+        kind: str,
+        name: str,
+        namespace: str | None,
+        patch: Any,
+        *,
+        patch_type: str = "merge",
+        subresource: str = "",
+    ) -> dict[str, Any]: ...
 
 
 class Reason:
@@ -159,7 +177,7 @@ def view_of(
 
 
 def read_cluster(
-    cluster: Cluster, namespace: str | None, node_selector: str | None = None
+    cluster: ClusterAPI, namespace: str | None, node_selector: str | None = None
 ) -> ClusterGpus:
     """Every node's GPUs and their use: nodes (those matching `node_selector`, a label
     selector, when given), all pods (finished ones free nothing), and the GPUWorkloads of
@@ -190,7 +208,7 @@ def largest_pending(workloads: Iterable[dict[str, Any]]) -> int:
 class Reconciler:
     def __init__(
         self,
-        cluster: Cluster,
+        cluster: StatusWriter,
         metrics: Metrics | None = None,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
@@ -216,6 +234,10 @@ class Reconciler:
         self._placed: dict[tuple[str, str], tuple[str, int, float]] = {}
         self._namespace: str | None = None  # of the last read, for a metric read without cache
         self._fragmented = 0
+        # (namespace, name) -> the resourceVersion of the last status this controller wrote,
+        # until a copy of the workload at least that new is reconciled
+        self._written: dict[tuple[str, str], int] = {}
+        self._written_lock = threading.Lock()
         self.metrics.fragmentation.set_function(self.fragmented_gpus)
 
     def fragmented_gpus(self) -> float:
@@ -407,10 +429,11 @@ class Reconciler:
         # Foreground: the old Job stays (terminating) until its pods are gone, and _place waits
         # for it; a new Job of the same name next to the old one's pods can be left without a
         # pod by the Job controller, which tracks Jobs by name.
-        with contextlib.suppress(NotFound):  # already gone is what is wanted
-            self.cluster.delete(
-                "Job", workload.job_name, workload.namespace, propagation="Foreground"
-            )
+        deleted = Delete(self.cluster, ignore_not_found=True).run(  # gone is what is wanted
+            [("Job", workload.job_name, workload.namespace)]
+        )
+        if deleted.causes:
+            raise deleted.causes[0]
         self.metrics.replaced.inc()
         replacements = int(workload.status.get("replacements") or 0) + 1
         message = (
@@ -569,10 +592,34 @@ class Reconciler:
         if phase != Phase.PENDING:
             status["nextRetryTime"] = None  # merge patch: remove it
         log.info("%s/%s %s (%s): %s", workload.namespace, workload.name, phase, reason, message)
-        self.cluster.patch(
+        written = self.cluster.patch(
             resource.KIND,
             workload.name,
             workload.namespace,
             {"status": status},
             subresource="status",
         )
+        version = str((written.get("metadata") or {}).get("resourceVersion") or "")
+        if version.isdigit():
+            with self._written_lock:
+                self._written[(workload.namespace, workload.name)] = int(version)
+
+    def behind(self, obj: dict[str, Any]) -> bool:
+        """Is `obj` older than the status this controller last wrote on it (a watch that has
+        not brought that write yet)? Reconciling such a copy would place the workload again."""
+        meta = obj.get("metadata") or {}
+        key = (str(meta.get("namespace") or "default"), str(meta.get("name") or ""))
+        version = str(meta.get("resourceVersion") or "")
+        with self._written_lock:
+            wrote = self._written.get(key)
+            if wrote is None or not version.isdigit():
+                return False
+            if int(version) >= wrote:
+                del self._written[key]
+                return False
+            return True
+
+    def forget(self, namespace: str, name: str) -> None:
+        """The workload is gone: nothing is remembered of it."""
+        with self._written_lock:
+            self._written.pop((namespace, name), None)

@@ -298,7 +298,7 @@ NAMESPACED_RULES: Final = (
     _rule("coordination.k8s.io", ["leases"], ["get", "create", "update"]),  # leader election
 )
 CLUSTER_RULES: Final = (
-    _rule(GROUP, [PLURAL], ["get", "list", "watch"]),  # kopf's watch, our reads
+    _rule(GROUP, [PLURAL], ["list", "watch"]),  # the informer's list and watch
     _rule(GROUP, [f"{PLURAL}/status"], ["patch"]),  # phase, node, job, retries
     # adopt or create; delete only to place again (a node went NotReady under a waiting Job);
     # a deleted workload's Job is the garbage collector's (owner reference)

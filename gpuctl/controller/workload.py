@@ -1,7 +1,7 @@
 """A GPUWorkload as gpuctl sees it: its defaulted spec, the gpuctl training spec it stands for,
-and the Job rendered from that spec by gpuctl's own templates, pinned to the chosen node.
+and the Job that `gpuctl create` would write for that spec, pinned to the chosen node.
 
-Pure: objects (dicts) in, objects out; no cluster and no kopf.
+Pure: objects (dicts) in, objects out; no cluster.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import yaml
 from gpuctl import constants as c
 from gpuctl.controller import resource
 from gpuctl.errors import SpecError
-from gpuctl.render import engine
-from gpuctl.spec.document import load_text
+from gpuctl.spec.document import Document
 from gpuctl.spec.kinds import Options
+from gpuctl.verbs.desired import desired_objects
 from gpuctl.verbs.pinning import pin_to_nodes
 
 WORKLOAD_LABEL: Final = c.Labels.WORKLOAD
@@ -150,16 +150,26 @@ class Workload:
         }
 
 
-def render_job(workload: Workload, node: str) -> dict[str, Any]:
-    """The Job gpuctl renders for the workload's training spec, owned by the workload and held
-    to `node` by required node affinity (the scheduler still checks it fits, unlike nodeName)."""
-    text = yaml.safe_dump(workload.training_spec(), sort_keys=False, allow_unicode=True)
+def training_document(workload: Workload) -> Document:
+    """The workload's training spec as a gpuctl spec document: its data is the dict itself;
+    its text (what `GET /jobs/{id}` shows as the spec) is that dict written as YAML."""
+    data = workload.training_spec()
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     source = f"{resource.PLURAL}/{workload.namespace}/{workload.name}"
+    return Document(source, 0, 1, data, text=text)
+
+
+def render_job(workload: Workload, node: str) -> dict[str, Any]:
+    """The Job gpuctl writes for the workload's training spec (rendered, fingerprinted and
+    carrying its spec text, as `gpuctl create` writes it), owned by the workload and held to
+    `node` by required node affinity (the scheduler still checks it fits, unlike nodeName).
+    The owner, the workload label and the pin are added after the fingerprint: they are the
+    controller's, not the spec's, so `gpuctl apply` of the same spec leaves the Job alone."""
     try:
-        manifests = engine.render_documents(load_text(source, text), Options())
+        written = desired_objects([training_document(workload)], Options())
     except SpecError as exc:
         raise WorkloadInvalid("; ".join(str(p) for p in exc.problems)) from exc
-    jobs = [m.obj for m in manifests if m.kind == "Job"]
+    jobs = [item.obj for item in written if item.manifest.kind == "Job"]
     if len(jobs) != 1:  # pragma: no cover - a one-node training spec renders one Job
         raise WorkloadInvalid(f"the training spec rendered {len(jobs)} Jobs, not one")
     job = jobs[0]

@@ -1,7 +1,7 @@
 """Where a GPU workload goes: four strategies that rank the nodes for a request of GPUs.
 
 Pure: NodeGpus (gpuctl.inventory.placement, from live Node and Pod objects) in, a ranked and
-explained list out. No cluster, no kopf: the controller, `gpuctl controller plan` and
+explained list out. No cluster: the controller, `gpuctl controller plan` and
 `gpuctl create`/`apply` with resources.placement share this one implementation.
 
 Only nodes that take new pods (Ready, not cordoned, no NoSchedule/NoExecute taint) with enough

@@ -102,3 +102,26 @@ def test_a_placed_workload_counts_once_whether_its_pod_exists_or_not() -> None:
     finished = {**bound, "status": {"phase": "Succeeded"}}
     view = view_of([node("a", 8)], [slim_pod(finished)], [placed])
     assert [(n.name, n.used) for n in view.nodes] == [("a", 0)]
+
+
+def test_an_informer_tells_its_handlers_each_change(sandbox: SandboxCluster) -> None:
+    """What feeds the controller's work queue: the list's objects, then each watch event; a
+    list again tells DELETED for what it no longer holds."""
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    informer = Informer(cluster, Watched("ConfigMap", "default", "team=a"))
+    told: list[tuple[str, str]] = []
+    informer.handlers.append(lambda event, obj: told.append((event, obj["metadata"]["name"])))
+    cluster.create(_config_map("before", "a"))
+    try:
+        informer.start()
+        wait_for(lambda: told == [("ADDED", "before")], what="the listed object")
+        cluster.create(_config_map("after", "a"))
+        cluster.create(_config_map("other-team", "b"))  # outside the label selector
+        cluster.patch("ConfigMap", "after", "default", {"data": {"k": "v2"}})
+        cluster.delete("ConfigMap", "before", "default", propagation="Background")
+        wait_for(lambda: len(told) == 4, what="three more changes")
+        assert told[1:] == [("ADDED", "after"), ("MODIFIED", "after"), ("DELETED", "before")]
+    finally:
+        informer.stop()
+    informer.replace_all([])  # as a list again that finds nothing would
+    assert told[4:] == [("DELETED", "after")]

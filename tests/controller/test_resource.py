@@ -90,7 +90,7 @@ def test_manifests_install_a_hardened_least_privilege_controller() -> None:
     # cluster-wide: the GPUWorkloads of every namespace, their Jobs, and reading nodes and pods
     cluster_rules = by_kind["ClusterRole"]["rules"]
     assert {(r["resources"][0], tuple(r["verbs"])) for r in cluster_rules} == {
-        ("gpuworkloads", ("get", "list", "watch")),  # never deleted by it
+        ("gpuworkloads", ("list", "watch")),  # read from the watch; never deleted by it
         ("gpuworkloads/status", ("patch",)),
         ("jobs", ("get", "create", "delete")),  # delete: placing again
         ("nodes", ("list", "watch")),

@@ -1,0 +1,261 @@
+"""The Reconciler on gpuctl.cluster.fake.FakeCluster (no cluster process): a new workload gets
+its Job, written as gpuctl writes one, on its strategy's node; a workload whose node is lost
+before its pod started has its Job deleted and is placed again; a Failed workload whose spec
+changed starts over; a deleted one is left alone; a failed create and a workload no node fits
+are called back later, the latter with exponential backoff."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from gpuctl import constants as c
+from gpuctl.cluster.errors import KubeError, ServerError
+from gpuctl.cluster.fake import FakeCluster
+from gpuctl.controller import backoff, resource
+from gpuctl.controller.metrics import Metrics
+from gpuctl.controller.operator import Workers
+from gpuctl.controller.queue import WorkQueue
+from gpuctl.controller.reconcile import ERROR_RETRY_SECONDS, Reconciler
+from gpuctl.controller.workload import label_value
+from gpuctl.verbs.pinning import pinned_node
+from tests.controller.conftest import workload
+
+NOW = 1_900_000_000.0
+
+
+class StatusFake(FakeCluster):
+    """FakeCluster with a status subresource: a status patch is a merge patch of `status`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failing_creates: list[KubeError] = []  # raised by the next creates, in turn
+
+    def patch(
+        self,
+        kind: str,
+        name: str,
+        namespace: str | None,
+        patch: Any,
+        *,
+        patch_type: str = "merge",
+        subresource: str = "",
+    ) -> dict[str, Any]:
+        assert subresource in ("", "status")
+        assert subresource != "status" or set(patch) == {"status"}
+        return super().patch(kind, name, namespace, patch, patch_type=patch_type)
+
+    def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        if obj["kind"] == "Job" and self.failing_creates:
+            self.calls.append(("create", "Job", obj["metadata"]["name"]))
+            raise self.failing_creates.pop(0)
+        return super().create(obj, dry_run=dry_run)
+
+
+def node(name: str, gpus: int, ready: bool = True) -> dict[str, Any]:
+    capacity = {"cpu": "64", "memory": "512Gi", "pods": "110", "nvidia.com/gpu": str(gpus)}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+        "status": {
+            "capacity": capacity,
+            "allocatable": capacity,
+            "conditions": [
+                {
+                    "type": "Ready",
+                    "status": "True" if ready else "False",
+                    "lastTransitionTime": "2020-01-01T00:00:00Z",
+                }
+            ],
+        },
+    }
+
+
+@pytest.fixture
+def fake() -> StatusFake:
+    cluster = StatusFake()
+    cluster.add(node("big", 8), node("small", 4))
+    return cluster
+
+
+def reconciler(cluster: StatusFake) -> Reconciler:
+    return Reconciler(cluster, Metrics(), rng=random.Random(7), clock=at(NOW), snapshot_seconds=0)
+
+
+def at(moment: float) -> Callable[[], float]:
+    return lambda: moment
+
+
+def made(cluster: StatusFake, obj: dict[str, Any]) -> dict[str, Any]:
+    obj["metadata"]["generation"] = 1
+    return cluster.create(obj)
+
+
+def current(cluster: StatusFake, name: str) -> dict[str, Any]:
+    return cluster.get(resource.KIND, name, "default")
+
+
+def test_a_new_workload_gets_its_job_on_its_strategys_node(fake: StatusFake) -> None:
+    obj = made(fake, workload("w", 2, "binpack"))
+    outcome = reconciler(fake).reconcile(obj)
+    assert (outcome.result, outcome.message) == ("scheduled", "small")
+    job = fake.get("Job", "w", "default")
+    assert pinned_node(job) == "small"
+    assert job["metadata"]["ownerReferences"][0]["uid"] == obj["metadata"]["uid"]
+    assert job["metadata"]["labels"][c.Labels.WORKLOAD] == label_value("w")
+    annotations = job["metadata"]["annotations"]
+    assert c.RENDER_HASH_ANNOTATION in annotations
+    assert "kind: training" in annotations[c.SPEC_ANNOTATION]
+    status = current(fake, "w")["status"]
+    assert (status["phase"], status["assignedNode"], status["jobName"]) == (
+        "Scheduled",
+        "small",
+        "w",
+    )
+    assert fake.writes() == [
+        ("create", resource.KIND, "w"),
+        ("create", "Job", "w"),
+        ("patch", resource.KIND, "w"),
+    ]
+
+
+def test_a_workload_whose_node_is_lost_before_its_pod_started_is_placed_again(
+    fake: StatusFake,
+) -> None:
+    controller = reconciler(fake)
+    controller.reconcile(made(fake, workload("w", 2, "leastLoaded")))
+    assert current(fake, "w")["status"]["assignedNode"] == "big"
+    fake.add(node("big", 8, ready=False))  # NotReady since 2020: past the grace period
+
+    replaced = controller.reconcile(current(fake, "w"))
+    assert replaced.result == "replaced"
+    assert fake.find("Job", "w", "default") is None
+    status = current(fake, "w")["status"]
+    assert (status["phase"], status["reason"], status["replacements"]) == (
+        "Pending",
+        "NodeNotReady",
+        1,
+    )
+    assert "assignedNode" not in status
+
+    again = controller.reconcile(current(fake, "w"))
+    assert (again.result, again.message) == ("scheduled", "small")
+    assert pinned_node(fake.get("Job", "w", "default")) == "small"
+    assert current(fake, "w")["status"]["replacements"] == 1
+
+
+def test_a_failed_workload_whose_spec_changed_starts_over(fake: StatusFake) -> None:
+    controller = reconciler(fake)
+    controller.reconcile(made(fake, workload("w", 16, retryPolicy={"maxRetries": 0})))
+    assert current(fake, "w")["status"]["phase"] == "Failed"
+    assert controller.reconcile(current(fake, "w")).result == "unchanged"  # Failed is final
+
+    fake.patch(resource.KIND, "w", "default", {"spec": {"gpuCount": 4}})
+    fake.patch(resource.KIND, "w", "default", {"metadata": {"generation": 2}})
+    outcome = controller.reconcile(current(fake, "w"))
+    assert (outcome.result, outcome.message) == ("scheduled", "big")
+    assert current(fake, "w")["status"]["observedGeneration"] == 2
+
+
+def test_a_deleted_workload_is_left_alone(fake: StatusFake) -> None:
+    obj = made(fake, workload("w", 2))
+    obj["metadata"]["deletionTimestamp"] = "2030-01-01T00:00:00Z"
+    before = list(fake.writes())
+    assert reconciler(fake).reconcile(obj).result == "deleted"
+    assert fake.writes() == before
+
+
+def test_a_failed_create_is_retried_later_and_then_placed(fake: StatusFake) -> None:
+    controller = reconciler(fake)
+    fake.failing_creates.append(ServerError("etcd timed out", status=500))
+    outcome = controller.reconcile(made(fake, workload("w", 2)))
+    assert (outcome.result, outcome.requeue_after) == ("error", ERROR_RETRY_SECONDS)
+    status = current(fake, "w")["status"]
+    assert (status["phase"], status["reason"]) == ("Pending", "APIError")
+    assert status["nextRetryTime"].startswith("2030-03-17T17:46:45")  # NOW + 5 s
+    assert fake.find("Job", "w", "default") is None
+
+    waiting = controller.reconcile(current(fake, "w"))  # called back early: still waits
+    assert waiting.result == "waiting"
+    assert 0 < (waiting.requeue_after or 0) <= ERROR_RETRY_SECONDS
+
+    later = Reconciler(fake, Metrics(), clock=at(NOW + ERROR_RETRY_SECONDS + 1))
+    assert later.reconcile(current(fake, "w")).result == "scheduled"
+    assert fake.find("Job", "w", "default") is not None
+
+
+def test_no_fitting_node_retries_with_exponential_backoff(fake: StatusFake) -> None:
+    obj = made(fake, workload("w", 16, retryPolicy={"maxRetries": 3, "backoffSeconds": 10}))
+    delays = []
+    for attempt in range(3):
+        clock = NOW + 1000 * attempt  # each retry is due by then
+        controller = Reconciler(fake, Metrics(), rng=random.Random(attempt), clock=at(clock))
+        outcome = controller.reconcile(current(fake, "w") if attempt else obj)
+        assert outcome.result == "retry"
+        assert outcome.requeue_after == backoff.delay(10, attempt, random.Random(attempt))
+        delays.append(outcome.requeue_after)
+        assert current(fake, "w")["status"]["retries"] == attempt + 1
+    assert 10 <= delays[0] <= 11 and 20 <= delays[1] <= 22 and 40 <= delays[2] <= 44
+    final = Reconciler(fake, Metrics(), clock=at(NOW + 5000)).reconcile(current(fake, "w"))
+    assert final.result == "failed"
+    assert current(fake, "w")["status"]["reason"] == "RetriesExhausted"
+
+
+class Held:
+    """The informer's side of the workers: the objects it holds."""
+
+    def __init__(self, cluster: StatusFake) -> None:
+        self.cluster = cluster
+
+    def get(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.cluster.find(resource.KIND, name, namespace)
+
+
+def test_the_workers_call_a_workload_back_when_its_reconcile_asks(fake: StatusFake) -> None:
+    now = [0.0]
+    queue = WorkQueue(clock=lambda: now[0])
+    workers = Workers(reconciler(fake), Held(fake), queue)
+    fake.failing_creates.append(ServerError("etcd timed out", status=500))
+    workers.on_change("ADDED", made(fake, workload("w", 2)))
+    assert queue.get() == ("default", "w")
+    workers.handle(("default", "w"))
+    queue.done(("default", "w"))
+    assert len(queue) == 0  # not at once: after the retry's delay
+    now[0] = ERROR_RETRY_SECONDS
+    assert queue.get() == ("default", "w")
+
+    fake.delete(resource.KIND, "w", "default")
+    workers.handle(("default", "w"))  # gone: nothing is written, nothing called back
+    queue.done(("default", "w"))
+    now[0] = 1000.0
+    queue.add(("default", "other"))
+    assert queue.get() == ("default", "other")
+
+
+def test_a_copy_older_than_the_controllers_own_status_write_waits_for_the_watch(
+    fake: StatusFake,
+) -> None:
+    """A watch that lags behind the controller's own status write must not get the workload
+    placed again from the old copy: it is looked at again once the watch caught up."""
+    now = [0.0]
+    queue = WorkQueue(clock=lambda: now[0])
+    controller = reconciler(fake)
+    old = made(fake, workload("w", 2))
+
+    class Lagging:
+        def get(self, namespace: str, name: str) -> dict[str, Any] | None:
+            return old  # the copy from before the status write
+
+    workers = Workers(controller, Lagging(), queue)
+    workers.handle(("default", "w"))
+    assert current(fake, "w")["status"]["phase"] == "Scheduled"
+    writes = list(fake.writes())
+    workers.handle(("default", "w"))  # the stale copy: nothing is written
+    assert fake.writes() == writes
+    now[0] = 1.0
+    assert queue.get() == ("default", "w")
+    assert not controller.behind(current(fake, "w"))  # the new copy is reconciled

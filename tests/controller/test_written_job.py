@@ -1,0 +1,45 @@
+"""The Job the controller makes is written as `gpuctl create` writes one: with its fingerprint
+and its training spec's text, so the REST API shows the spec and `gpuctl diff` and `apply` of
+that spec see the Job as gpuctl's own and unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from fastapi.testclient import TestClient
+
+from gpuctl import constants as c
+from gpuctl.controller import resource
+from gpuctl.controller.reconcile import Reconciler
+from gpuctl.controller.workload import Workload
+from gpuctl.server.app import create_app
+from tests.conftest import Env
+from tests.controller.conftest import workload
+
+
+def test_a_controller_made_job_shows_its_spec_and_is_gpuctls_own(
+    crd_env: Env, tmp_path: Path
+) -> None:
+    made = crd_env.cluster.create(workload("w", 2, env=[{"name": "STEPS", "value": "10"}]))
+    assert Reconciler(crd_env.cluster).reconcile(made).result == "scheduled"
+    job = crd_env.cluster.get("Job", "w", "default")
+    assert c.RENDER_HASH_ANNOTATION in job["metadata"]["annotations"]
+
+    with TestClient(create_app(crd_env.cluster, None), raise_server_exceptions=False) as client:
+        answer = client.get("/api/v1/jobs/default.w")
+    assert answer.status_code == 200, answer.text
+    text = answer.json()["yamlContent"]
+    assert yaml.safe_load(text) == Workload.of(made).training_spec()
+
+    spec = tmp_path / "w.yaml"
+    spec.write_text(text)
+    diff = crd_env.gpuctl("diff", "-f", str(spec))
+    assert (diff.returncode, diff.stdout, diff.stderr) == (0, "", "")
+    applied = crd_env.gpuctl("apply", "-f", str(spec))
+    assert applied.returncode == 0, applied.stderr
+    assert "job.batch/w unchanged" in applied.stdout
+    after = crd_env.cluster.get("Job", "w", "default")
+    assert after["metadata"]["uid"] == job["metadata"]["uid"]
+    owner = after["metadata"]["ownerReferences"][0]
+    assert (owner["kind"], owner["uid"]) == (resource.KIND, made["metadata"]["uid"])

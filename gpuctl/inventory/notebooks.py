@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.cli import table
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster
@@ -24,6 +25,7 @@ from gpuctl.spec import runtime
 from gpuctl.spec.document import Document
 
 NOTEBOOK = "notebook"
+NOTEBOOK_KIND = workloads.STATEFUL_SET.kind  # the workload kind a notebook renders
 HEADERS = ("NAME", "STATUS", "GPU", "ADDRESS", "AGE")
 
 
@@ -39,16 +41,16 @@ def list_notebooks(cluster: Cluster, namespace: str, name: str | None) -> list[d
     """The notebook `name`, or every notebook in the namespace."""
     if name:
         return [find_notebook(cluster, name, namespace)]
-    found = cluster.list("StatefulSet", namespace, label_selector=_selector())
+    found = cluster.list(NOTEBOOK_KIND, namespace, label_selector=_selector())
     for obj in found:
-        obj.setdefault("kind", "StatefulSet")
+        obj.setdefault("kind", NOTEBOOK_KIND)
     return sorted(found, key=lambda o: str(o["metadata"]["name"]))
 
 
 def find_notebook(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
     job = jobs.find_job(cluster, name, namespace)
     labels = (job.get("metadata") or {}).get("labels") or {}
-    if job["kind"] != "StatefulSet" or labels.get(Labels.JOB_TYPE) != NOTEBOOK:
+    if job["kind"] != NOTEBOOK_KIND or labels.get(Labels.JOB_TYPE) != NOTEBOOK:
         kind = labels.get(Labels.JOB_TYPE, job["kind"].lower())
         raise NotANotebook(f"{name} is a {kind} job, not a notebook")
     return job
@@ -138,7 +140,7 @@ def with_size(
     }
     obj: dict[str, Any] = {
         "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
+        "kind": NOTEBOOK_KIND,
         "metadata": {
             "name": meta["name"],
             "namespace": meta["namespace"],

@@ -23,11 +23,12 @@ import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import yaml
 
 from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory.nodes import active_pods
 from gpuctl.inventory.placement import (
@@ -42,9 +43,7 @@ from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ApplyFailed, ObjectResult, VerbResult
 from gpuctl.verbs.preflight import wanted_gpu_type
 from gpuctl.verbs.strategies import Placement, strategy
-
-WORKLOAD_KINDS: Final = ("Job", "Deployment", "StatefulSet")
-
+from gpuctl.workloads import WorkloadAdapter
 
 # --------------------------------------------------------------------------- pod templates
 
@@ -118,9 +117,9 @@ def _one_pod_per_node(pod_spec: Mapping[str, Any]) -> bool:
     return any(term.get("topologyKey") == HOSTNAME_LABEL for term in anti)
 
 
-def _pod_count(obj: Mapping[str, Any]) -> int:
-    spec = obj.get("spec") or {}
-    count = spec.get("parallelism") if obj.get("kind") == "Job" else spec.get("replicas")
+def _pod_count(adapter: WorkloadAdapter, obj: Mapping[str, Any]) -> int:
+    """The pods the workload asks for, at least one."""
+    count = (obj.get("spec") or {}).get(adapter.pods_field)
     return int(count) if isinstance(count, int) and count > 0 else 1
 
 
@@ -152,13 +151,14 @@ def ask_of(manifest: Manifest) -> Ask | None:
     """The placement a rendered workload asks for (resources.placement); None for none."""
     annotations = manifest.obj["metadata"].get("annotations") or {}
     name = annotations.get(c.PLACEMENT_ANNOTATION)
-    if not name or manifest.kind not in WORKLOAD_KINDS:
+    adapter = workloads.adapter(manifest.kind)
+    if not name or adapter is None:
         return None
-    pod_spec = pod_spec_of(manifest.obj)
+    pod_spec = adapter.pod_spec(manifest.obj)
     return Ask(
         manifest,
         str(name),
-        _pod_count(manifest.obj),
+        _pod_count(adapter, manifest.obj),
         pod_gpus({"spec": pod_spec}),
         _one_pod_per_node(pod_spec),
     )

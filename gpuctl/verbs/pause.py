@@ -15,7 +15,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.constants import Status
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import status
-from gpuctl.verbs.common import ObjectResult
+from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.workloads import Patch, WorkloadAdapter
 
 
@@ -52,7 +52,7 @@ class _Toggle:
     def patch(self, adapter: WorkloadAdapter, job: dict[str, Any]) -> Patch:
         raise NotImplementedError
 
-    def run(self, job: dict[str, Any]) -> ObjectResult:
+    def run(self, job: dict[str, Any]) -> VerbResult:
         meta = job["metadata"]
         item = ObjectResult(job["kind"], meta["name"], meta["namespace"], self.done)
         adapter = _adapter(job, item)
@@ -65,7 +65,7 @@ class _Toggle:
         else:
             self.cluster.patch(adapter.kind, meta["name"], meta["namespace"], patch.body)
             item.detail = patch.detail
-        return item
+        return VerbResult(objects=[item])
 
 
 @dataclass

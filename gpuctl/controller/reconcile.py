@@ -46,7 +46,7 @@ from gpuctl.controller.workload import (
 )
 from gpuctl.inventory.placement import node_problem
 from gpuctl.inventory.status import terminating
-from gpuctl.verbs import strategies
+from gpuctl.placement import strategies
 from gpuctl.verbs.pinning import pinned_node
 
 log = logging.getLogger("gpuctl.controller")

@@ -39,10 +39,10 @@ from gpuctl.inventory.placement import (
     required_node_terms,
 )
 from gpuctl.inventory.status import pod_gpus
+from gpuctl.placement.strategies import Placement, strategy
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ApplyFailed, ObjectResult, VerbResult
 from gpuctl.verbs.preflight import wanted_gpu_type
-from gpuctl.verbs.strategies import Placement, strategy
 from gpuctl.workloads import WorkloadAdapter
 
 # --------------------------------------------------------------------------- pod templates

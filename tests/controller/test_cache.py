@@ -11,7 +11,7 @@ from gpuctl.controller.workload import WORKLOAD_LABEL
 from gpuctl.inventory.placement import node_gpus
 from gpuctl.sandbox.testing import SandboxCluster, wait_for
 from tests.controller.conftest import workload
-from tests.verbs.test_strategies import node, pinned_pod
+from tests.placement.test_strategies import node, pinned_pod
 
 
 def names(informer: Informer) -> set[str]:

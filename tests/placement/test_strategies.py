@@ -12,8 +12,8 @@ import pytest
 from gpuctl.constants import GPU_RESOURCE
 from gpuctl.inventory import nodes as nodes_inventory
 from gpuctl.inventory import placement as accounting
+from gpuctl.placement import strategies as s
 from gpuctl.spec.resources import schemas_dir
-from gpuctl.verbs import strategies as s
 
 
 def node(

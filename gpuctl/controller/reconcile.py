@@ -47,7 +47,7 @@ from gpuctl.controller.workload import (
 from gpuctl.inventory.placement import node_problem
 from gpuctl.inventory.status import terminating
 from gpuctl.placement import strategies
-from gpuctl.verbs.pinning import pinned_node
+from gpuctl.placement.affinity import pinned_node
 
 log = logging.getLogger("gpuctl.controller")
 

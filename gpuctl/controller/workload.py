@@ -18,10 +18,10 @@ import yaml
 from gpuctl import constants as c
 from gpuctl.controller import resource
 from gpuctl.errors import SpecError
+from gpuctl.placement.affinity import pin_to_nodes
 from gpuctl.render import engine
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
-from gpuctl.verbs.pinning import pin_to_nodes
 
 WORKLOAD_LABEL: Final = c.Labels.WORKLOAD
 MODEL_NAME_ENV: Final = "MODEL_NAME"

@@ -13,8 +13,8 @@ import yaml
 
 from gpuctl.controller import resource
 from gpuctl.controller.workload import label_value
+from gpuctl.placement.affinity import pinned_node
 from gpuctl.sandbox.testing import wait_for
-from gpuctl.verbs.pinning import pinned_node
 from tests.controller.scene import CHEAP, MANUAL_CONDITIONS, Scene
 
 

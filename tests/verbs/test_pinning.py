@@ -14,6 +14,7 @@ from gpuctl import constants as c
 from gpuctl.cluster.fake import FakeCluster
 from gpuctl.errors import SpecError
 from gpuctl.inventory.placement import HOSTNAME_LABEL, pinned_nodes
+from gpuctl.placement.affinity import may_run_on
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest
 from gpuctl.spec.document import load_text
@@ -22,7 +23,6 @@ from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import ApplyFailed, DryRun
 from gpuctl.verbs.create import Create
 from gpuctl.verbs.diff import Diff
-from gpuctl.verbs.pinning import may_run_on
 
 TRAINING = """kind: training
 version: v0.1

@@ -44,7 +44,7 @@ from gpuctl.controller.workload import (
     render_job,
     workload_selector,
 )
-from gpuctl.inventory.placement import node_problem
+from gpuctl.inventory.free_gpus import node_problem
 from gpuctl.inventory.status import terminating
 from gpuctl.placement import strategies
 from gpuctl.placement.affinity import pinned_node

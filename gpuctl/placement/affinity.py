@@ -10,7 +10,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gpuctl.inventory.placement import HOSTNAME_LABEL, pinned_nodes, required_node_terms
+from gpuctl.inventory.free_gpus import HOSTNAME_LABEL, pinned_nodes, required_node_terms
 
 
 def pod_spec_of(obj: Mapping[str, Any]) -> dict[str, Any]:

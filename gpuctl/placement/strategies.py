@@ -1,6 +1,6 @@
 """Where a GPU workload goes: four strategies that rank the nodes for a request of GPUs.
 
-Pure: NodeGpus (gpuctl.inventory.placement, from live Node and Pod objects) in, a ranked and
+Pure: NodeGpus (gpuctl.inventory.free_gpus, from live Node and Pod objects) in, a ranked and
 explained list out. No cluster, no kopf: the controller, `gpuctl controller plan` and
 `gpuctl create`/`apply` with resources.placement share this one implementation.
 
@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
-from gpuctl.inventory.placement import NodeGpus, node_gpus
+from gpuctl.inventory.free_gpus import NodeGpus, node_gpus
 
 # The types and the reading the strategies work on, for callers of this module.
 __all__ = [

@@ -5,7 +5,7 @@ kubernetes.io/hostname (never nodeName: the scheduler still checks that the pods
 Render only records the strategy (an annotation on the workload); this step reads the cluster.
 
 - Nodes the pods may use: those matching the pod template's nodeSelector (the pool) and its
-  required node affinity (the GPU type). Free GPUs as gpuctl.inventory.placement counts them
+  required node affinity (the GPU type). Free GPUs as gpuctl.inventory.free_gpus counts them
   (pods not yet on a node that are pinned to one node count on that node).
 - A workload of several pods (a multi-node training run, an inference service with replicas)
   gets one node per pod, chosen one after the other with the GPUs of the pods already placed
@@ -30,12 +30,12 @@ import yaml
 from gpuctl import constants as c
 from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.inventory.nodes import active_pods
-from gpuctl.inventory.placement import (
+from gpuctl.inventory.free_gpus import (
     NodeGpus,
     node_gpus,
     pinned_nodes,
 )
+from gpuctl.inventory.nodes import active_pods
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.placement.affinity import may_run_on, one_pod_per_node, pin_to_nodes, pod_spec_of
 from gpuctl.placement.strategies import Placement, strategy

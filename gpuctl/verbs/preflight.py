@@ -18,8 +18,8 @@ from gpuctl import constants as c
 from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import Forbidden
+from gpuctl.inventory.free_gpus import node_total_gpus
 from gpuctl.inventory.nodes import same_gpu_type
-from gpuctl.inventory.placement import node_total_gpus
 from gpuctl.inventory.pools import read_record, record_name
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels

@@ -13,7 +13,7 @@ import pytest
 from gpuctl import constants as c
 from gpuctl.cluster.fake import FakeCluster
 from gpuctl.errors import SpecError
-from gpuctl.inventory.placement import HOSTNAME_LABEL, pinned_nodes
+from gpuctl.inventory.free_gpus import HOSTNAME_LABEL, pinned_nodes
 from gpuctl.placement.affinity import may_run_on
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest

@@ -207,3 +207,12 @@ def test_the_spec_field_offers_exactly_the_strategies() -> None:
     assert common["$defs"]["placement"]["enum"] == list(s.STRATEGY_NAMES)
     for name in s.STRATEGY_NAMES:
         assert s.strategy(name).name == name
+
+
+def test_each_strategy_is_one_class_in_the_name_table() -> None:
+    assert tuple(s.STRATEGIES) == s.STRATEGY_NAMES
+    for name, cls in s.STRATEGIES.items():
+        assert issubclass(cls, s.Strategy) and cls.name == name
+        assert type(s.strategy(name)) is cls
+    seeded = [s.strategy("random", random.Random(3)).place(cluster(), 2) for _ in (1, 2)]
+    assert seeded[0].chosen == seeded[1].chosen  # the table hands `random` the caller's rng

@@ -29,13 +29,15 @@ def job(spec: dict[str, Any] | None = None, **status: Any) -> dict[str, Any]:
     }
 
 
-def replicated(kind: str, replicas: int | None, ready: int = 0, **meta: Any) -> dict[str, Any]:
+def replicated(
+    kind: str, replicas: int | None, ready: int = 0, annotations: dict[str, str] | None = None
+) -> dict[str, Any]:
     spec: dict[str, Any] = {"template": template(1)}
     if replicas is not None:
         spec["replicas"] = replicas
     return {
         "kind": kind,
-        "metadata": {"name": "svc", **meta},
+        "metadata": {"name": "svc", "annotations": annotations or {}},
         "spec": spec,
         "status": {"readyReplicas": ready},
     }
@@ -151,8 +153,8 @@ def test_a_replicated_workload_pauses_to_zero_and_resumes_to_what_it_had(kind: s
     }
     assert paused.detail == "(scaled from 3 to 0)"
     assert adapter.pause(replicated(kind, 0)).body is None
-    remembered = {"annotations": {c.PAUSED_REPLICAS_ANNOTATION: "3"}}
-    resumed = adapter.resume(replicated(kind, 0, **remembered))
+    remembered = {c.PAUSED_REPLICAS_ANNOTATION: "3"}
+    resumed = adapter.resume(replicated(kind, 0, annotations=remembered))
     assert resumed.body == {
         "metadata": {"annotations": {c.PAUSED_REPLICAS_ANNOTATION: None}},
         "spec": {"replicas": 3},

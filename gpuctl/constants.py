@@ -139,20 +139,17 @@ PLACEMENT_ANNOTATION: Final = ANNOTATION_PREFIX + "placement"
 PAUSED_REPLICAS_ANNOTATION: Final = ANNOTATION_PREFIX + "paused-replicas"
 
 # Order in which objects are printed and created: a namespace before what lives in it, config
-# and services before the workloads that use them (Helm's install order, trimmed to our kinds).
-INSTALL_ORDER: Final = (
+# and services before the workloads that use them (Helm's install order, trimmed to our kinds),
+# the workloads (gpuctl.workloads.INSTALL_ORDER), then what guards and scales them.
+INSTALL_BEFORE_WORKLOADS: Final = (
     "Namespace",
     "PriorityClass",
     "ResourceQuota",
     "ConfigMap",
     "Secret",
     "Service",
-    "StatefulSet",
-    "Deployment",
-    "Job",
-    "PodDisruptionBudget",
-    "HorizontalPodAutoscaler",
 )
+INSTALL_AFTER_WORKLOADS: Final = ("PodDisruptionBudget", "HorizontalPodAutoscaler")
 
 # Container waiting reasons in words an ML engineer reads.
 CONTAINER_WAITING_REASONS: Final = {

@@ -170,8 +170,8 @@ def plan(
     from gpuctl.cluster.client import Cluster
     from gpuctl.controller import reconcile
     from gpuctl.controller.workload import Workload
+    from gpuctl.placement import strategies
     from gpuctl.spec.document import load_files
-    from gpuctl.verbs import strategies
 
     documents = load_files(files)
     problems = [problem for document in documents for problem in _check(document)]

@@ -223,7 +223,8 @@ def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str
 
     cluster = Cluster.connect(kubeconfig, context)
     job = jobs.find_job(cluster, name, namespace or cluster.namespace)
-    click.echo(Pause(cluster).run(job).line())
+    for line in Pause(cluster).run(job).lines():
+        click.echo(line)
 
 
 @click.command()
@@ -239,4 +240,5 @@ def resume(name: str, kubeconfig: str | None, context: str | None, namespace: st
 
     cluster = Cluster.connect(kubeconfig, context)
     job = jobs.find_job(cluster, name, namespace or cluster.namespace)
-    click.echo(Resume(cluster).run(job).line())
+    for line in Resume(cluster).run(job).lines():
+        click.echo(line)

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from gpuctl import constants as c
 from gpuctl.errors import GpuctlError
+from gpuctl.workloads import ADAPTERS
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,8 @@ RESOURCES: dict[str, Resource] = {
     "ServiceAccount": Resource("", "v1", "serviceaccounts", True),
     "ResourceQuota": Resource("", "v1", "resourcequotas", True),
     "Event": Resource("", "v1", "events", True),
-    "Job": Resource("batch", "v1", "jobs", True),
-    "Deployment": Resource("apps", "v1", "deployments", True),
+    **{a.kind: Resource(a.group, a.version, a.plural, True) for a in ADAPTERS.values()},
     "ReplicaSet": Resource("apps", "v1", "replicasets", True),
-    "StatefulSet": Resource("apps", "v1", "statefulsets", True),
     "HorizontalPodAutoscaler": Resource("autoscaling", "v2", "horizontalpodautoscalers", True),
     "PodDisruptionBudget": Resource("policy", "v1", "poddisruptionbudgets", True),
     "PriorityClass": Resource("scheduling.k8s.io", "v1", "priorityclasses", False),
@@ -101,14 +100,9 @@ def clean(obj: dict[str, Any]) -> dict[str, Any]:
         metadata.pop("finalizers")
     result.pop("status", None)
     spec = result.get("spec") or {}
-    if result.get("kind") == "Job":
-        # The Job controller's selector and labels name the old object's uid; a new Job gets
-        # its own (creating one with the old selector is refused).
-        spec.pop("selector", None)
-        labels = (spec.get("template") or {}).get("metadata", {}).get("labels", {})
-        for key in list(labels):
-            if key in ("controller-uid", "batch.kubernetes.io/controller-uid"):
-                labels.pop(key)
+    adapter = ADAPTERS.get(str(result.get("kind") or ""))
+    if adapter is not None:
+        adapter.forget_server_fields(spec)
     if result.get("kind") == "Service":
         for key in ("clusterIP", "clusterIPs"):
             spec.pop(key, None)

@@ -45,11 +45,11 @@ from gpuctl.controller.workload import (
     render_job,
     workload_selector,
 )
-from gpuctl.inventory.placement import node_problem
+from gpuctl.inventory.free_gpus import node_problem
 from gpuctl.inventory.status import terminating
-from gpuctl.verbs import strategies
+from gpuctl.placement import strategies
+from gpuctl.placement.affinity import pinned_node
 from gpuctl.verbs.delete import Delete
-from gpuctl.verbs.pinning import pinned_node
 
 log = logging.getLogger("gpuctl.controller")
 

@@ -16,7 +16,7 @@ import yaml
 
 from gpuctl import __version__
 from gpuctl import constants as c
-from gpuctl.verbs.strategies import LEAST_LOADED, STRATEGY_NAMES
+from gpuctl.placement.strategies import LEAST_LOADED, STRATEGY_NAMES
 
 GROUP: Final = c.WORKLOAD_GROUP
 VERSION: Final = "v1alpha1"

@@ -16,12 +16,13 @@ import jsonschema
 import yaml
 
 from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.controller import resource
 from gpuctl.errors import SpecError
+from gpuctl.placement.affinity import pin_to_nodes
 from gpuctl.spec.document import Document
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.desired import desired_objects
-from gpuctl.verbs.pinning import pin_to_nodes
 
 WORKLOAD_LABEL: Final = c.Labels.WORKLOAD
 MODEL_NAME_ENV: Final = "MODEL_NAME"
@@ -169,7 +170,7 @@ def render_job(workload: Workload, node: str) -> dict[str, Any]:
         written = desired_objects([training_document(workload)], Options())
     except SpecError as exc:
         raise WorkloadInvalid("; ".join(str(p) for p in exc.problems)) from exc
-    jobs = [item.obj for item in written if item.manifest.kind == "Job"]
+    jobs = [item.obj for item in written if item.manifest.kind == workloads.JOB.kind]
     if len(jobs) != 1:  # pragma: no cover - a one-node training spec renders one Job
         raise WorkloadInvalid(f"the training spec rendered {len(jobs)} Jobs, not one")
     job = jobs[0]

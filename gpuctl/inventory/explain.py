@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpuctl import workloads
+
 LAST_LINES = 5
 LINE_CHARS = 200
 
@@ -320,7 +322,8 @@ def _name(pod: dict[str, Any]) -> str:
 def job_failure(job: dict[str, Any]) -> str:
     """A Job's Failed condition in words ("" when it has not failed): BackoffLimitExceeded says
     the Job gave up after its pods failed, DeadlineExceeded that it ran out of time."""
-    if job.get("kind") != "Job":
+    adapter = workloads.adapter_of(job)
+    if adapter is None or not adapter.runs_to_completion:
         return ""
     spec = job.get("spec") or {}
     for condition in (job.get("status") or {}).get("conditions") or []:

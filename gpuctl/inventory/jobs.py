@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster, Forbidden, KubeError, LogEnds, NotFound, TableRow
 from gpuctl.cluster.resources import ref
@@ -26,6 +27,7 @@ from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import explain, status
 from gpuctl.inventory.nodes import ACTIVE_PODS
+from gpuctl.workloads import WorkloadAdapter
 
 WORKLOADS = status.WORKLOAD_KINDS
 DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"
@@ -255,8 +257,7 @@ def pods_of(cluster: Cluster, job: dict[str, Any]) -> list[dict[str, Any]]:
     if is_partial(job):
         wanted = f"{JOB_SELECTOR},{Labels.INSTANCE}={name}"
     else:
-        label = Labels.JOB_NAME if job["kind"] == "Job" else Labels.APP
-        wanted = f"{label}={name}"
+        wanted = _adapter(job).pod_selector(name)
     pods = cluster.list("Pod", namespace, label_selector=wanted)
     return sorted(pods, key=lambda p: p["metadata"]["name"])
 
@@ -514,7 +515,8 @@ def gather(cluster: Cluster, name: str, namespace: str) -> Details:
     events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
     service = None
     nodes: dict[str, dict[str, Any]] = {}
-    if job["kind"] in WORKLOADS and job["kind"] != "Job":
+    adapter = workloads.adapter_of(job)
+    if adapter is not None and not adapter.runs_to_completion:  # a service: its access URL
         service = cluster.find("Service", c.SERVICE_PREFIX + name, namespace)
         if service is not None:
             try:
@@ -671,9 +673,8 @@ def _follow_pods(
     namespace = job["metadata"]["namespace"]
     lines: queue.Queue[tuple[str, str | None]] = queue.Queue()
     started: set[str] = set()
-    several = (
-        len(pods) > 1 or job["kind"] != "Job" or (job.get("spec") or {}).get("parallelism", 1) > 1
-    )
+    adapter = _adapter(job)
+    several = len(pods) > 1 or not adapter.runs_to_completion or adapter.pods(job) > 1
 
     def pump(pod: str) -> None:
         try:
@@ -717,10 +718,20 @@ def _follow_pods(
 
 
 def _finished(cluster: Cluster, job: dict[str, Any]) -> bool:
-    if job["kind"] != "Job":
+    """Has the job ended for good (a workload that runs to completion, or is gone)?"""
+    adapter = _adapter(job)
+    if not adapter.runs_to_completion:
         return False
-    live = cluster.find("Job", job["metadata"]["name"], job["metadata"]["namespace"])
-    return live is None or status.workload_status({**live, "kind": "Job"}) in (
+    live = cluster.find(adapter.kind, job["metadata"]["name"], job["metadata"]["namespace"])
+    return live is None or status.workload_status({**live, "kind": adapter.kind}) in (
         "Succeeded",
         "Failed",
     )
+
+
+def _adapter(job: dict[str, Any]) -> WorkloadAdapter:
+    """The job's workload adapter (a job's workload is one of the workload kinds)."""
+    found = workloads.adapter_of(job)
+    if found is None:
+        raise GpuctlError(f"{ref(job['kind'], job['metadata']['name'])} is not a workload")
+    return found

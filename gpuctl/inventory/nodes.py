@@ -16,7 +16,7 @@ from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.errors import GpuctlError, UsageError
 from gpuctl.inventory import status
-from gpuctl.inventory.placement import node_total_gpus
+from gpuctl.inventory.free_gpus import node_total_gpus
 from gpuctl.spec import quantity
 
 # Pods that still hold their resources: everything not finished (terminating ones included,

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuctl import workloads
 from gpuctl.cluster.client import Cluster
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import jobs
 
 NOTEBOOK = "notebook"
+NOTEBOOK_KIND = workloads.STATEFUL_SET.kind  # the workload kind a notebook renders
 
 
 class NotANotebook(GpuctlError):
@@ -24,16 +26,16 @@ def list_notebooks(cluster: Cluster, namespace: str, name: str | None) -> list[d
     """The notebook `name`, or every notebook in the namespace."""
     if name:
         return [find_notebook(cluster, name, namespace)]
-    found = cluster.list("StatefulSet", namespace, label_selector=selector())
+    found = cluster.list(NOTEBOOK_KIND, namespace, label_selector=selector())
     for obj in found:
-        obj.setdefault("kind", "StatefulSet")
+        obj.setdefault("kind", NOTEBOOK_KIND)
     return sorted(found, key=lambda o: str(o["metadata"]["name"]))
 
 
 def find_notebook(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
     job = jobs.find_job(cluster, name, namespace)
     labels = (job.get("metadata") or {}).get("labels") or {}
-    if job["kind"] != "StatefulSet" or labels.get(Labels.JOB_TYPE) != NOTEBOOK:
+    if job["kind"] != NOTEBOOK_KIND or labels.get(Labels.JOB_TYPE) != NOTEBOOK:
         kind = labels.get(Labels.JOB_TYPE, job["kind"].lower())
         raise NotANotebook(f"{name} is a {kind} job, not a notebook")
     return job

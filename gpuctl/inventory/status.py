@@ -9,9 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.constants import Status
+from gpuctl.workloads import WorkloadAdapter
+from gpuctl.workloads.adapter import container_gpus
+from gpuctl.workloads.adapter import pod_is_ready as pod_is_ready
 
-WORKLOAD_KINDS = ("Job", "Deployment", "StatefulSet")
+WORKLOAD_KINDS = workloads.WORKLOAD_KINDS
 PARTIAL_KIND = "PartialJob"  # the record of a job without its workload (inventory.jobs)
 
 
@@ -23,6 +27,11 @@ def _spec(obj: dict[str, Any]) -> dict[str, Any]:
     return obj.get("spec") or {}
 
 
+def _adapter(obj: dict[str, Any]) -> WorkloadAdapter:
+    """The workload's adapter; an object of another kind is read as a replicated one."""
+    return workloads.adapter_of(obj) or workloads.STATEFUL_SET
+
+
 def terminating(obj: dict[str, Any]) -> bool:
     """Being deleted: it carries a deletionTimestamp, and finalizers (foreground deletion's
     among them) keep it until they are done."""
@@ -30,77 +39,36 @@ def terminating(obj: dict[str, Any]) -> bool:
 
 
 def workload_status(obj: dict[str, Any]) -> str:
-    """Job: succeeded > failed > running > paused > pending. A Job counts pods that wait for a
-    node as active; when the server reports `ready` (Kubernetes 1.24+), Running means a pod is
-    ready, so an unschedulable job reads Pending. Deployment/StatefulSet: all ready > some
-    ready > scaled to zero (Paused) > Pending. A suspended Job with a Kueue queue label is
-    Queued: Kueue resumes it when it admits it. Any workload being deleted (foreground
-    deletion keeps it until its pods are gone) is Terminating. A job of which objects are left
-    but no workload (a deletion stopped half-way: gpuctl.inventory.jobs.partial_job) is
-    Partial."""
-    status, spec = _status(obj), _spec(obj)
+    """The kind's status rule (gpuctl.workloads: a Job succeeded > failed > running > paused
+    or queued > pending; a Deployment or StatefulSet all ready > some ready > scaled to zero
+    > pending), except that any workload being deleted (foreground deletion keeps it until
+    its pods are gone) is Terminating, and a job of which objects are left but no workload (a
+    deletion stopped half-way: gpuctl.inventory.jobs.partial_job) is Partial."""
     if obj.get("kind") == PARTIAL_KIND:
         return Status.PARTIAL
     if terminating(obj):
         return Status.TERMINATING
-    if obj.get("kind") == "Job":
-        if status.get("succeeded", 0) > 0:
-            return Status.SUCCEEDED
-        if status.get("failed", 0) > 0:
-            return Status.FAILED
-        if status.get("active", 0) > 0 and status.get("ready", 1) > 0:
-            return Status.RUNNING
-        if spec.get("suspend"):
-            labels = (obj.get("metadata") or {}).get("labels") or {}
-            return Status.QUEUED if labels.get(c.KUEUE_QUEUE_LABEL) else Status.PAUSED
-        return Status.PENDING
-    desired = spec.get("replicas", 1)
-    ready = status.get("readyReplicas", 0)
-    if desired > 0 and ready >= desired:
-        return Status.RUNNING
-    if ready > 0:
-        return Status.PARTIALLY_RUNNING
-    if desired == 0:
-        return Status.PAUSED
-    return Status.PENDING
+    return _adapter(obj).status(obj)
 
 
 def workload_ready(obj: dict[str, Any]) -> str:
     """READY as `ready/desired` pods."""
-    status, spec = _status(obj), _spec(obj)
-    if obj.get("kind") == "Job":
-        desired = spec.get("parallelism", 1)
-        return f"{status.get('ready', status.get('active', 0))}/{desired}"
-    return f"{status.get('readyReplicas', 0)}/{spec.get('replicas', 1)}"
+    return _adapter(obj).ready(obj)
 
 
 def pod_template_gpus(obj: dict[str, Any]) -> int:
     """GPUs one pod of the workload asks for."""
-    template = _spec(obj).get("template") or {}
-    return sum(container_gpus(container) for container in _spec(template).get("containers") or [])
-
-
-def container_gpus(container: dict[str, Any]) -> int:
-    resources = container.get("resources") or {}
-    value = (resources.get("limits") or {}).get(c.GPU_RESOURCE) or (
-        resources.get("requests") or {}
-    ).get(c.GPU_RESOURCE)
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
+    return _adapter(obj).gpus_per_pod(obj)
 
 
 def workload_pods(obj: dict[str, Any]) -> int:
     """The pods the workload asks for now: a Job's parallelism, else its replicas."""
-    spec = _spec(obj)
-    pods = spec.get("parallelism", 1) if obj.get("kind") == "Job" else spec.get("replicas", 1)
-    return int(pods or 0)
+    return _adapter(obj).pods(obj)
 
 
 def workload_gpus(obj: dict[str, Any]) -> int:
     """GPUs the whole workload asks for: per pod times pods (parallelism or replicas)."""
-    return pod_template_gpus(obj) * workload_pods(obj)
+    return _adapter(obj).gpus(obj)
 
 
 def pod_gpus(pod: dict[str, Any]) -> int:
@@ -264,41 +232,13 @@ def failed_init_message(pod: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------ readiness
 
 
-def pod_is_ready(pod: dict[str, Any]) -> bool:
-    """The pod's Ready condition is True."""
-    return any(
-        condition.get("type") == "Ready" and condition.get("status") == "True"
-        for condition in _status(pod).get("conditions") or []
-    )
-
-
 def pod_restarts(pod: dict[str, Any]) -> int:
     return sum(int(s.get("restartCount") or 0) for s in _status(pod).get("containerStatuses") or [])
 
 
 def workload_up(obj: dict[str, Any], pods: list[dict[str, Any]]) -> bool:
-    """Is the workload up: a Job that succeeded, or whose every pod is Ready (at least as many
-    as its parallelism, or what is left to complete); a Deployment or StatefulSet with every
-    wanted replica ready and no pod of it not Ready? Scaled to zero counts as up."""
-    spec, status = _spec(obj), _status(obj)
-    live = [p for p in pods if not terminating(p)]
-    if obj.get("kind") == "Job":
-        if status.get("succeeded", 0) >= spec.get("completions", 1) or _complete(obj):
-            return True
-        running = [p for p in live if (_status(p).get("phase")) not in ("Succeeded", "Failed")]
-        wanted = min(
-            spec.get("parallelism", 1),
-            spec.get("completions", 1) - status.get("succeeded", 0),
-        )
-        return len(running) >= max(wanted, 1) and all(pod_is_ready(p) for p in running)
-    wanted = spec.get("replicas", 1)
-    if wanted == 0:
-        return True
-    return bool(status.get("readyReplicas", 0) >= wanted and sum(map(pod_is_ready, live)) >= wanted)
-
-
-def _complete(obj: dict[str, Any]) -> bool:
-    return any(
-        condition.get("type") == "Complete" and condition.get("status") == "True"
-        for condition in _status(obj).get("conditions") or []
-    )
+    """Is the workload up, by its kind's rule (its pods being deleted left out)? A Job that
+    succeeded, or whose every pod is Ready (at least as many as its parallelism, or what is
+    left to complete); a Deployment or StatefulSet with every wanted replica ready and no pod
+    of it not Ready. Scaled to zero counts as up."""
+    return _adapter(obj).up(obj, [p for p in pods if not terminating(p)])

@@ -18,6 +18,7 @@ import jinja2
 import yaml
 
 from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.errors import Problem, RenderError, SpecError
 from gpuctl.spec.check import Spec, check_documents, load_specs
 from gpuctl.spec.document import Document
@@ -25,6 +26,8 @@ from gpuctl.spec.kinds import Kind, Options
 from gpuctl.spec.resources import templates_dir
 
 TEMPLATE_SUFFIX = ".yaml.j2"
+# Order in which objects are printed and created (constants.INSTALL_BEFORE_WORKLOADS).
+INSTALL_ORDER = (*c.INSTALL_BEFORE_WORKLOADS, *workloads.INSTALL_ORDER, *c.INSTALL_AFTER_WORKLOADS)
 _DOCUMENT_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 # Characters YAML will not take raw inside a double-quoted scalar: non-printables (C1 controls,
 # DEL, BOM, non-characters, surrogates) and the Unicode line breaks YAML would fold.
@@ -207,7 +210,7 @@ def render_specs(specs: Sequence[Spec], options: Options) -> list[Manifest]:
             problems += exc.problems
     if problems:
         raise SpecError(problems)
-    order = {kind: index for index, kind in enumerate(c.INSTALL_ORDER)}
+    order = {kind: index for index, kind in enumerate(INSTALL_ORDER)}
     return sorted(_unique(manifests), key=lambda m: order.get(m.kind, len(order)))
 
 

@@ -5,7 +5,7 @@ kubernetes.io/hostname (never nodeName: the scheduler still checks that the pods
 Render only records the strategy (an annotation on the workload); this step reads the cluster.
 
 - Nodes the pods may use: those matching the pod template's nodeSelector (the pool) and its
-  required node affinity (the GPU type). Free GPUs as gpuctl.inventory.placement counts them
+  required node affinity (the GPU type). Free GPUs as gpuctl.inventory.free_gpus counts them
   (pods not yet on a node that are pinned to one node count on that node).
 - A workload of several pods (a multi-node training run, an inference service with replicas)
   gets one node per pod, chosen one after the other with the GPUs of the pods already placed
@@ -23,105 +23,32 @@ import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import yaml
 
 from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.inventory.nodes import active_pods
-from gpuctl.inventory.placement import (
-    HOSTNAME_LABEL,
+from gpuctl.inventory.free_gpus import (
     NodeGpus,
     node_gpus,
     pinned_nodes,
-    required_node_terms,
 )
+from gpuctl.inventory.nodes import active_pods
 from gpuctl.inventory.status import pod_gpus
+from gpuctl.placement.affinity import may_run_on, one_pod_per_node, pin_to_nodes, pod_spec_of
+from gpuctl.placement.strategies import Placement, strategy
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.verbs.errors import ApplyFailed
 from gpuctl.verbs.preflight import wanted_gpu_type
-from gpuctl.verbs.strategies import Placement, strategy
-
-WORKLOAD_KINDS: Final = ("Job", "Deployment", "StatefulSet")
+from gpuctl.workloads import WorkloadAdapter
 
 
-# --------------------------------------------------------------------------- pod templates
-
-
-def pod_spec_of(obj: Mapping[str, Any]) -> dict[str, Any]:
-    spec: dict[str, Any] = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
-    return spec
-
-
-def pin_to_nodes(pod_spec: dict[str, Any], nodes: Sequence[str]) -> None:
-    """Require kubernetes.io/hostname In `nodes` in every node selector term (terms are OR-ed,
-    so the requirement is added to each; a pod spec without terms gets one)."""
-    pinned = {"key": HOSTNAME_LABEL, "operator": "In", "values": list(nodes)}
-    affinity = pod_spec.setdefault("affinity", {})
-    required = affinity.setdefault("nodeAffinity", {}).setdefault(
-        "requiredDuringSchedulingIgnoredDuringExecution", {}
-    )
-    terms = required.setdefault("nodeSelectorTerms", [])
-    if not terms:
-        terms.append({})
-    for term in terms:
-        term.setdefault("matchExpressions", []).append(copy.deepcopy(pinned))
-
-
-def pinned_node(job: Mapping[str, Any]) -> str:
-    """The (first) node a Job's pod template is pinned to; "" when it has none."""
-    nodes = pinned_nodes(pod_spec_of(job))
-    return nodes[0] if nodes else ""
-
-
-def _expression_matches(expression: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    key, operator = expression.get("key", ""), expression.get("operator")
-    values = [str(v) for v in expression.get("values") or []]
-    if operator == "In":
-        return key in labels and labels[key] in values
-    if operator == "NotIn":
-        return key not in labels or labels[key] not in values
-    if operator == "Exists":
-        return key in labels
-    if operator == "DoesNotExist":
-        return key not in labels
-    if operator in ("Gt", "Lt") and key in labels and values:
-        try:
-            have, bound = int(labels[key]), int(values[0])
-        except ValueError:
-            return False
-        return have > bound if operator == "Gt" else have < bound
-    return False
-
-
-def may_run_on(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
-    """Does the node satisfy the pod's nodeSelector and required node affinity (the
-    scheduler's NodeAffinity rules: terms OR-ed, expressions within a term AND-ed)?"""
-    metadata = node.get("metadata") or {}
-    labels = {HOSTNAME_LABEL: str(metadata.get("name", "")), **(metadata.get("labels") or {})}
-    selector = pod_spec.get("nodeSelector") or {}
-    if any(labels.get(key) != value for key, value in selector.items()):
-        return False
-    terms = required_node_terms(pod_spec)
-    return not terms or any(
-        all(_expression_matches(e, labels) for e in term.get("matchExpressions") or [])
-        for term in terms
-    )
-
-
-def _one_pod_per_node(pod_spec: Mapping[str, Any]) -> bool:
-    """A required pod anti-affinity on kubernetes.io/hostname: each pod needs a node of its own."""
-    anti = ((pod_spec.get("affinity") or {}).get("podAntiAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ) or []
-    return any(term.get("topologyKey") == HOSTNAME_LABEL for term in anti)
-
-
-def _pod_count(obj: Mapping[str, Any]) -> int:
-    spec = obj.get("spec") or {}
-    count = spec.get("parallelism") if obj.get("kind") == "Job" else spec.get("replicas")
+def _pod_count(adapter: WorkloadAdapter, obj: Mapping[str, Any]) -> int:
+    """The pods the workload asks for, at least one."""
+    count = (obj.get("spec") or {}).get(adapter.pods_field)
     return int(count) if isinstance(count, int) and count > 0 else 1
 
 
@@ -153,15 +80,16 @@ def ask_of(manifest: Manifest) -> Ask | None:
     """The placement a rendered workload asks for (resources.placement); None for none."""
     annotations = manifest.obj["metadata"].get("annotations") or {}
     name = annotations.get(c.PLACEMENT_ANNOTATION)
-    if not name or manifest.kind not in WORKLOAD_KINDS:
+    adapter = workloads.adapter(manifest.kind)
+    if not name or adapter is None:
         return None
-    pod_spec = pod_spec_of(manifest.obj)
+    pod_spec = adapter.pod_spec(manifest.obj)
     return Ask(
         manifest,
         str(name),
-        _pod_count(manifest.obj),
+        _pod_count(adapter, manifest.obj),
         pod_gpus({"spec": pod_spec}),
-        _one_pod_per_node(pod_spec),
+        one_pod_per_node(pod_spec),
     )
 
 

@@ -18,12 +18,13 @@ from enum import Enum
 from typing import Any
 
 from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.cluster.resources import ref
 from gpuctl.render.engine import Manifest
 from gpuctl.spec import quantity
 
 # Kinds whose pod template cannot change in place (the Job's is immutable): always replaced.
-REPLACE_ONLY = frozenset({"Job", "Pod"})
+REPLACE_ONLY = frozenset({"Pod", *(a.kind for a in workloads.ADAPTERS.values() if a.replace_only)})
 # Kinds that are containers for others: created when missing, never replaced or deleted.
 KEEP_WHEN_PRESENT = frozenset({"Namespace"})
 # The kinds a job's objects may have: what prune and `delete job NAME` look for, in the order
@@ -31,16 +32,14 @@ KEEP_WHEN_PRESENT = frozenset({"Namespace"})
 JOB_OBJECT_KINDS = (
     "HorizontalPodAutoscaler",
     "PodDisruptionBudget",
-    "Job",
-    "Deployment",
-    "StatefulSet",
+    *workloads.WORKLOAD_KINDS,
     "Service",
     "ConfigMap",
 )
 # Workload kinds whose replica count an autoscaler (or `kubectl scale`) may change.
-SCALED_KINDS = frozenset({"Deployment", "StatefulSet"})
+SCALED_KINDS = workloads.SCALED_KINDS
 # A job's workload kinds: the object that carries the spec it was written from.
-SPEC_KINDS = frozenset({"Job", "Deployment", "StatefulSet"})
+SPEC_KINDS = frozenset(workloads.WORKLOAD_KINDS)
 
 
 class Action(Enum):

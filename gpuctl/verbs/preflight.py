@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import Forbidden
+from gpuctl.inventory.free_gpus import node_total_gpus
 from gpuctl.inventory.nodes import same_gpu_type
-from gpuctl.inventory.placement import node_total_gpus
 from gpuctl.inventory.pools import read_record, record_name
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
@@ -32,10 +33,8 @@ class Placement:
 
 
 def _pod_spec(manifest: Manifest) -> dict[str, Any] | None:
-    if manifest.kind not in ("Job", "Deployment", "StatefulSet"):
-        return None
-    spec: dict[str, Any] = (manifest.obj.get("spec") or {}).get("template", {}).get("spec") or {}
-    return spec
+    adapter = workloads.adapter(manifest.kind)
+    return None if adapter is None else adapter.pod_spec(manifest.obj)
 
 
 def wanted_gpu_type(pod_spec: Mapping[str, Any]) -> str | None:

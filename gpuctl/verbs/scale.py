@@ -75,7 +75,7 @@ def with_size(
     }
     obj: dict[str, Any] = {
         "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
+        "kind": notebooks.NOTEBOOK_KIND,
         "metadata": {
             "name": meta["name"],
             "namespace": meta["namespace"],
@@ -259,7 +259,7 @@ class ScaleNotebook:
         deadline = time.monotonic() + min(self.timeout, REVISION_WAIT)
         revision = ""
         while not revision:
-            sts = self.cluster.get("StatefulSet", name, namespace)
+            sts = self.cluster.get(notebooks.NOTEBOOK_KIND, name, namespace)
             status = sts.get("status") or {}
             if status.get("observedGeneration", 0) >= sts["metadata"].get("generation", 0):
                 revision = str(status.get("updateRevision") or "")

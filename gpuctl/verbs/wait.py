@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuctl import constants as c
+from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import Forbidden
 from gpuctl.errors import GpuctlError
@@ -27,6 +27,7 @@ from gpuctl.inventory.jobs import last_lines
 from gpuctl.render.engine import Manifest
 from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, VerbResult, locate, no_progress
 from gpuctl.verbs.errors import WaitTimeout
+from gpuctl.workloads import WorkloadAdapter
 
 DEFAULT_SETTLE = 5.0
 
@@ -64,10 +65,10 @@ class Wait:
 
     def run(self, manifests: list[Manifest]) -> list[str]:
         """The refs of the workloads waited for, once all are up and settled."""
-        workloads = [m for m in manifests if m.kind in status.WORKLOAD_KINDS]
+        waited = [m for m in manifests if workloads.adapter(m.kind) is not None]
         started = time.monotonic()
         deadline = started + self.timeout
-        pending = {m.ref: m for m in workloads}
+        pending = {m.ref: m for m in waited}
         while pending:
             for key, manifest in list(pending.items()):
                 if self._up(manifest):
@@ -78,15 +79,13 @@ class Wait:
             elapsed = time.monotonic() - started
             self.progress(f"waiting for {', '.join(pending)} to run ({elapsed:.0f}s)")
             time.sleep(self.poll)
-        self._settle(workloads, deadline)
+        self._settle(waited, deadline)
         self.progress("")
-        return [m.ref for m in workloads]
+        return [m.ref for m in waited]
 
     def _pods(self, manifest: Manifest) -> list[dict[str, Any]]:
-        label = c.Labels.JOB_NAME if manifest.kind == "Job" else c.Labels.APP
-        return self.cluster.list(
-            "Pod", manifest.namespace, label_selector=f"{label}={manifest.name}"
-        )
+        selector = _adapter(manifest).pod_selector(manifest.name)
+        return self.cluster.list("Pod", manifest.namespace, label_selector=selector)
 
     def _up(self, manifest: Manifest) -> bool:
         """Is it up? Raises WaitFailed when it never will be."""
@@ -173,11 +172,14 @@ class Wait:
         """The newest FailedCreate event of the workload (a Deployment's: of its ReplicaSets):
         why the controller could not make pods. An exceeded quota fails the wait."""
         owners = {obj["metadata"].get("uid")}
-        if manifest.kind == "Deployment":
-            replica_sets = self.cluster.list(
-                "ReplicaSet", manifest.namespace, label_selector=f"{c.Labels.APP}={manifest.name}"
+        adapter = _adapter(manifest)
+        if adapter.pod_owner_kind:
+            owned = self.cluster.list(
+                adapter.pod_owner_kind,
+                manifest.namespace,
+                label_selector=adapter.pod_selector(manifest.name),
             )
-            owners |= {rs["metadata"].get("uid") for rs in replica_sets}
+            owners |= {item["metadata"].get("uid") for item in owned}
         events = [
             event
             for event in self._events(manifest.namespace, "reason=FailedCreate")
@@ -235,3 +237,10 @@ class Wait:
             raise WaitFailed(
                 f"{manifest.ref}: restarted within {self.settle:.0f}s of starting: {why}"
             )
+
+
+def _adapter(manifest: Manifest) -> WorkloadAdapter:
+    found = workloads.adapter(manifest.kind)
+    if found is None:  # pragma: no cover - only workloads are waited for
+        raise ValueError(f"{manifest.ref} is not a workload")
+    return found

@@ -21,7 +21,7 @@ from gpuctl.controller.operator import Workers
 from gpuctl.controller.queue import WorkQueue
 from gpuctl.controller.reconcile import ERROR_RETRY_SECONDS, Reconciler
 from gpuctl.controller.workload import label_value
-from gpuctl.verbs.pinning import pinned_node
+from gpuctl.placement.affinity import pinned_node
 from tests.controller.conftest import workload
 
 NOW = 1_900_000_000.0

@@ -13,7 +13,7 @@ import yaml
 
 from gpuctl.controller import resource
 from gpuctl.controller.workload import label_value
-from gpuctl.verbs.pinning import pinned_node
+from gpuctl.placement.affinity import pinned_node
 from tests.controller.scene import CHEAP, MANUAL_CONDITIONS, Scene
 from tests.support.sandbox import wait_for
 

@@ -9,8 +9,9 @@ import pytest
 import yaml
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from gpuctl.constants import INSTALL_ORDER, Labels
+from gpuctl.constants import Labels
 from gpuctl.render import engine
+from gpuctl.render.engine import INSTALL_ORDER
 
 from .conftest import EXAMPLES
 

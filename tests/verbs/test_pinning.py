@@ -13,7 +13,8 @@ import pytest
 from gpuctl import constants as c
 from gpuctl.cluster.fake import FakeCluster
 from gpuctl.errors import SpecError
-from gpuctl.inventory.placement import HOSTNAME_LABEL, pinned_nodes
+from gpuctl.inventory.free_gpus import HOSTNAME_LABEL, pinned_nodes
+from gpuctl.placement.affinity import may_run_on
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest
 from gpuctl.spec.check import check_documents
@@ -24,7 +25,6 @@ from gpuctl.verbs.common import DryRun
 from gpuctl.verbs.create import Create
 from gpuctl.verbs.diff import Diff
 from gpuctl.verbs.errors import ApplyFailed
-from gpuctl.verbs.pinning import may_run_on
 
 TRAINING = """kind: training
 version: v0.1

@@ -18,13 +18,13 @@ from gpuctl.render.engine import Manifest
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.apply import Apply
-from gpuctl.verbs.common import DryRun
+from gpuctl.verbs.common import DryRun, VerbResult
 from gpuctl.verbs.create import Create
 from gpuctl.verbs.delete import Delete
 from gpuctl.verbs.diff import Diff
 from gpuctl.verbs.errors import ApplyFailed, LockTimeout
 from gpuctl.verbs.lease import LEASE_PREFIX, JobLocks
-from gpuctl.verbs.pause import NotPausable, Pause
+from gpuctl.verbs.pause import NotPausable, Pause, Resume
 from gpuctl.verbs.plan import JOB_OBJECT_KINDS
 from gpuctl.verbs.preflight import check_placement
 
@@ -261,6 +261,22 @@ def test_dry_runs_of_apply_write_nothing_not_even_a_lease() -> None:
     cluster = FakeCluster()
     Apply(cluster, dry_run=DryRun.SERVER).run(render(TRAINING.format(nodes=1, extra="")))
     assert cluster.writes() == []
+
+
+def test_pause_and_resume_answer_a_verb_result_like_the_other_verbs() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(
+        render(INFERENCE.format(autoscaling="").replace("replicas: 1", "replicas: 2"))
+    )
+    paused = Pause(cluster).run(cluster.get("Deployment", "chat", "default"))
+    assert isinstance(paused, VerbResult) and paused.ok
+    assert paused.lines() == ["deployment.apps/chat paused (scaled from 2 to 0)"]
+    again = Pause(cluster).run(cluster.get("Deployment", "chat", "default"))
+    assert again.lines() == ["deployment.apps/chat is already paused"]
+    resumed = Resume(cluster).run(cluster.get("Deployment", "chat", "default"))
+    assert isinstance(resumed, VerbResult)
+    assert resumed.lines() == ["deployment.apps/chat resumed (scaled to 2)"]
+    assert cluster.get("Deployment", "chat", "default")["spec"]["replicas"] == 2
 
 
 @pytest.mark.parametrize("state", ["succeeded", "failed"])

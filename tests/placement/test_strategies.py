@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from gpuctl.constants import GPU_RESOURCE
+from gpuctl.inventory import free_gpus as accounting
 from gpuctl.inventory import nodes as nodes_inventory
-from gpuctl.inventory import placement as accounting
+from gpuctl.placement import strategies as s
 from gpuctl.spec.resources import schemas_dir
-from gpuctl.verbs import strategies as s
 
 
 def node(
@@ -207,3 +207,12 @@ def test_the_spec_field_offers_exactly_the_strategies() -> None:
     assert common["$defs"]["placement"]["enum"] == list(s.STRATEGY_NAMES)
     for name in s.STRATEGY_NAMES:
         assert s.strategy(name).name == name
+
+
+def test_each_strategy_is_one_class_in_the_name_table() -> None:
+    assert tuple(s.STRATEGIES) == s.STRATEGY_NAMES
+    for name, cls in s.STRATEGIES.items():
+        assert issubclass(cls, s.Strategy) and cls.name == name
+        assert type(s.strategy(name)) is cls
+    seeded = [s.strategy("random", random.Random(3)).place(cluster(), 2) for _ in (1, 2)]
+    assert seeded[0].chosen == seeded[1].chosen  # the table hands `random` the caller's rng

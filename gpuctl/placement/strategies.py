@@ -1,6 +1,6 @@
 """Where a GPU workload goes: four strategies that rank the nodes for a request of GPUs.
 
-Pure: NodeGpus (gpuctl.inventory.placement, from live Node and Pod objects) in, a ranked and
+Pure: NodeGpus (gpuctl.inventory.free_gpus, from live Node and Pod objects) in, a ranked and
 explained list out. No cluster: the controller, `gpuctl controller plan` and
 `gpuctl create`/`apply` with resources.placement share this one implementation.
 
@@ -11,11 +11,12 @@ free GPUs are suitable.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, ClassVar, Final
 
-from gpuctl.inventory.placement import NodeGpus, node_gpus
+from gpuctl.inventory.free_gpus import NodeGpus, node_gpus
 
 # The types and the reading the strategies work on, for callers of this module.
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "COST_OPTIMIZED",
     "LEAST_LOADED",
     "RANDOM",
+    "STRATEGIES",
     "STRATEGY_NAMES",
     "Binpack",
     "Candidate",
@@ -81,12 +83,15 @@ class Placement:
         )
 
 
-class Strategy(Protocol):
-    """Ranks nodes for a request of `gpus` GPUs; the first suitable candidate is the choice."""
+@dataclass(frozen=True)
+class Strategy(ABC):
+    """Ranks nodes for a request of `gpus` GPUs; the first suitable candidate is the choice.
+    A strategy is one subclass with its `name`, listed in STRATEGIES."""
 
-    @property
-    def name(self) -> str: ...
+    rng: random.Random = field(default_factory=random.Random, compare=False, repr=False)
+    name: ClassVar[str]
 
+    @abstractmethod
     def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement: ...
 
 
@@ -126,10 +131,10 @@ def _free_words(node: NodeGpus) -> str:
 
 
 @dataclass(frozen=True)
-class LeastLoaded:
+class LeastLoaded(Strategy):
     """The node with the most free GPUs (spreads work; the default)."""
 
-    name: str = LEAST_LOADED
+    name: ClassVar[str] = LEAST_LOADED
 
     def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement:
         return _rank(
@@ -138,10 +143,10 @@ class LeastLoaded:
 
 
 @dataclass(frozen=True)
-class Binpack:
+class Binpack(Strategy):
     """The node with the fewest free GPUs that still fit (keeps whole nodes free for big jobs)."""
 
-    name: str = BINPACK
+    name: ClassVar[str] = BINPACK
 
     def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement:
         def why(node: NodeGpus) -> str:
@@ -153,10 +158,10 @@ class Binpack:
 
 
 @dataclass(frozen=True)
-class CostOptimized:
+class CostOptimized(Strategy):
     """Nodes labelled gpu-orchestrator/cheap-node=true first, then by most free GPUs."""
 
-    name: str = COST_OPTIMIZED
+    name: ClassVar[str] = COST_OPTIMIZED
 
     def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement:
         def why(node: NodeGpus) -> str:
@@ -174,11 +179,10 @@ class CostOptimized:
 
 
 @dataclass(frozen=True)
-class Random:
+class Random(Strategy):
     """Any suitable node, uniformly at random (nodes that are all alike)."""
 
-    rng: random.Random = field(default_factory=random.Random, compare=False)
-    name: str = RANDOM
+    name: ClassVar[str] = RANDOM
 
     def place(self, nodes: Sequence[NodeGpus], gpus: int) -> Placement:
         fits = sorted(
@@ -197,19 +201,17 @@ class Random:
         return _rank(self.name, nodes, gpus, order, lambda n: 1.0 if n is pick else 0.0, why)
 
 
-STRATEGY_NAMES: Final = (LEAST_LOADED, RANDOM, COST_OPTIMIZED, BINPACK)
+# name -> strategy class: a new strategy is one subclass of Strategy and one entry here.
+STRATEGIES: Final[Mapping[str, type[Strategy]]] = {
+    cls.name: cls for cls in (LeastLoaded, Random, CostOptimized, Binpack)
+}
+STRATEGY_NAMES: Final = tuple(STRATEGIES)
 
 
 def strategy(name: str, rng: random.Random | None = None) -> Strategy:
     """The strategy called `name` (one of STRATEGY_NAMES); `rng` seeds `random`."""
-    if name == LEAST_LOADED:
-        return LeastLoaded()
-    if name == BINPACK:
-        return Binpack()
-    if name == COST_OPTIMIZED:
-        return CostOptimized()
-    if name == RANDOM:
-        return Random(rng or random.Random())
+    if name in STRATEGIES:
+        return STRATEGIES[name](rng or random.Random())
     raise ValueError(f"unknown scheduling strategy {name!r}; one of: {', '.join(STRATEGY_NAMES)}")
 
 

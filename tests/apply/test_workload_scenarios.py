@@ -251,15 +251,20 @@ def test_scaling_a_notebooks_cpu_and_memory_resizes_its_running_pod_in_place(
     assert sts["spec"]["updateStrategy"]["type"] == "RollingUpdate"  # as it was
 
     def settled() -> bool:
+        # the controller counts the resized pod as of the new template (its revision label),
+        # so a RollingUpdate never replaces it; when it also moves currentRevision depends on
+        # when it last saw the pod Ready, which is the node's business, not gpuctl's
         live = json.loads(cluster.kubectl("get", "statefulset/e2e-nb", "-o", "json").stdout)
         status = live["status"]
+        kept = notebook_pod(cluster) or {"metadata": {}}
+        revision = (kept["metadata"].get("labels") or {}).get("controller-revision-hash")
         return bool(
             status.get("observedGeneration") == live["metadata"]["generation"]
             and status.get("updatedReplicas") == 1
-            and status.get("currentRevision") == status.get("updateRevision")
+            and revision == status.get("updateRevision")
         )
 
-    wait(settled, 180, "the StatefulSet up to date with the resized pod")
+    wait(settled, 180, "the StatefulSet counting the resized pod as up to date")
     kept = notebook_pod(cluster)
     assert kept is not None and kept["metadata"]["uid"] == pod["metadata"]["uid"]
     assert not kept["metadata"].get("deletionTimestamp")

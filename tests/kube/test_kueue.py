@@ -90,7 +90,7 @@ def queued(local: Cluster) -> Iterator[Cluster]:
             )
 
 
-def _wait(predicate: Callable[[], Any], what: str, timeout: float = 90) -> Any:
+def _wait(predicate: Callable[[], Any], what: str, timeout: float = 180) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = predicate()

@@ -18,9 +18,11 @@ A set is stale, and its reads go to the cluster, from the moment the cache canno
 until a list or a watch event shows the cluster again: a list or watch failed; no event and no
 bookmark came for longer than a watch lasts (a frozen server); a whole watch brought nothing
 and a list of one object then answers at a version below the newest seen (a new cluster,
-behind the version the watch resumes from, sends nothing at all); or a resourceVersion went
-backwards (a different cluster answers). These two, and a cluster that could not be reached
-(another may answer next), list again. A whole watch that brought nothing is common on a live
+behind the version the watch resumes from, sends nothing at all); a watch ended before its
+time (the server stopped: a new one may answer next); or a resourceVersion went backwards (a
+different cluster answers). A cut watch resumes only when a list of one object answers at a
+version not below the newest seen; else, as in the other cases and for a cluster that could
+not be reached, the set is listed again. A whole watch that brought nothing is common on a live
 cluster too (the API server does not promise bookmarks, and often sends none to a short watch
 of a quiet set): that one-object list then vouches for the set, and nothing is listed again.
 """
@@ -49,6 +51,7 @@ WATCH_SECONDS = 5  # the server ends each watch after this; the next one resumes
 SILENCE_SECONDS = WATCH_SECONDS + 3.0
 RETRY_SECONDS = (0.2, 5.0)  # back-off after a failed list or watch: first, at most
 SHORT_WATCH_SECONDS = 1.0  # a watch that ends sooner counts as a failure (back-off)
+RAN_ITS_COURSE = 0.9  # a watch that lasted this share of WATCH_SECONDS was not cut short
 CATCH_UP_SECONDS = 5.0  # how long a write waits for the watch to bring its object
 REMEMBERED = 256  # results CachedReads.remember keeps (all dropped when full)
 T = TypeVar("T")
@@ -314,20 +317,27 @@ class Informer:
         lasted = time.monotonic() - started
         if self._stop.is_set():
             return failures
-        if not heard and lasted >= WATCH_SECONDS:
+        if lasted >= WATCH_SECONDS * RAN_ITS_COURSE:
             # a quiet set of a live cluster may get no bookmark either (the API server sends
             # none to a watch as short as ours): ask where the cluster is; a cluster behind the
             # version asked for (not the one the list came from) is another one
-            if self._same_cluster():
+            if heard or self._same_cluster():
                 return 0
             self._mark_stale(f"a {WATCH_SECONDS}s watch brought no event and no bookmark")
             self._resource_version = ""
             return 0
-        if lasted >= SHORT_WATCH_SECONDS:
-            return 0
-        # a server that ends every watch at once must not be asked in a loop
-        self._stop.wait(_backoff(failures + 1))
-        return failures + 1
+        # the server ended the watch before its time (it is stopping, or a proxy cut it): the
+        # set is stale until the cluster is heard again, and the watch resumes only from a
+        # cluster that is not behind it (a new cluster on the same address lists afresh)
+        self._mark_stale(f"the watch ended after {lasted:.1f}s of {WATCH_SECONDS}s")
+        if lasted < SHORT_WATCH_SECONDS:  # a server that ends every watch at once must not
+            failures += 1  # be asked in a loop
+            self._stop.wait(_backoff(failures))
+        else:
+            failures = 0
+        if not self._stop.is_set() and not self._same_cluster():
+            self._resource_version = ""
+        return failures
 
     def _same_cluster(self) -> bool:
         """After a watch that brought nothing: True (the set is heard from) when the cluster

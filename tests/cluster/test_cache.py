@@ -243,6 +243,53 @@ def test_a_watch_that_brings_nothing_lists_again(monkeypatch: pytest.MonkeyPatch
         cache.stop()
 
 
+class _CutOnce(_Versions):
+    """The first watch is cut at once (the server stopped), the others run their course."""
+
+    def __init__(self, lists: list[tuple[list[str], str]]) -> None:
+        super().__init__(lists, [])
+        self.watches = 0
+
+    def watch(self, kind: str, namespace: str | None, **options: Any) -> Iterator[Any]:
+        self.watches += 1
+        if self.watches > 1:
+            yield from super().watch(kind, namespace, **options)
+
+
+def test_a_cut_watch_on_a_new_cluster_lists_again_without_waiting_a_whole_watch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sandbox stopped and started again on the same address: the old watch is cut, and the
+    new cluster (behind the version it would resume from) would send nothing for a whole
+    watch. The set is stale from the cut and listed again at once."""
+    monkeypatch.setattr(cache_module, "WATCH_SECONDS", 60)
+    source = _CutOnce([(["old"], "900"), (["new"], "12")])
+    cache = Cache(source, [WATCHED])
+    cache.start()
+    try:
+        assert cache.wait_ready(10)
+        wait_for(lambda: _names(cache.informers[0]) == {"new"}, timeout=10, what="a new list")
+        assert not cache.stale()
+    finally:
+        cache.stop()
+
+
+def test_a_cut_watch_on_the_same_cluster_resumes_without_a_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cache_module, "WATCH_SECONDS", 60)
+    source = _CutOnce([(["old"], "900")])
+    cache = Cache(source, [WATCHED])
+    cache.start()
+    try:
+        assert cache.wait_ready(10)
+        wait_for(lambda: source.watches >= 2, timeout=10, what="the watch to resume")
+        assert not cache.stale()
+        assert source.listed == 1 and cache.informers[0].relists == 0
+    finally:
+        cache.stop()
+
+
 def test_a_resource_version_going_backwards_lists_again(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cache_module, "WATCH_SECONDS", 0.3)
     source = _Versions([(["old"], "900"), (["new"], "15")], [("later", "901"), ("other", "14")])

@@ -23,6 +23,7 @@ from gpuctl.placement.affinity import pin_to_nodes
 from gpuctl.spec.document import Document
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.desired import desired_objects
+from gpuctl.verbs.workset import Workset
 
 WORKLOAD_LABEL: Final = c.Labels.WORKLOAD
 MODEL_NAME_ENV: Final = "MODEL_NAME"
@@ -164,10 +165,13 @@ def render_job(workload: Workload, node: str) -> dict[str, Any]:
     """The Job gpuctl writes for the workload's training spec (rendered, fingerprinted and
     carrying its spec text, as `gpuctl create` writes it), owned by the workload and held to
     `node` by required node affinity (the scheduler still checks it fits, unlike nodeName).
-    The owner, the workload label and the pin are added after the fingerprint: they are the
-    controller's, not the spec's, so `gpuctl apply` of the same spec leaves the Job alone."""
+    The spec becomes a Workset the way the CLI's and the REST API's specs do (checked, then
+    rendered). The owner, the workload label and the pin are added after the fingerprint:
+    they are the controller's, not the spec's, so `gpuctl apply` of the same spec leaves the
+    Job alone."""
     try:
-        written = desired_objects([training_document(workload)], Options())
+        work = Workset.from_documents([training_document(workload)], Options())
+        written = desired_objects(work)
     except SpecError as exc:
         raise WorkloadInvalid("; ".join(str(p) for p in exc.problems)) from exc
     jobs = [item.obj for item in written if item.manifest.kind == workloads.JOB.kind]

@@ -5,15 +5,19 @@ that spec see the Job as gpuctl's own and unchanged."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 from fastapi.testclient import TestClient
 
 from gpuctl import constants as c
 from gpuctl.controller import resource
 from gpuctl.controller.reconcile import Reconciler
-from gpuctl.controller.workload import Workload
+from gpuctl.controller.workload import Workload, render_job
 from gpuctl.server.app import create_app
+from gpuctl.spec.document import Document
+from gpuctl.verbs.workset import Admit, OptionsOf, Workset
 from tests.conftest import Env
 from tests.controller.conftest import workload
 
@@ -43,3 +47,31 @@ def test_a_controller_made_job_shows_its_spec_and_is_gpuctls_own(
     assert after["metadata"]["uid"] == job["metadata"]["uid"]
     owner = after["metadata"]["ownerReferences"][0]
     assert (owner["kind"], owner["uid"]) == (resource.KIND, made["metadata"]["uid"])
+
+
+def test_the_job_is_rendered_from_a_workset_built_as_every_front_end_builds_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The controller's training spec goes in where the CLI's and the REST API's specs do
+    (Workset.from_documents: checked, then rendered), and the Job is the Workset's Job."""
+    built: list[Workset] = []
+    from_documents = Workset.from_documents.__func__  # type: ignore[attr-defined]
+
+    def recorded(
+        cls: type[Workset],
+        documents: list[Document],
+        options: OptionsOf,
+        admit: Admit | None = None,
+    ) -> Workset:
+        work: Workset = from_documents(cls, documents, options, admit)
+        built.append(work)
+        return work
+
+    monkeypatch.setattr(Workset, "from_documents", classmethod(recorded))
+    made = Workload.of(workload("w", 2))
+    job: dict[str, Any] = render_job(made, "node-1")
+    assert [[spec.document.data for spec in work.specs] for work in built] == [
+        [made.training_spec()]
+    ]
+    (rendered,) = [m for m in built[0].manifests if m.kind == "Job"]
+    assert job["metadata"]["name"] == rendered.obj["metadata"]["name"] == "w"

@@ -16,7 +16,7 @@ import click
 from click.shell_completion import CompletionItem
 
 if TYPE_CHECKING:
-    from gpuctl.cluster.client import Cluster
+    from gpuctl.cluster.api import ClusterAPI
 
 CONNECT_TIMEOUT = 1.0  # seconds: a completion that waits longer is worse than none
 READ_TIMEOUT = 2.0
@@ -33,7 +33,7 @@ def _option(ctx: click.Context, name: str) -> str | None:
     return None
 
 
-def _connect(ctx: click.Context) -> Cluster:
+def _connect(ctx: click.Context) -> ClusterAPI:
     from gpuctl.cluster import client
 
     # A completion is its own short process: one attempt, short timeouts, no retries.

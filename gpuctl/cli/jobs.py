@@ -19,6 +19,7 @@ from gpuctl.cli.main import (
     output_option,
 )
 from gpuctl.cli.views import jobs as job_views
+from gpuctl.cluster.api import TableCluster
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.resources import ref
 from gpuctl.errors import UsageError
@@ -79,7 +80,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _list_jobs(
-    cluster: Cluster,
+    cluster: TableCluster,
     where: str | None,
     pool: str | None,
     kind: str | None,

@@ -27,7 +27,7 @@ from gpuctl.cli.main import (
 from gpuctl.errors import GpuctlError, SpecError
 
 if TYPE_CHECKING:
-    from gpuctl.cluster.client import Cluster
+    from gpuctl.cluster.api import ClusterAPI, LogCluster
     from gpuctl.verbs.wait import Wait
     from gpuctl.verbs.workset import Workset
 
@@ -66,7 +66,7 @@ class Session:
             # client is even imported.
             from gpuctl.cluster import client
 
-            self.cluster: Cluster = client.Cluster.connect(target.kubeconfig, target.context)
+            self.cluster: LogCluster = client.Cluster.connect(target.kubeconfig, target.context)
             return Options(
                 namespace=target.namespace,
                 default_namespace=self.cluster.namespace,
@@ -115,7 +115,7 @@ class WriteOptions(Target):
             "on_written": show_result,  # what was written is said before waiting for it to run
         }
 
-    def waiter(self, cluster: Cluster) -> Wait | None:
+    def waiter(self, cluster: LogCluster) -> Wait | None:
         from gpuctl.verbs.wait import Wait
 
         if not self.wait:
@@ -250,7 +250,7 @@ class DeleteOptions(Target):
         ):
             raise UsageError("give either -f FILE… or `job NAME`")
 
-    def connect(self) -> Cluster:
+    def connect(self) -> ClusterAPI:
         from gpuctl.cluster import client
 
         return client.Cluster.connect(self.kubeconfig, self.context)

@@ -729,24 +729,3 @@ class CachedReads:
             label_selector=label_selector,
             timeout_seconds=timeout_seconds,
         )
-
-    def logs(
-        self,
-        pod: str,
-        namespace: str,
-        *,
-        container: str | None = None,
-        tail: int | None = None,
-        since_seconds: int | None = None,
-        follow: bool = False,
-        previous: bool = False,
-    ) -> Iterator[str]:
-        return self.cluster.logs(
-            pod,
-            namespace,
-            container=container,
-            tail=tail,
-            since_seconds=since_seconds,
-            follow=follow,
-            previous=previous,
-        )

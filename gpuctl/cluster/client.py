@@ -558,6 +558,26 @@ class Cluster:
         )
         return result
 
+    def patch_status(
+        self, kind: str, name: str, namespace: str | None, status: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """A merge patch of the object's status subresource."""
+        return self.patch(kind, name, namespace, {"status": status}, subresource="status")
+
+    def patch_subresource(
+        self,
+        kind: str,
+        name: str,
+        namespace: str | None,
+        subresource: str,
+        patch: Any,
+        *,
+        patch_type: str = "merge",
+    ) -> dict[str, Any]:
+        return self.patch(
+            kind, name, namespace, patch, patch_type=patch_type, subresource=subresource
+        )
+
     def delete(
         self,
         kind: str,

@@ -1,21 +1,26 @@
-"""An in-process cluster for fast unit tests of the verbs and the inventory: a dict of
-objects behind the ClusterAPI protocol. Writes take effect at once (a deletion is immediate,
-no controller runs); optimistic concurrency, AlreadyExists and NotFound behave as on a real
-API server, and every call is recorded in `calls` as (verb, kind, name)."""
+"""An in-process cluster for fast unit tests of the verbs, the inventory and the controller: a
+dict of objects behind the core protocol, status writes (changing `status` only, as through
+a status subresource) and log streams (every pod's log empty). Writes take effect at once (a
+deletion is immediate, no controller runs); optimistic concurrency, AlreadyExists and NotFound
+behave as on a real API server, and every call is recorded in `calls` as (verb, kind, name)."""
 
 from __future__ import annotations
 
 import builtins
 import copy
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuctl.cluster.errors import AlreadyExists, Conflict, NotFound
 from gpuctl.cluster.resources import resource
 
+if TYPE_CHECKING:
+    from gpuctl.cluster.client import LogEnds
+
 Key = tuple[str, str, str]  # kind, namespace ("" when cluster-scoped), name
+WRITES = ("create", "replace", "patch", "patch-status", "delete")  # recorded calls that write
 
 
 def _matches(labels: dict[str, str], selector: str | None) -> bool:
@@ -131,6 +136,16 @@ class FakeCluster:
         self.objects[key] = self._stamp(_merge(self.objects[key], patch))
         return copy.deepcopy(self.objects[key])
 
+    def patch_status(
+        self, kind: str, name: str, namespace: str | None, status: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        self.calls.append(("patch-status", kind, name))
+        key = self._key(kind, name, namespace)
+        if key not in self.objects:
+            raise NotFound(f"{kind} {name} not found", status=404)
+        self.objects[key] = self._stamp(_merge(self.objects[key], {"status": dict(status)}))
+        return copy.deepcopy(self.objects[key])
+
     def delete(
         self,
         kind: str,
@@ -170,12 +185,13 @@ class FakeCluster:
         since_seconds: int | None = None,
         follow: bool = False,
         previous: bool = False,
+        ends: LogEnds | None = None,
     ) -> Iterator[str]:
         return iter(())
 
     def writes(self) -> builtins.list[tuple[str, str, str]]:
         """The calls that changed something (dry runs excluded)."""
-        return [call for call in self.calls if call[0] in ("create", "replace", "patch", "delete")]
+        return [call for call in self.calls if call[0] in WRITES]
 
 
 def _merge(target: Any, patch: Any) -> Any:

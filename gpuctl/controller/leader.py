@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError
 
 log = logging.getLogger("gpuctl.controller.leader")
@@ -35,7 +35,7 @@ def micro_time(at: float) -> str:
 class LeaseElector:
     def __init__(
         self,
-        cluster: Cluster,
+        cluster: ClusterAPI,
         namespace: str,
         name: str,
         identity: str,

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from prometheus_client import start_http_server
 
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.api import ControllerCluster
 from gpuctl.controller import resource
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.leader import LeaseElector, Timing
@@ -169,7 +169,7 @@ class RunOptions:
     watch_namespace: str | None = None  # the GPUWorkloads of this namespace only; None: all
 
 
-def run(cluster: Cluster, options: RunOptions) -> int:
+def run(cluster: ControllerCluster, options: RunOptions) -> int:
     """Serve metrics and probes, wait to lead, then reconcile until stopped (SIGTERM, SIGINT)
     or no longer the leader. The exit code: 0 on a clean stop, 1 when leadership was lost (the
     Deployment restarts the pod, which then stands by)."""
@@ -211,7 +211,7 @@ def _serve(options: RunOptions, metrics: Metrics, health: Health) -> None:
 
 
 def _lead(
-    cluster: Cluster,
+    cluster: ControllerCluster,
     options: RunOptions,
     stop: threading.Event,
     ended: threading.Event,
@@ -242,7 +242,7 @@ def _lead(
 
 def _reconcile_until(
     stop: threading.Event,
-    cluster: Cluster,
+    cluster: ControllerCluster,
     options: RunOptions,
     metrics: Metrics,
     health: Health,

@@ -29,9 +29,9 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
-from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.api import ClusterAPI, StatusCluster
 from gpuctl.cluster.errors import AlreadyExists, Invalid, KubeError, NotFound
 from gpuctl.controller import backoff, resource
 from gpuctl.controller.cache import ClusterCache
@@ -68,22 +68,6 @@ NOT_READY_GRACE_SECONDS: Final = 30.0
 TERMINATING_RETRY_SECONDS: Final = 1.0
 CONDITION: Final = "Scheduled"
 STARTED_PHASES: Final = ("Running", "Succeeded", "Failed")
-
-
-class StatusWriter(ClusterAPI, Protocol):
-    """The cluster as the Reconciler uses it: the verbs' calls, and a patch of an object's
-    status subresource (gpuctl.cluster.client.Cluster has it)."""
-
-    def patch(
-        self,
-        kind: str,
-        name: str,
-        namespace: str | None,
-        patch: Any,
-        *,
-        patch_type: str = "merge",
-        subresource: str = "",
-    ) -> dict[str, Any]: ...
 
 
 class Reason:
@@ -208,7 +192,7 @@ def largest_pending(workloads: Iterable[dict[str, Any]]) -> int:
 class Reconciler:
     def __init__(
         self,
-        cluster: StatusWriter,
+        cluster: StatusCluster,
         metrics: Metrics | None = None,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
@@ -592,12 +576,8 @@ class Reconciler:
         if phase != Phase.PENDING:
             status["nextRetryTime"] = None  # merge patch: remove it
         log.info("%s/%s %s (%s): %s", workload.namespace, workload.name, phase, reason, message)
-        written = self.cluster.patch(
-            resource.KIND,
-            workload.name,
-            workload.namespace,
-            {"status": status},
-            subresource="status",
+        written = self.cluster.patch_status(
+            resource.KIND, workload.name, workload.namespace, status
         )
         version = str((written.get("metadata") or {}).get("resourceVersion") or "")
         if version.isdigit():

@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 
 from gpuctl import constants as c
 from gpuctl import workloads
-from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.client import Cluster, Forbidden, KubeError, LogEnds, NotFound, TableRow
+from gpuctl.cluster.api import ClusterAPI, LogCluster, LogStreams, TableReads
+from gpuctl.cluster.client import Forbidden, KubeError, LogEnds, NotFound, TableRow
 from gpuctl.cluster.resources import ref
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
@@ -129,7 +129,7 @@ def leftover_refs(job: dict[str, Any]) -> list[str]:
 
 
 def list_pods(
-    cluster: Cluster, namespace: str | None, pool: str | None = None, kind: str | None = None
+    cluster: ClusterAPI, namespace: str | None, pool: str | None = None, kind: str | None = None
 ) -> list[dict[str, Any]]:
     """Every pod of every gpuctl job: one list request."""
     pods = cluster.list("Pod", namespace, label_selector=selector(pool, kind))
@@ -201,7 +201,7 @@ def pod_line_of_row(row: TableRow) -> PodLine:
 
 
 def list_pod_lines(
-    cluster: Cluster, namespace: str | None, pool: str | None = None, kind: str | None = None
+    cluster: TableReads, namespace: str | None, pool: str | None = None, kind: str | None = None
 ) -> list[PodLine]:
     """Every pod of every gpuctl job as the server prints it: one list request, of a Table
     (cells and metadata, a quarter of the pods' size)."""
@@ -210,7 +210,7 @@ def list_pod_lines(
     return sorted(lines, key=lambda p: (p.metadata.get("namespace", ""), p.metadata["name"]))
 
 
-def find_job(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
+def find_job(cluster: ClusterAPI, name: str, namespace: str) -> dict[str, Any]:
     """The workload of job `name`; JobNotFound when gpuctl made none by that name (a partial
     job's message says what is left and how to remove it)."""
     found = find_job_or_partial(cluster, name, namespace)
@@ -238,7 +238,7 @@ def find_partial_job(cluster: ClusterAPI, name: str, namespace: str) -> dict[str
     return partial_job(parts) if parts else None
 
 
-def find_job_or_partial(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
+def find_job_or_partial(cluster: ClusterAPI, name: str, namespace: str) -> dict[str, Any]:
     """The workload of job `name`, else its partial record; JobNotFound when neither exists."""
     for kind in WORKLOADS:
         obj = cluster.find(kind, name, namespace)
@@ -251,7 +251,7 @@ def find_job_or_partial(cluster: Cluster, name: str, namespace: str) -> dict[str
     return partial
 
 
-def pods_of(cluster: Cluster, job: dict[str, Any]) -> list[dict[str, Any]]:
+def pods_of(cluster: ClusterAPI, job: dict[str, Any]) -> list[dict[str, Any]]:
     """The job's pods: by `job-name` (a Job's) or `app`; a partial job's by its identity."""
     name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
     if is_partial(job):
@@ -500,7 +500,7 @@ class Details:
     logs: dict[explain.LogKey, list[str]] = field(default_factory=dict)
 
 
-def gather(cluster: Cluster, name: str, namespace: str) -> Details:
+def gather(cluster: LogCluster, name: str, namespace: str) -> Details:
     job = find_job_or_partial(cluster, name, namespace)
     pods = pods_of(cluster, job)
     involved = {name} | {p["metadata"]["name"] for p in pods}
@@ -530,7 +530,7 @@ def gather(cluster: Cluster, name: str, namespace: str) -> Details:
 LOGGED_PODS = 3
 
 
-def last_lines(cluster: ClusterAPI, pods: list[dict[str, Any]]) -> dict[explain.LogKey, list[str]]:
+def last_lines(cluster: LogStreams, pods: list[dict[str, Any]]) -> dict[explain.LogKey, list[str]]:
     """The last lines of each container that crashed or failed (of the previous instance when
     it restarted since), for the explanation; a log the cluster does not serve is left out."""
     out: dict[explain.LogKey, list[str]] = {}
@@ -598,7 +598,7 @@ class LogOptions:
 
 
 def stream_logs(
-    cluster: Cluster, job: dict[str, Any], options: LogOptions, stop: threading.Event
+    cluster: LogCluster, job: dict[str, Any], options: LogOptions, stop: threading.Event
 ) -> Iterator[str]:
     """The job's log lines, prefixed `[pod]` when it has several pods. With `follow`, pods
     that appear later are followed too, until `stop` is set or a finished Job's streams end."""
@@ -623,7 +623,7 @@ def _shown(pod: str, line: str, prefix: bool) -> str:
 
 
 def _pod_lines(
-    cluster: Cluster,
+    cluster: LogStreams,
     pod: str,
     namespace: str,
     options: LogOptions,
@@ -649,7 +649,7 @@ def _pod_lines(
 
 
 def _follow(
-    cluster: Cluster,
+    cluster: LogCluster,
     job: dict[str, Any],
     pods: list[dict[str, Any]],
     options: LogOptions,
@@ -663,7 +663,7 @@ def _follow(
 
 
 def _follow_pods(
-    cluster: Cluster,
+    cluster: LogCluster,
     job: dict[str, Any],
     pods: list[dict[str, Any]],
     options: LogOptions,
@@ -717,7 +717,7 @@ def _follow_pods(
                 return
 
 
-def _finished(cluster: Cluster, job: dict[str, Any]) -> bool:
+def _finished(cluster: ClusterAPI, job: dict[str, Any]) -> bool:
     """Has the job ended for good (a workload that runs to completion, or is gone)?"""
     adapter = _adapter(job)
     if not adapter.runs_to_completion:

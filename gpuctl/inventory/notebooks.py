@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuctl import workloads
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import jobs
@@ -22,7 +22,7 @@ def selector() -> str:
     return jobs.selector(kind=NOTEBOOK)
 
 
-def list_notebooks(cluster: Cluster, namespace: str, name: str | None) -> list[dict[str, Any]]:
+def list_notebooks(cluster: ClusterAPI, namespace: str, name: str | None) -> list[dict[str, Any]]:
     """The notebook `name`, or every notebook in the namespace."""
     if name:
         return [find_notebook(cluster, name, namespace)]
@@ -32,7 +32,7 @@ def list_notebooks(cluster: Cluster, namespace: str, name: str | None) -> list[d
     return sorted(found, key=lambda o: str(o["metadata"]["name"]))
 
 
-def find_notebook(cluster: Cluster, name: str, namespace: str) -> dict[str, Any]:
+def find_notebook(cluster: ClusterAPI, name: str, namespace: str) -> dict[str, Any]:
     job = jobs.find_job(cluster, name, namespace)
     labels = (job.get("metadata") or {}).get("labels") or {}
     if job["kind"] != NOTEBOOK_KIND or labels.get(Labels.JOB_TYPE) != NOTEBOOK:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.constants import Labels
 from gpuctl.inventory import jobs, nodes, status
 from gpuctl.monitoring.prometheus import Prometheus
@@ -114,7 +114,7 @@ JOB_HEADERS = ("NAME", "POOL", "GPUS", "GPU-UTIL", "GPU-MEM", "TEMP")
 
 
 def job_figures(
-    cluster: Cluster, prometheus: Prometheus, namespace: str | None, pool: str | None
+    cluster: ClusterAPI, prometheus: Prometheus, namespace: str | None, pool: str | None
 ) -> dict[tuple[str, str], tuple[str, Figures | None]]:
     """(namespace, job) -> (pool, figures over its pods' GPUs, None when none reports)."""
     by_pod = pod_figures(prometheus, namespace)
@@ -152,7 +152,7 @@ NODE_HEADERS = ("NAME", "POOL", "GPUS", "GPU-UTIL", "GPU-MEM", "TEMP")
 
 
 def node_rows(
-    cluster: Cluster, prometheus: Prometheus, pool: str | None, sort_by: str
+    cluster: ClusterAPI, prometheus: Prometheus, pool: str | None, sort_by: str
 ) -> list[list[str]]:
     """Nodes with GPUs (or GPU series): their GPUs' figures now."""
     by_node = {key[0]: value for key, value in figures_by(prometheus, (NODE_LABEL,)).items()}

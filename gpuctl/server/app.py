@@ -34,8 +34,8 @@ from prometheus_client.registry import Collector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gpuctl import __version__
+from gpuctl.cluster.api import FullClusterAPI
 from gpuctl.cluster.cache import Cache, CachedReads
-from gpuctl.cluster.client import Cluster
 from gpuctl.server import errors, limits
 from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.deps import BEARER, BEARER_SCHEME
@@ -48,7 +48,7 @@ READY_WAIT = 600.0  # seconds the heap freeze waits for the cache's first lists
 
 
 def create_app(
-    cluster: Cluster,
+    cluster: FullClusterAPI,
     auth: Authenticator | None,
     prometheus_url: str | None = None,
     *,

@@ -13,9 +13,8 @@ from typing import Annotated, Any, Final, TypeVar
 from fastapi import Depends, Request
 from starlette.concurrency import run_in_threadpool
 
-from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.api import ClusterAPI, FullClusterAPI
 from gpuctl.cluster.cache import Cache, CachedReads, NotCached
-from gpuctl.cluster.client import Cluster
 from gpuctl.server.auth import Authenticator, Principal, Tokens, authenticate
 from gpuctl.server.kubeauth import acting
 from gpuctl.server.limits import PRINCIPAL
@@ -58,14 +57,16 @@ async def caller(request: Request) -> Principal:
 # each nested dependency on every request, a cost worth a tenth of a cached list's answer.
 
 
-async def cluster(request: Request) -> Cluster:
-    return acting(request.app.state.cluster, await caller(request))
+async def cluster(request: Request) -> FullClusterAPI:
+    connection: FullClusterAPI = request.app.state.cluster
+    return acting(connection, await caller(request))
 
 
 async def reads(request: Request) -> ClusterAPI:
     principal = await caller(request)
     if principal.impersonated:  # the cache reads as the server: RBAC must decide for them
-        return acting(request.app.state.cluster, principal)
+        connection: FullClusterAPI = request.app.state.cluster
+        return acting(connection, principal)
     found: ClusterAPI = request.app.state.reads
     return found
 
@@ -99,5 +100,5 @@ async def from_lists(reads: ClusterAPI, compute: Callable[[ClusterAPI], T]) -> T
 
 
 Caller = Annotated[Principal, Depends(caller)]
-Kube = Annotated[Cluster, Depends(cluster)]
+Kube = Annotated[FullClusterAPI, Depends(cluster)]
 Reads = Annotated[ClusterAPI, Depends(reads)]

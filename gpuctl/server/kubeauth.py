@@ -29,7 +29,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from gpuctl import constants as c
-from gpuctl.cluster.client import Cluster, Forbidden, KubeError, NotFound
+from gpuctl.cluster.api import ClusterAPI, Impersonation
+from gpuctl.cluster.client import Forbidden, KubeError, NotFound
 from gpuctl.server.auth import KUBERNETES, Principal
 from gpuctl.server.errors import ApiError
 
@@ -39,6 +40,7 @@ MAX_CACHED = 10_000  # reviews kept at most (the oldest go first)
 _SERVICE_ACCOUNT = re.compile(r"^system:serviceaccount:([^:]+):[^:]+$")
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 T = TypeVar("T")
+Acting = TypeVar("Acting", bound=Impersonation)  # a connection that can act as someone
 
 
 def home_of(user: str) -> str | None:
@@ -54,7 +56,7 @@ class TokenReviews:
     """Kubernetes bearer tokens, reviewed by the cluster; `who(token)` as `Tokens.who`."""
 
     def __init__(
-        self, cluster: Cluster, ttl: float = TTL, clock: Callable[[], float] = time.monotonic
+        self, cluster: ClusterAPI, ttl: float = TTL, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self._cluster = cluster
         self._ttl = ttl
@@ -111,20 +113,20 @@ class TokenReviews:
         return Principal(str(name), KUBERNETES, groups, home_of(str(name)))
 
 
-def acting(cluster: Cluster, principal: Principal) -> Cluster:
+def acting(cluster: Acting, principal: Principal) -> Acting:
     """The cluster as the caller: impersonating them in kubernetes mode, else the server's."""
     if principal.impersonated:
         return cluster.impersonating(principal.user, principal.groups)
     return cluster
 
 
-def namespace_of(cluster: Cluster, principal: Principal) -> str:
+def namespace_of(cluster: ClusterAPI, principal: Principal) -> str:
     """Where a kubernetes-mode caller acts when they name no namespace."""
     return principal.home or cluster.namespace
 
 
 def everywhere_or_home(
-    cluster: Cluster, principal: Principal, read: Callable[[str | None], T]
+    cluster: ClusterAPI, principal: Principal, read: Callable[[str | None], T]
 ) -> T:
     """`read(None)` (every namespace) when RBAC allows it, else `read` of their namespace."""
     try:
@@ -146,7 +148,7 @@ _ACCESS: dict[str, tuple[str, str, dict[str, str], bool]] = {
 
 
 def review_access(
-    cluster: Cluster, principal: Principal, resource: str, action: str, owner: str | None
+    cluster: ClusterAPI, principal: Principal, resource: str, action: str, owner: str | None
 ) -> tuple[bool, str]:
     """Would the cluster let the caller do it? (allowed, reason): a SelfSubjectAccessReview
     made as them (`cluster` impersonates them)."""

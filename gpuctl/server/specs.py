@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from gpuctl.cluster.client import Cluster, Forbidden
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.client import Forbidden
 from gpuctl.errors import Problem, SpecError
 from gpuctl.render import engine
 from gpuctl.server.auth import Policy, Principal
@@ -22,7 +23,7 @@ SOURCE = "yamlContent"
 
 
 def workset(
-    cluster: Cluster,
+    cluster: ClusterAPI,
     text: str,
     source: str = SOURCE,
     *,
@@ -58,7 +59,7 @@ def only_kinds(specs: Sequence[Spec], jobs: bool, where: str) -> None:
             )
 
 
-def create(cluster: Cluster, work: Workset, principal: Principal, policy: Policy) -> VerbResult:
+def create(cluster: ClusterAPI, work: Workset, principal: Principal, policy: Policy) -> VerbResult:
     """Create the objects (and label a pool's nodes), once the server's policy admits them for
     `principal` (403 otherwise, nothing written). A failure answers by the cluster's error
     (409 AlreadyExists when an object exists, 403 Forbidden, ...), else 422 CreateFailed, with
@@ -71,7 +72,7 @@ def create(cluster: Cluster, work: Workset, principal: Principal, policy: Policy
     return result
 
 
-def _namespaces_exist(cluster: Cluster, manifests: Sequence[engine.Manifest]) -> None:
+def _namespaces_exist(cluster: ClusterAPI, manifests: Sequence[engine.Manifest]) -> None:
     """404 NamespaceNotFound (as Kubernetes answers a create there) for a namespace that
     neither exists nor is created by these manifests: a user's namespace comes with their
     quota. One list request; being a read before any write, it also makes an unreachable

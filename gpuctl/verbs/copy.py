@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from gpuctl.cluster.client import Cluster, ExecResult
+from gpuctl.cluster.api import ClusterAPI, ExecCluster
+from gpuctl.cluster.client import ExecResult
 from gpuctl.errors import UsageError
 from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.verbs.errors import CopyFailed
@@ -133,7 +134,7 @@ def _renamed(member: str, source: str, target: str) -> str:
 # ----------------------------------------------------------------------------- the copy
 
 
-def notebook_pod(cluster: Cluster, notebook: str, namespace: str) -> str:
+def notebook_pod(cluster: ClusterAPI, notebook: str, namespace: str) -> str:
     """The running pod of notebook `notebook`."""
     from gpuctl.inventory import jobs, notebooks
 
@@ -172,7 +173,7 @@ class CopyResult(VerbResult):
 class Copy:
     """Copy between here and a notebook; a failed copy raises CopyFailed, naming why."""
 
-    cluster: Cluster
+    cluster: ExecCluster
 
     def run(self, source: str, destination: str, namespace: str) -> CopyResult:
         src, dst = plan(source, destination)

@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from gpuctl import constants as c
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.api import SubresourceCluster
 from gpuctl.cluster.errors import Invalid, KubeError, NotFound
 from gpuctl.inventory import notebooks
 from gpuctl.inventory.status import pod_gpus
@@ -168,7 +168,7 @@ class ScaleResult(VerbResult):
 
 @dataclass
 class ScaleNotebook:
-    cluster: Cluster
+    cluster: SubresourceCluster
     timeout: float = DEFAULT_TIMEOUT
     progress: Progress = no_progress
 
@@ -233,13 +233,8 @@ class ScaleNotebook:
         }
         meta = pod["metadata"]
         try:
-            self.cluster.patch(
-                "Pod",
-                meta["name"],
-                meta["namespace"],
-                body,
-                patch_type="strategic",
-                subresource="resize",
+            self.cluster.patch_subresource(
+                "Pod", meta["name"], meta["namespace"], "resize", body, patch_type="strategic"
             )
         except NotFound:
             if self.cluster.find("Pod", meta["name"], meta["namespace"]) is None:

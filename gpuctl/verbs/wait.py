@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuctl import workloads
-from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.api import LogCluster
 from gpuctl.cluster.errors import Forbidden
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import explain, status
@@ -54,7 +54,7 @@ class WaitFailed(GpuctlError):
 
 @dataclass
 class Wait:
-    cluster: ClusterAPI
+    cluster: LogCluster
     timeout: float = DEFAULT_TIMEOUT
     settle: float = DEFAULT_SETTLE
     progress: Progress = no_progress

@@ -1,8 +1,9 @@
-"""The Reconciler on gpuctl.cluster.fake.FakeCluster (no cluster process): a new workload gets
-its Job, written as gpuctl writes one, on its strategy's node; a workload whose node is lost
-before its pod started has its Job deleted and is placed again; a Failed workload whose spec
-changed starts over; a deleted one is left alone; a failed create and a workload no node fits
-are called back later, the latter with exponential backoff."""
+"""The Reconciler on gpuctl.cluster.fake.FakeCluster (no cluster process; its status writes
+stand for a status subresource's): a new workload gets its Job, written as gpuctl writes one,
+on its strategy's node; a workload whose node is lost before its pod started has its Job
+deleted and is placed again; a Failed workload whose spec changed starts over; a deleted one
+is left alone; a failed create and a workload no node fits are called back later, the latter
+with exponential backoff."""
 
 from __future__ import annotations
 
@@ -27,32 +28,20 @@ from tests.controller.conftest import workload
 NOW = 1_900_000_000.0
 
 
-class StatusFake(FakeCluster):
-    """FakeCluster with a status subresource: a status patch is a merge patch of `status`."""
+def fail_next_job_create(
+    monkeypatch: pytest.MonkeyPatch, cluster: FakeCluster, error: KubeError
+) -> None:
+    """The next create of a Job raises `error` (and is recorded, as a refused request is)."""
+    create = cluster.create
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.failing_creates: list[KubeError] = []  # raised by the next creates, in turn
+    def refusing(obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+        if obj["kind"] != "Job":
+            return create(obj, dry_run=dry_run)
+        monkeypatch.setattr(cluster, "create", create)
+        cluster.calls.append(("create", "Job", obj["metadata"]["name"]))
+        raise error
 
-    def patch(
-        self,
-        kind: str,
-        name: str,
-        namespace: str | None,
-        patch: Any,
-        *,
-        patch_type: str = "merge",
-        subresource: str = "",
-    ) -> dict[str, Any]:
-        assert subresource in ("", "status")
-        assert subresource != "status" or set(patch) == {"status"}
-        return super().patch(kind, name, namespace, patch, patch_type=patch_type)
-
-    def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
-        if obj["kind"] == "Job" and self.failing_creates:
-            self.calls.append(("create", "Job", obj["metadata"]["name"]))
-            raise self.failing_creates.pop(0)
-        return super().create(obj, dry_run=dry_run)
+    monkeypatch.setattr(cluster, "create", refusing)
 
 
 def node(name: str, gpus: int, ready: bool = True) -> dict[str, Any]:
@@ -76,13 +65,13 @@ def node(name: str, gpus: int, ready: bool = True) -> dict[str, Any]:
 
 
 @pytest.fixture
-def fake() -> StatusFake:
-    cluster = StatusFake()
+def fake() -> FakeCluster:
+    cluster = FakeCluster()
     cluster.add(node("big", 8), node("small", 4))
     return cluster
 
 
-def reconciler(cluster: StatusFake) -> Reconciler:
+def reconciler(cluster: FakeCluster) -> Reconciler:
     return Reconciler(cluster, Metrics(), rng=random.Random(7), clock=at(NOW), snapshot_seconds=0)
 
 
@@ -90,16 +79,16 @@ def at(moment: float) -> Callable[[], float]:
     return lambda: moment
 
 
-def made(cluster: StatusFake, obj: dict[str, Any]) -> dict[str, Any]:
+def made(cluster: FakeCluster, obj: dict[str, Any]) -> dict[str, Any]:
     obj["metadata"]["generation"] = 1
     return cluster.create(obj)
 
 
-def current(cluster: StatusFake, name: str) -> dict[str, Any]:
+def current(cluster: FakeCluster, name: str) -> dict[str, Any]:
     return cluster.get(resource.KIND, name, "default")
 
 
-def test_a_new_workload_gets_its_job_on_its_strategys_node(fake: StatusFake) -> None:
+def test_a_new_workload_gets_its_job_on_its_strategys_node(fake: FakeCluster) -> None:
     obj = made(fake, workload("w", 2, "binpack"))
     outcome = reconciler(fake).reconcile(obj)
     assert (outcome.result, outcome.message) == ("scheduled", "small")
@@ -119,12 +108,12 @@ def test_a_new_workload_gets_its_job_on_its_strategys_node(fake: StatusFake) -> 
     assert fake.writes() == [
         ("create", resource.KIND, "w"),
         ("create", "Job", "w"),
-        ("patch", resource.KIND, "w"),
+        ("patch-status", resource.KIND, "w"),
     ]
 
 
 def test_a_workload_whose_node_is_lost_before_its_pod_started_is_placed_again(
-    fake: StatusFake,
+    fake: FakeCluster,
 ) -> None:
     controller = reconciler(fake)
     controller.reconcile(made(fake, workload("w", 2, "leastLoaded")))
@@ -148,7 +137,7 @@ def test_a_workload_whose_node_is_lost_before_its_pod_started_is_placed_again(
     assert current(fake, "w")["status"]["replacements"] == 1
 
 
-def test_a_failed_workload_whose_spec_changed_starts_over(fake: StatusFake) -> None:
+def test_a_failed_workload_whose_spec_changed_starts_over(fake: FakeCluster) -> None:
     controller = reconciler(fake)
     controller.reconcile(made(fake, workload("w", 16, retryPolicy={"maxRetries": 0})))
     assert current(fake, "w")["status"]["phase"] == "Failed"
@@ -161,7 +150,7 @@ def test_a_failed_workload_whose_spec_changed_starts_over(fake: StatusFake) -> N
     assert current(fake, "w")["status"]["observedGeneration"] == 2
 
 
-def test_a_deleted_workload_is_left_alone(fake: StatusFake) -> None:
+def test_a_deleted_workload_is_left_alone(fake: FakeCluster) -> None:
     obj = made(fake, workload("w", 2))
     obj["metadata"]["deletionTimestamp"] = "2030-01-01T00:00:00Z"
     before = list(fake.writes())
@@ -169,9 +158,11 @@ def test_a_deleted_workload_is_left_alone(fake: StatusFake) -> None:
     assert fake.writes() == before
 
 
-def test_a_failed_create_is_retried_later_and_then_placed(fake: StatusFake) -> None:
+def test_a_failed_create_is_retried_later_and_then_placed(
+    fake: FakeCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
     controller = reconciler(fake)
-    fake.failing_creates.append(ServerError("etcd timed out", status=500))
+    fail_next_job_create(monkeypatch, fake, ServerError("etcd timed out", status=500))
     outcome = controller.reconcile(made(fake, workload("w", 2)))
     assert (outcome.result, outcome.requeue_after) == ("error", ERROR_RETRY_SECONDS)
     status = current(fake, "w")["status"]
@@ -188,7 +179,7 @@ def test_a_failed_create_is_retried_later_and_then_placed(fake: StatusFake) -> N
     assert fake.find("Job", "w", "default") is not None
 
 
-def test_no_fitting_node_retries_with_exponential_backoff(fake: StatusFake) -> None:
+def test_no_fitting_node_retries_with_exponential_backoff(fake: FakeCluster) -> None:
     obj = made(fake, workload("w", 16, retryPolicy={"maxRetries": 3, "backoffSeconds": 10}))
     delays = []
     for attempt in range(3):
@@ -208,18 +199,20 @@ def test_no_fitting_node_retries_with_exponential_backoff(fake: StatusFake) -> N
 class Held:
     """The informer's side of the workers: the objects it holds."""
 
-    def __init__(self, cluster: StatusFake) -> None:
+    def __init__(self, cluster: FakeCluster) -> None:
         self.cluster = cluster
 
     def get(self, namespace: str, name: str) -> dict[str, Any] | None:
         return self.cluster.find(resource.KIND, name, namespace)
 
 
-def test_the_workers_call_a_workload_back_when_its_reconcile_asks(fake: StatusFake) -> None:
+def test_the_workers_call_a_workload_back_when_its_reconcile_asks(
+    fake: FakeCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
     now = [0.0]
     queue = WorkQueue(clock=lambda: now[0])
     workers = Workers(reconciler(fake), Held(fake), queue)
-    fake.failing_creates.append(ServerError("etcd timed out", status=500))
+    fail_next_job_create(monkeypatch, fake, ServerError("etcd timed out", status=500))
     workers.on_change("ADDED", made(fake, workload("w", 2)))
     assert queue.get() == ("default", "w")
     workers.handle(("default", "w"))
@@ -237,7 +230,7 @@ def test_the_workers_call_a_workload_back_when_its_reconcile_asks(fake: StatusFa
 
 
 def test_a_copy_older_than_the_controllers_own_status_write_waits_for_the_watch(
-    fake: StatusFake,
+    fake: FakeCluster,
 ) -> None:
     """A watch that lags behind the controller's own status write must not get the workload
     placed again from the old copy: it is looked at again once the watch caught up."""

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
 from gpuctl.server import answers, bodies, kubeauth, specs
@@ -48,7 +47,7 @@ def _own_namespace(principal: Principal) -> str | None:
     return None if principal.admin or principal.impersonated else principal.user
 
 
-def _default_namespace(cluster: Cluster, principal: Principal) -> str | None:
+def _default_namespace(cluster: ClusterAPI, principal: Principal) -> str | None:
     """Where a job goes when its spec names no namespace; None: the spec's kind decides."""
     return kubeauth.namespace_of(cluster, principal) if principal.impersonated else None
 
@@ -67,7 +66,7 @@ def create_job(
 
 
 def _create_one(
-    cluster: Cluster, principal: Principal, text: str, source: str, request: Request
+    cluster: ClusterAPI, principal: Principal, text: str, source: str, request: Request
 ) -> dict[str, Any]:
     def one_job(checked: Sequence[Spec]) -> None:
         specs.only_kinds(checked, jobs=True, where="POST /jobs")
@@ -174,7 +173,7 @@ def _jobs(
     """The jobs the caller asked for and may see: in `namespace`, else in their own (a
     token-file user), else everywhere (an admin; a kubernetes-mode caller whom RBAC lets list
     every namespace, else their own)."""
-    if namespace is not None or not isinstance(cluster, Cluster) or not principal.impersonated:
+    if namespace is not None or not principal.impersonated:
         # (an impersonated caller's reads are never the cache's: deps.reads)
         return inventory.list_jobs(cluster, namespace or _own_namespace(principal), pool, kind)
     return kubeauth.everywhere_or_home(

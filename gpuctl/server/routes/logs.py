@@ -30,7 +30,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocketDisconnect
 
-from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.api import ClusterAPI, LogCluster
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import jobs as inventory
 from gpuctl.server import answers
@@ -112,7 +112,7 @@ class Streams:
 _RETRY = {"Retry-After": "5"}
 
 
-def _job(cluster: Cluster, principal: Principal, job_id: str, pod: str | None) -> dict[str, Any]:
+def _job(cluster: ClusterAPI, principal: Principal, job_id: str, pod: str | None) -> dict[str, Any]:
     namespace, name = locate(principal, job_id)
     require(principal, "jobs", "get", namespace)
     job = inventory.find_job(cluster, name, namespace)
@@ -151,7 +151,7 @@ def job_logs(
 
 
 async def _lines(
-    cluster: Cluster, job: dict[str, Any], options: inventory.LogOptions, stream: Stream
+    cluster: LogCluster, job: dict[str, Any], options: inventory.LogOptions, stream: Stream
 ) -> AsyncIterator[str]:
     """The log lines, read by a thread of the stream's own (not the shared pool's) into a
     bounded queue; ends within WAKE seconds of `stream.stop`, and sets it when the consumer
@@ -222,7 +222,7 @@ def _hand_over(
 
 
 async def _chunks(
-    cluster: Cluster,
+    cluster: LogCluster,
     job: dict[str, Any],
     options: inventory.LogOptions,
     streams: Streams,

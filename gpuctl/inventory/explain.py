@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpuctl import workloads
+from gpuctl import shapes, workloads
 
 LAST_LINES = 5
 LINE_CHARS = 200
@@ -68,14 +68,14 @@ class Explanation:
 LogKey = tuple[str, str]
 
 
-def log_requests(pod: dict[str, Any]) -> list[tuple[str, bool]]:
+def log_requests(pod: shapes.Obj) -> list[tuple[str, bool]]:
     """(container, previous?) whose last lines explain the pod: the instance that crashed
     before a restart (`previous`), or a container that ended with a non-zero code."""
     wanted = []
     for container in _statuses(pod):
-        state = container.get("state") or {}
-        last = (container.get("lastState") or {}).get("terminated")
-        ended = state.get("terminated")
+        state: shapes.ContainerState = container.get("state") or {}
+        last_state: shapes.ContainerState = container.get("lastState") or {}
+        last, ended = last_state.get("terminated"), state.get("terminated")
         if ended and _failed(ended):
             wanted.append((str(container.get("name")), False))
         elif last and _failed(last) and int(container.get("restartCount") or 0) > 0:
@@ -84,7 +84,7 @@ def log_requests(pod: dict[str, Any]) -> list[tuple[str, bool]]:
 
 
 def explain_pods(
-    pods: Sequence[dict[str, Any]],
+    pods: Sequence[shapes.Obj],
     events: Sequence[dict[str, Any]],
     logs: Mapping[LogKey, Sequence[str]] | None = None,
 ) -> list[Explanation]:
@@ -94,13 +94,13 @@ def explain_pods(
     leaving: list[Explanation] = []
     for pod in pods:
         reasons = explain_pod(pod, events_of(pod, events), logs or {})
-        (leaving if (pod.get("metadata") or {}).get("deletionTimestamp") else found).extend(reasons)
+        (leaving if shapes.meta(pod).get("deletionTimestamp") else found).extend(reasons)
     return sorted(found or leaving, key=lambda e: e.rank)
 
 
-def events_of(pod: dict[str, Any], events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def events_of(pod: shapes.Obj, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The events about this pod (by uid where the event names one, else by name)."""
-    meta = pod.get("metadata") or {}
+    meta = shapes.meta(pod)
     out = []
     for event in events:
         involved = event.get("involvedObject") or {}
@@ -113,12 +113,12 @@ def events_of(pod: dict[str, Any], events: Sequence[dict[str, Any]]) -> list[dic
 
 
 def explain_pod(
-    pod: dict[str, Any],
+    pod: shapes.Obj,
     events: Sequence[dict[str, Any]],
     logs: Mapping[LogKey, Sequence[str]],
 ) -> list[Explanation]:
     """Why this pod is not up, one explanation per troubled container (and mount)."""
-    name = str((pod.get("metadata") or {}).get("name", ""))
+    name = _name(pod)
     out = []
     for container in _statuses(pod):
         found = _explain_container(pod, container, events, logs)
@@ -132,20 +132,21 @@ def explain_pod(
 
 
 def _explain_container(
-    pod: dict[str, Any],
-    container: dict[str, Any],
+    pod: shapes.Obj,
+    container: shapes.ContainerStatus,
     events: Sequence[dict[str, Any]],
     logs: Mapping[LogKey, Sequence[str]],
 ) -> Explanation | None:
-    pod_name = str((pod.get("metadata") or {}).get("name", ""))
-    name = str(container.get("name", ""))
+    pod_name = _name(pod)
+    name = container.get("name", "")
     who = f"container `{name}` of pod {pod_name}"
-    state = container.get("state") or {}
-    waiting = state.get("waiting") or {}
-    reason = str(waiting.get("reason") or "")
+    state: shapes.ContainerState = container.get("state") or {}
+    waiting: shapes.ContainerStateWaiting = state.get("waiting") or {}
+    reason = waiting.get("reason") or ""
     restarts = int(container.get("restartCount") or 0)
-    last = (container.get("lastState") or {}).get("terminated") or {}
-    ended = state.get("terminated") or {}
+    last_state: shapes.ContainerState = container.get("lastState") or {}
+    last: shapes.ContainerStateTerminated = last_state.get("terminated") or {}
+    ended: shapes.ContainerStateTerminated = state.get("terminated") or {}
 
     def made(kind: str, text: str) -> Explanation:
         return Explanation(kind, text, pod_name, name)
@@ -155,7 +156,7 @@ def _explain_container(
         how = _how_it_ended(crashed, _limit(pod, name)) if crashed else "exited"
         how += _liveness(name, events)
         lines = _lines(logs.get((pod_name, name)))
-        said = reason or str(ended.get("reason") or "Error")
+        said = reason or ended.get("reason") or "Error"
         return made(
             "crash-loop",
             f"{who} keeps crashing ({said}): {how}, restarted {_times(restarts)}{lines}",
@@ -166,7 +167,7 @@ def _explain_container(
     if reason in IMAGE_REASONS:
         return made("image", _image_trouble(who, container, reason, waiting, events))
     if reason in CONFIG_REASONS:
-        message = str(waiting.get("message") or "")
+        message = waiting.get("message") or ""
         return made("config", f"{who} cannot start ({reason}): {message}".rstrip(": "))
     if last and _failed(last) and state.get("running") is not None:
         how = _how_it_ended(last, _limit(pod, name)) + _liveness(name, events)
@@ -179,15 +180,17 @@ def _explain_container(
     return None
 
 
-def _between_back_offs(pod: dict[str, Any], ended: dict[str, Any], restarts: int) -> bool:
+def _between_back_offs(
+    pod: shapes.Obj, ended: shapes.ContainerStateTerminated, restarts: int
+) -> bool:
     """A container that failed again after restarting, in a pod that restarts it: the same
     crash loop, seen in the moment between two back-offs (the kubelet shows it terminated
     before it shows CrashLoopBackOff again)."""
-    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+    policy = _spec(pod).get("restartPolicy") or "Always"
     return bool(ended) and _failed(ended) and restarts > 0 and policy != "Never"
 
 
-def _how_it_ended(terminated: dict[str, Any], limit: str) -> str:
+def _how_it_ended(terminated: shapes.ContainerStateTerminated, limit: str) -> str:
     """`ran out of memory: ...` for OOMKilled, else `exited with code N`."""
     code = terminated.get("exitCode")
     if terminated.get("reason") == "OOMKilled":
@@ -201,15 +204,15 @@ def _how_it_ended(terminated: dict[str, Any], limit: str) -> str:
 
 def _image_trouble(
     who: str,
-    container: dict[str, Any],
+    container: shapes.ContainerStatus,
     reason: str,
-    waiting: dict[str, Any],
+    waiting: shapes.ContainerStateWaiting,
     events: Sequence[dict[str, Any]],
 ) -> str:
     """The image and why it does not pull: the runtime's own words from the kubelet's newest
     `Failed to pull image` event when there is one (the back-off's message only says it waits)."""
-    image = str(container.get("image") or "")
-    message = str(waiting.get("message") or "")
+    image = container.get("image") or ""
+    message = waiting.get("message") or ""
     for event in reversed(events):
         pulled = _FAILED_PULL.match(str(event.get("message") or ""))
         if pulled and (not image or pulled.group(1) == image):
@@ -218,12 +221,12 @@ def _image_trouble(
     return f"{who} cannot pull image {image} ({reason}): {message}".rstrip(": ")
 
 
-def _failed_mount(pod: dict[str, Any], events: Sequence[dict[str, Any]]) -> str:
+def _failed_mount(pod: shapes.Obj, events: Sequence[dict[str, Any]]) -> str:
     """`volume \\`v\\` cannot be mounted: <why> on node N` from the newest FailedMount event of
     a pod that has not started."""
     if _pod_phase(pod) not in ("Pending", ""):
         return ""
-    node = str((pod.get("spec") or {}).get("nodeName") or "")
+    node = _spec(pod).get("nodeName") or ""
     for event in reversed(events):
         if event.get("reason") != "FailedMount":
             continue
@@ -273,10 +276,11 @@ def _about_container(event: dict[str, Any], container: str) -> bool:
     return not path or path == f"spec.containers{{{container}}}"
 
 
-def _limit(pod: dict[str, Any], container: str) -> str:
-    for spec in (pod.get("spec") or {}).get("containers") or []:
+def _limit(pod: shapes.Obj, container: str) -> str:
+    for spec in _spec(pod).get("containers") or []:
         if spec.get("name") == container:
-            return str(((spec.get("resources") or {}).get("limits") or {}).get("memory") or "")
+            resources: shapes.ResourceRequirements = spec.get("resources") or {}
+            return (resources.get("limits") or {}).get("memory") or ""
     return ""
 
 
@@ -303,20 +307,30 @@ def _times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
 
 
-def _failed(terminated: dict[str, Any]) -> bool:
+def _failed(terminated: shapes.ContainerStateTerminated) -> bool:
     return int(terminated.get("exitCode") or 0) != 0 or terminated.get("reason") == "OOMKilled"
 
 
-def _statuses(pod: dict[str, Any]) -> list[dict[str, Any]]:
-    return list((pod.get("status") or {}).get("containerStatuses") or [])
+def _spec(pod: shapes.Obj) -> shapes.PodSpec:
+    spec: shapes.PodSpec = shapes.pod(pod).get("spec") or {}
+    return spec
 
 
-def _pod_phase(pod: dict[str, Any]) -> str:
-    return str((pod.get("status") or {}).get("phase") or "")
+def _status(pod: shapes.Obj) -> shapes.PodStatus:
+    status: shapes.PodStatus = shapes.pod(pod).get("status") or {}
+    return status
 
 
-def _name(pod: dict[str, Any]) -> str:
-    return str((pod.get("metadata") or {}).get("name", ""))
+def _statuses(pod: shapes.Obj) -> list[shapes.ContainerStatus]:
+    return list(_status(pod).get("containerStatuses") or [])
+
+
+def _pod_phase(pod: shapes.Obj) -> str:
+    return _status(pod).get("phase") or ""
+
+
+def _name(pod: shapes.Obj) -> str:
+    return str(shapes.meta(pod).get("name", ""))
 
 
 def job_failure(job: dict[str, Any]) -> str:

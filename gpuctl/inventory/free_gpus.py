@@ -19,6 +19,7 @@ from decimal import ROUND_FLOOR
 from typing import Any, Final
 
 from gpuctl import constants as c
+from gpuctl import shapes
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.spec import quantity
 
@@ -61,12 +62,15 @@ def _count(value: object) -> int | None:
 
 def node_total_gpus(node: Mapping[str, Any]) -> tuple[int, str]:
     """(GPUs, where the number came from): allocatable, capacity, the GPU-count label, none."""
-    status = node.get("status") or {}
-    for field_name in ("allocatable", "capacity"):
-        count = _count((status.get(field_name) or {}).get(c.GPU_RESOURCE))
+    status: shapes.NodeStatus = shapes.node(node).get("status") or {}
+    for field_name, quantities in (
+        ("allocatable", status.get("allocatable")),
+        ("capacity", status.get("capacity")),
+    ):
+        count = _count((quantities or {}).get(c.GPU_RESOURCE))
         if count is not None:
             return max(count, 0), field_name
-    labels = (node.get("metadata") or {}).get("labels") or {}
+    labels = shapes.meta(node).get("labels") or {}
     count = _count(labels.get(GPU_COUNT_LABEL))
     if count is not None:
         return max(count, 0), f"label {GPU_COUNT_LABEL}"
@@ -75,10 +79,11 @@ def node_total_gpus(node: Mapping[str, Any]) -> tuple[int, str]:
 
 def node_problem(node: Mapping[str, Any]) -> str:
     """Why a new pod cannot be placed on the node; "" when it can."""
-    conditions = (node.get("status") or {}).get("conditions") or []
+    status: shapes.NodeStatus = shapes.node(node).get("status") or {}
+    conditions = status.get("conditions") or []
     if not any(x.get("type") == "Ready" and x.get("status") == "True" for x in conditions):
         return "NotReady"
-    spec = node.get("spec") or {}
+    spec: shapes.NodeSpec = shapes.node(node).get("spec") or {}
     if spec.get("unschedulable"):
         return "cordoned (unschedulable)"
     for taint in spec.get("taints") or []:
@@ -110,8 +115,9 @@ def gpus_requested(pods: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     whose affinity pins them to it alone."""
     used: dict[str, int] = {}
     for pod in pods:
-        spec = pod.get("spec") or {}
-        if (pod.get("status") or {}).get("phase") in FINISHED_PHASES:
+        spec: shapes.PodSpec = shapes.pod(pod).get("spec") or {}
+        status: shapes.PodStatus = shapes.pod(pod).get("status") or {}
+        if status.get("phase") in FINISHED_PHASES:
             continue
         node = spec.get("nodeName")
         if not node:
@@ -133,8 +139,8 @@ def node_gpus(
     promised = promised or {}
     result = []
     for node in nodes:
-        metadata = node.get("metadata") or {}
-        name = str(metadata.get("name", ""))
+        metadata = shapes.meta(node)
+        name = metadata.get("name", "")
         total, source = node_total_gpus(node)
         result.append(
             NodeGpus(

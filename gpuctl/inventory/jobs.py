@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from gpuctl import constants as c
-from gpuctl import workloads
+from gpuctl import shapes, workloads
 from gpuctl.cluster.api import ClusterAPI, LogCluster, LogStreams, TableReads
 from gpuctl.cluster.client import Forbidden, KubeError, LogEnds, NotFound, TableRow
 from gpuctl.cluster.resources import ref
@@ -175,12 +175,14 @@ class PodLine(NamedTuple):
 
 
 def pod_line(pod: dict[str, Any]) -> PodLine:
+    spec: shapes.PodSpec = shapes.pod(pod).get("spec") or {}
+    pod_status: shapes.PodStatus = shapes.pod(pod).get("status") or {}
     return PodLine(
         pod["metadata"],
         status.pod_status(pod),
         status.pod_ready(pod),
-        (pod.get("spec") or {}).get("nodeName") or "<none>",
-        (pod.get("status") or {}).get("podIP") or "<none>",
+        spec.get("nodeName") or "<none>",
+        pod_status.get("podIP") or "<none>",
         status.pod_gpus(pod),
     )
 
@@ -478,12 +480,13 @@ def access_url(
     return ""
 
 
-def _node_ip(node: dict[str, Any]) -> str:
-    addresses = (node.get("status") or {}).get("addresses") or []
+def _node_ip(node: shapes.Obj) -> str:
+    node_status: shapes.NodeStatus = shapes.node(node).get("status") or {}
+    addresses = node_status.get("addresses") or []
     for kind in ("ExternalIP", "InternalIP"):
         for address in addresses:
             if address.get("type") == kind:
-                return str(address.get("address", ""))
+                return address.get("address", "")
     return ""
 
 
@@ -559,7 +562,8 @@ def stale_scheduling_failure(event: dict[str, Any], pods: list[dict[str, Any]]) 
         return False
     name = (event.get("involvedObject") or {}).get("name")
     pod = next((p for p in pods if p["metadata"]["name"] == name), None)
-    conditions = ((pod or {}).get("status") or {}).get("conditions") or []
+    pod_status: shapes.PodStatus = shapes.pod(pod or {}).get("status") or {}
+    conditions = pod_status.get("conditions") or []
     scheduled = next(
         (
             cond.get("lastTransitionTime")
@@ -569,7 +573,7 @@ def stale_scheduling_failure(event: dict[str, Any], pods: list[dict[str, Any]]) 
         None,
     )
     last = _last_seen(event)
-    return bool(scheduled and last) and _seconds(last) <= _seconds(str(scheduled))
+    return bool(scheduled and last) and _seconds(last) <= _seconds(scheduled or "")
 
 
 def _last_seen(event: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any, Final
 
 from gpuctl import constants as c
+from gpuctl import shapes
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.errors import GpuctlError, UsageError
 from gpuctl.inventory import status
@@ -32,12 +33,14 @@ class NodeNotFound(GpuctlError):
 # --------------------------------------------------------------------------- reading
 
 
-def node_status(node: dict[str, Any]) -> str:
+def node_status(node: shapes.Obj) -> str:
     """Ready or NotReady from the Ready condition, as kubectl's STATUS column."""
-    conditions = (node.get("status") or {}).get("conditions") or []
+    status: shapes.NodeStatus = shapes.node(node).get("status") or {}
+    conditions = status.get("conditions") or []
     ready = any(x.get("type") == "Ready" and x.get("status") == "True" for x in conditions)
     words = "Ready" if ready else "NotReady"
-    if (node.get("spec") or {}).get("unschedulable"):
+    spec: shapes.NodeSpec = shapes.node(node).get("spec") or {}
+    if spec.get("unschedulable"):
         words += ",SchedulingDisabled"
     return words
 
@@ -48,7 +51,7 @@ NODE_STATUS_FILTERS: Final = ("Ready", "NotReady", "SchedulingDisabled")
 DOCUMENT_NODE_STATUS: Final = ("active", "maintaining", "faulty")
 
 
-def document_status(node: dict[str, Any]) -> str:
+def document_status(node: shapes.Obj) -> str:
     """The API documents' words for kubectl's STATUS: Ready is active, cordoned
     (SchedulingDisabled) is maintaining, NotReady is faulty."""
     shown = node_status(node)
@@ -57,7 +60,7 @@ def document_status(node: dict[str, Any]) -> str:
     return "maintaining" if "SchedulingDisabled" in shown else "active"
 
 
-def status_matches(node: dict[str, Any], wanted: str) -> bool:
+def status_matches(node: shapes.Obj, wanted: str) -> bool:
     """Whether the node's status is `wanted`, in either vocabulary, in any letter case."""
     word = wanted.casefold()
     if word in (w.casefold() for w in DOCUMENT_NODE_STATUS):
@@ -71,25 +74,25 @@ def same_gpu_type(one: str | None, other: str | None) -> bool:
     return bool(one) and bool(other) and str(one).casefold() == str(other).casefold()
 
 
-def labels_of(obj: dict[str, Any]) -> dict[str, str]:
-    return dict((obj.get("metadata") or {}).get("labels") or {})
+def labels_of(obj: shapes.Obj) -> dict[str, str]:
+    return dict(shapes.meta(obj).get("labels") or {})
 
 
-def name_of(obj: dict[str, Any]) -> str:
-    return str((obj.get("metadata") or {}).get("name", ""))
+def name_of(obj: shapes.Obj) -> str:
+    return str(shapes.meta(obj).get("name", ""))
 
 
-def gpu_type(node: dict[str, Any]) -> str:
+def gpu_type(node: shapes.Obj) -> str:
     """The GPU model: runwhere.ai/gpu-type, else g8s.host/gpu-type, else ""."""
     labels = labels_of(node)
     return next((labels[key] for key in c.GPU_TYPE_NODE_LABELS if labels.get(key)), "")
 
 
-def pool_of(node: dict[str, Any]) -> str:
+def pool_of(node: shapes.Obj) -> str:
     return labels_of(node).get(c.Labels.POOL, "")
 
 
-def node_gpus(node: dict[str, Any]) -> int:
+def node_gpus(node: shapes.Obj) -> int:
     """The node's GPUs as placement counts them: allocatable nvidia.com/gpu, else capacity,
     else the GPU-count label, else 0."""
     return node_total_gpus(node)[0]
@@ -100,11 +103,12 @@ def active_pods(cluster: ClusterAPI) -> list[dict[str, Any]]:
     return cluster.list("Pod", None, field_selector=ACTIVE_PODS)
 
 
-def node_name_of(pod: dict[str, Any]) -> str:
-    return str((pod.get("spec") or {}).get("nodeName") or "")
+def node_name_of(pod: shapes.Obj) -> str:
+    spec: shapes.PodSpec = shapes.pod(pod).get("spec") or {}
+    return spec.get("nodeName") or ""
 
 
-def gpus_in_use(pods: Iterable[dict[str, Any]]) -> dict[str, int]:
+def gpus_in_use(pods: Iterable[shapes.Obj]) -> dict[str, int]:
     """node name -> GPUs requested by the pods bound to it (what the node runs; placement
     also holds back the GPUs of pods pinned there and not yet bound)."""
     used: dict[str, int] = {}
@@ -141,9 +145,7 @@ def list_nodes(
     )
 
 
-def node_matches(
-    node: dict[str, Any], gpu_type_filter: str | None, status_filter: str | None
-) -> bool:
+def node_matches(node: shapes.Obj, gpu_type_filter: str | None, status_filter: str | None) -> bool:
     """The filters a label selector cannot express: a GPU model on either key, a status."""
     if gpu_type_filter and not any(
         same_gpu_type(labels_of(node).get(key), gpu_type_filter) for key in c.GPU_TYPE_NODE_LABELS
@@ -160,11 +162,13 @@ def pods_on(pods: Iterable[dict[str, Any]], node: str) -> list[dict[str, Any]]:
     return sorted(found, key=lambda p: (p["metadata"].get("namespace", ""), name_of(p)))
 
 
-def requested(pods: Iterable[dict[str, Any]], resource: str) -> Decimal:
+def requested(pods: Iterable[shapes.Obj], resource: str) -> Decimal:
     total = Decimal(0)
     for pod in pods:
-        for container in (pod.get("spec") or {}).get("containers") or []:
-            value = ((container.get("resources") or {}).get("requests") or {}).get(resource)
+        spec: shapes.PodSpec = shapes.pod(pod).get("spec") or {}
+        for container in spec.get("containers") or []:
+            resources: shapes.ResourceRequirements = container.get("resources") or {}
+            value = (resources.get("requests") or {}).get(resource)
             if value is None:
                 continue
             try:
@@ -197,7 +201,7 @@ _GPU_TYPE_PREFIXES = (c.USER_NODE_LABEL_PREFIX, c.LABEL_DOMAIN)
 _GPU_TYPE_WORD = "gpu-type"
 
 
-def gpu_labels(node: dict[str, Any]) -> dict[str, str]:
+def gpu_labels(node: shapes.Obj) -> dict[str, str]:
     """A node's GPU labels: the two GPU-type keys, any g8s.host/ key naming a GPU, and GPU
     feature discovery's nvidia.com/gpu.* labels."""
     return {
@@ -209,7 +213,7 @@ def gpu_labels(node: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def gpu_label_summaries(nodes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def gpu_label_summaries(nodes: Sequence[shapes.Obj]) -> list[dict[str, Any]]:
     """`-o yaml|json` of the same, in the words of the users' API (nodes/labels/all)."""
     return [
         {
@@ -221,7 +225,7 @@ def gpu_label_summaries(nodes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]
     ]
 
 
-def key_summaries(nodes: Sequence[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+def key_summaries(nodes: Sequence[shapes.Obj], key: str) -> list[dict[str, Any]]:
     return [
         {"nodeName": name_of(node), "labelKey": key, "labelValue": labels_of(node).get(key)}
         for node in nodes

@@ -6,10 +6,10 @@ shared by `get jobs`, `describe job`, `--wait` and the REST API, so they never d
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 from gpuctl import constants as c
-from gpuctl import workloads
+from gpuctl import shapes, workloads
 from gpuctl.constants import Status
 from gpuctl.workloads import WorkloadAdapter
 from gpuctl.workloads.adapter import container_gpus
@@ -19,26 +19,28 @@ WORKLOAD_KINDS = workloads.WORKLOAD_KINDS
 PARTIAL_KIND = "PartialJob"  # the record of a job without its workload (inventory.jobs)
 
 
-def _status(obj: dict[str, Any]) -> dict[str, Any]:
-    return obj.get("status") or {}
+def _pod_status(pod: shapes.Obj) -> shapes.PodStatus:
+    status: shapes.PodStatus = shapes.pod(pod).get("status") or {}
+    return status
 
 
-def _spec(obj: dict[str, Any]) -> dict[str, Any]:
-    return obj.get("spec") or {}
+def _pod_spec(pod: shapes.Obj) -> shapes.PodSpec:
+    spec: shapes.PodSpec = shapes.pod(pod).get("spec") or {}
+    return spec
 
 
-def _adapter(obj: dict[str, Any]) -> WorkloadAdapter:
+def _adapter(obj: shapes.Obj) -> WorkloadAdapter:
     """The workload's adapter; an object of another kind is read as a replicated one."""
     return workloads.adapter_of(obj) or workloads.STATEFUL_SET
 
 
-def terminating(obj: dict[str, Any]) -> bool:
+def terminating(obj: shapes.Obj) -> bool:
     """Being deleted: it carries a deletionTimestamp, and finalizers (foreground deletion's
     among them) keep it until they are done."""
-    return bool((obj.get("metadata") or {}).get("deletionTimestamp"))
+    return bool(shapes.meta(obj).get("deletionTimestamp"))
 
 
-def workload_status(obj: dict[str, Any]) -> str:
+def workload_status(obj: shapes.Obj) -> str:
     """The kind's status rule (gpuctl.workloads: a Job succeeded > failed > running > paused
     or queued > pending; a Deployment or StatefulSet all ready > some ready > scaled to zero
     > pending), except that any workload being deleted (foreground deletion keeps it until
@@ -51,31 +53,31 @@ def workload_status(obj: dict[str, Any]) -> str:
     return _adapter(obj).status(obj)
 
 
-def workload_ready(obj: dict[str, Any]) -> str:
+def workload_ready(obj: shapes.Obj) -> str:
     """READY as `ready/desired` pods."""
     return _adapter(obj).ready(obj)
 
 
-def pod_template_gpus(obj: dict[str, Any]) -> int:
+def pod_template_gpus(obj: shapes.Obj) -> int:
     """GPUs one pod of the workload asks for."""
     return _adapter(obj).gpus_per_pod(obj)
 
 
-def workload_pods(obj: dict[str, Any]) -> int:
+def workload_pods(obj: shapes.Obj) -> int:
     """The pods the workload asks for now: a Job's parallelism, else its replicas."""
     return _adapter(obj).pods(obj)
 
 
-def workload_gpus(obj: dict[str, Any]) -> int:
+def workload_gpus(obj: shapes.Obj) -> int:
     """GPUs the whole workload asks for: per pod times pods (parallelism or replicas)."""
     return _adapter(obj).gpus(obj)
 
 
-def pod_gpus(pod: dict[str, Any]) -> int:
-    return sum(container_gpus(container) for container in _spec(pod).get("containers") or [])
+def pod_gpus(pod: shapes.Obj) -> int:
+    return sum(container_gpus(container) for container in _pod_spec(pod).get("containers") or [])
 
 
-def pod_status(pod: dict[str, Any]) -> str:
+def pod_status(pod: shapes.Obj) -> str:
     """gpuctl's STATUS for a pod: kubectl's (the API server's printed Status) in plain words."""
     return pod_status_words(printed_pod_status(pod))
 
@@ -91,14 +93,14 @@ def pod_status_words(printed: str) -> str:
     return c.CONTAINER_WAITING_REASONS.get(printed, printed)
 
 
-def printed_pod_status(pod: dict[str, Any]) -> str:
+def printed_pod_status(pod: shapes.Obj) -> str:
     """The STATUS cell the API server prints for a pod in a Table (kubectl get pods), worked
     out from the object for servers that answer without Tables: the pod's reason or phase,
     then the first init container still at work (Init:1/2, Init:<reason>), then the first
     container with a waiting or terminated reason; Terminating while being deleted."""
-    status, spec = _status(pod), _spec(pod)
-    phase = str(status.get("phase") or "")
-    reason = str(status.get("reason") or phase)
+    status, spec = _pod_status(pod), _pod_spec(pod)
+    phase = status.get("phase") or ""
+    reason = status.get("reason") or phase
     for condition in status.get("conditions") or []:
         if condition.get("type") == "PodScheduled" and condition.get("reason") == "SchedulingGated":
             reason = "SchedulingGated"
@@ -115,13 +117,14 @@ def printed_pod_status(pod: dict[str, Any]) -> str:
     return reason
 
 
-def _init_reason(spec: dict[str, Any], status: dict[str, Any]) -> str:
+def _init_reason(spec: shapes.PodSpec, status: shapes.PodStatus) -> str:
     """Init:N/M or Init:<reason> while an init container keeps the pod from starting, else ""."""
-    init_specs = {i.get("name"): i for i in spec.get("initContainers") or []}
+    init_specs = {i.get("name", ""): i for i in spec.get("initContainers") or []}
     for index, container in enumerate(status.get("initContainerStatuses") or []):
-        state = container.get("state") or {}
+        state: shapes.ContainerState = container.get("state") or {}
         terminated, waiting = state.get("terminated"), state.get("waiting")
-        sidecar = (init_specs.get(container.get("name")) or {}).get("restartPolicy") == "Always"
+        init_spec = init_specs.get(container.get("name", ""))
+        sidecar = init_spec is not None and init_spec.get("restartPolicy") == "Always"
         if terminated and terminated.get("exitCode", 0) == 0:
             continue
         if sidecar and container.get("started"):
@@ -129,22 +132,22 @@ def _init_reason(spec: dict[str, Any], status: dict[str, Any]) -> str:
         if terminated:
             return "Init:" + (terminated.get("reason") or _exit_text(terminated))
         if waiting and waiting.get("reason") and waiting["reason"] != "PodInitializing":
-            return "Init:" + str(waiting["reason"])
+            return "Init:" + waiting["reason"]
         return f"Init:{index}/{len(init_specs)}"
     return ""
 
 
-def _container_reason(status: dict[str, Any], reason: str) -> str:
+def _container_reason(status: shapes.PodStatus, reason: str) -> str:
     """The first container's waiting or terminated reason; Completed reads Running (or
     NotReady) while another container still runs."""
     running = False
     for container in reversed(status.get("containerStatuses") or []):
-        state = container.get("state") or {}
+        state: shapes.ContainerState = container.get("state") or {}
         waiting, terminated = state.get("waiting") or {}, state.get("terminated")
         if waiting.get("reason"):
-            reason = str(waiting["reason"])
+            reason = waiting["reason"]
         elif terminated is not None:
-            reason = str(terminated.get("reason") or _exit_text(terminated))
+            reason = terminated.get("reason") or _exit_text(terminated)
         elif container.get("ready") and state.get("running") is not None:
             running = True
     if reason == "Completed" and running:
@@ -152,22 +155,22 @@ def _container_reason(status: dict[str, Any], reason: str) -> str:
     return reason
 
 
-def _exit_text(terminated: dict[str, Any]) -> str:
+def _exit_text(terminated: shapes.ContainerStateTerminated) -> str:
     signal = terminated.get("signal")
     return f"Signal:{signal}" if signal else f"ExitCode:{terminated.get('exitCode', 0)}"
 
 
-def _condition_true(status: dict[str, Any], kind: str) -> bool:
+def _condition_true(status: shapes.PodStatus, kind: str) -> bool:
     return any(
         cond.get("type") == kind and cond.get("status") == "True"
         for cond in status.get("conditions") or []
     )
 
 
-def pod_ready(pod: dict[str, Any]) -> str:
+def pod_ready(pod: shapes.Obj) -> str:
     """READY as the API server prints it: containers ready and running, of all containers
     (restartable init containers, sidecars, count among them)."""
-    spec, status = _spec(pod), _status(pod)
+    spec, status = _pod_spec(pod), _pod_status(pod)
     sidecars = {
         init.get("name")
         for init in spec.get("initContainers") or []
@@ -186,19 +189,18 @@ def pod_ready(pod: dict[str, Any]) -> str:
     return f"{ready}/{len(spec.get('containers') or []) + len(sidecars)}"
 
 
-def started_at(pods: list[dict[str, Any]]) -> str | None:
+def started_at(pods: Iterable[shapes.Obj]) -> str | None:
     """When a job started: the earliest time a container of its pods started running
     (`state.running.startedAt`, or `startedAt` of a container that has ended, now or before
     a restart); None while none has (pods waiting for a node or an image). Not the Job's
     `status.startTime`, which the Job controller sets at creation."""
     times = []
     for pod in pods:
-        for container in _status(pod).get("containerStatuses") or []:
+        for container in _pod_status(pod).get("containerStatuses") or []:
             for state in (container.get("state") or {}, container.get("lastState") or {}):
-                for phase in ("running", "terminated"):
-                    started = (state.get(phase) or {}).get("startedAt")
-                    if started:
-                        times.append(str(started))
+                running: shapes.ContainerStateRunning = state.get("running") or {}
+                ended: shapes.ContainerStateTerminated = state.get("terminated") or {}
+                times += [t for t in (running.get("startedAt"), ended.get("startedAt")) if t]
     return min(times, default=None)  # RFC 3339 UTC times order as text
 
 
@@ -207,36 +209,38 @@ def job_name_of(labels: dict[str, str]) -> str:
     return labels.get(c.Labels.APP) or labels.get(c.Labels.JOB_NAME) or ""
 
 
-def unschedulable_message(pod: dict[str, Any]) -> str:
+def unschedulable_message(pod: shapes.Obj) -> str:
     """The scheduler's reason when it cannot place the pod, else ""."""
-    for condition in _status(pod).get("conditions") or []:
+    for condition in _pod_status(pod).get("conditions") or []:
         if (
             condition.get("type") == "PodScheduled"
             and condition.get("status") == "False"
             and condition.get("reason") == "Unschedulable"
         ):
-            return str(condition.get("message") or "")
+            return condition.get("message") or ""
     return ""
 
 
-def failed_init_message(pod: dict[str, Any]) -> str:
+def failed_init_message(pod: shapes.Obj) -> str:
     """The termination message of an init container that failed (gpuctl's start barrier says
     there why a multi-node job gave up); "" when none did."""
-    for item in (pod.get("status") or {}).get("initContainerStatuses") or []:
-        ended = (item.get("state") or {}).get("terminated") or {}
+    for item in _pod_status(pod).get("initContainerStatuses") or []:
+        state: shapes.ContainerState = item.get("state") or {}
+        ended: shapes.ContainerStateTerminated = state.get("terminated") or {}
         if ended.get("exitCode") and ended.get("message"):
-            return str(ended["message"]).strip()
+            return ended["message"].strip()
     return ""
 
 
 # ------------------------------------------------------------------------ readiness
 
 
-def pod_restarts(pod: dict[str, Any]) -> int:
-    return sum(int(s.get("restartCount") or 0) for s in _status(pod).get("containerStatuses") or [])
+def pod_restarts(pod: shapes.Obj) -> int:
+    statuses = _pod_status(pod).get("containerStatuses") or []
+    return sum(int(s.get("restartCount") or 0) for s in statuses)
 
 
-def workload_up(obj: dict[str, Any], pods: list[dict[str, Any]]) -> bool:
+def workload_up(obj: shapes.Obj, pods: Iterable[shapes.Obj]) -> bool:
     """Is the workload up, by its kind's rule (its pods being deleted left out)? A Job that
     succeeded, or whose every pod is Ready (at least as many as its parallelism, or what is
     left to complete); a Deployment or StatefulSet with every wanted replica ready and no pod

@@ -10,6 +10,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpuctl import shapes
 from gpuctl.inventory.free_gpus import HOSTNAME_LABEL, pinned_nodes, required_node_terms
 
 
@@ -62,9 +63,9 @@ def _expression_matches(expression: Mapping[str, Any], labels: Mapping[str, str]
 def may_run_on(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
     """Does the node satisfy the pod's nodeSelector and required node affinity (the
     scheduler's NodeAffinity rules: terms OR-ed, expressions within a term AND-ed)?"""
-    metadata = node.get("metadata") or {}
-    labels = {HOSTNAME_LABEL: str(metadata.get("name", "")), **(metadata.get("labels") or {})}
-    selector = pod_spec.get("nodeSelector") or {}
+    metadata = shapes.meta(node)
+    labels = {HOSTNAME_LABEL: metadata.get("name", ""), **(metadata.get("labels") or {})}
+    selector = shapes.pod_spec(pod_spec).get("nodeSelector") or {}
     if any(labels.get(key) != value for key, value in selector.items()):
         return False
     terms = required_node_terms(pod_spec)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from gpuctl import constants as c
+from gpuctl import shapes
 
 Obj = Mapping[str, Any]
 
@@ -31,7 +32,7 @@ def status_of(obj: Obj) -> dict[str, Any]:
 
 def container_gpus(container: Mapping[str, Any]) -> int:
     """GPUs a container asks for: its limit, else its request, of nvidia.com/gpu."""
-    resources = container.get("resources") or {}
+    resources: shapes.ResourceRequirements = shapes.container(container).get("resources") or {}
     value = (resources.get("limits") or {}).get(c.GPU_RESOURCE) or (
         resources.get("requests") or {}
     ).get(c.GPU_RESOURCE)
@@ -43,9 +44,10 @@ def container_gpus(container: Mapping[str, Any]) -> int:
 
 def pod_is_ready(pod: Obj) -> bool:
     """The pod's Ready condition is True."""
+    status: shapes.PodStatus = shapes.pod(pod).get("status") or {}
     return any(
         condition.get("type") == "Ready" and condition.get("status") == "True"
-        for condition in status_of(pod).get("conditions") or []
+        for condition in status.get("conditions") or []
     )
 
 

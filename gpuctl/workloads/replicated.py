@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from gpuctl import constants as c
+from gpuctl import shapes
 from gpuctl.constants import Status
-from gpuctl.workloads.adapter import Obj, Patch, WorkloadAdapter, pod_is_ready, spec_of, status_of
+from gpuctl.workloads.adapter import Obj, Patch, WorkloadAdapter, pod_is_ready
 
 
 class ReplicatedAdapter(WorkloadAdapter):
@@ -21,8 +22,7 @@ class ReplicatedAdapter(WorkloadAdapter):
 
     def status(self, obj: Obj) -> str:
         """All ready > some ready > scaled to zero (Paused) > Pending."""
-        desired = spec_of(obj).get("replicas", 1)
-        ready = status_of(obj).get("readyReplicas", 0)
+        desired, ready = _replicas(obj), _ready_replicas(obj)
         if desired > 0 and ready >= desired:
             return Status.RUNNING
         if ready > 0:
@@ -32,22 +32,22 @@ class ReplicatedAdapter(WorkloadAdapter):
         return Status.PENDING
 
     def ready(self, obj: Obj) -> str:
-        return f"{status_of(obj).get('readyReplicas', 0)}/{spec_of(obj).get('replicas', 1)}"
+        return f"{_ready_replicas(obj)}/{_replicas(obj)}"
 
     def up(self, obj: Obj, live_pods: Sequence[Obj]) -> bool:
         """Every wanted replica ready and no pod of it not Ready; scaled to zero counts."""
-        wanted = spec_of(obj).get("replicas", 1)
+        wanted = _replicas(obj)
         if wanted == 0:
             return True
-        ready = status_of(obj).get("readyReplicas", 0)
+        ready = _ready_replicas(obj)
         return bool(ready >= wanted and sum(map(pod_is_ready, live_pods)) >= wanted)
 
     def paused(self, obj: Obj) -> bool:
-        return bool(spec_of(obj).get("replicas", 1) == 0)
+        return _replicas(obj) == 0
 
     def pause(self, obj: Obj) -> Patch:
         """Scale to zero, remembering the replicas."""
-        replicas = spec_of(obj).get("replicas", 1)
+        replicas = _replicas(obj)
         if replicas == 0:
             return Patch(None)
         body = {
@@ -60,7 +60,7 @@ class ReplicatedAdapter(WorkloadAdapter):
         """Scale back to the remembered replicas (1 when none is remembered)."""
         if not self.paused(obj):
             return Patch(None)
-        annotations = (obj.get("metadata") or {}).get("annotations") or {}
+        annotations = shapes.meta(obj).get("annotations") or {}
         remembered = annotations.get(c.PAUSED_REPLICAS_ANNOTATION, "1")
         replicas = int(remembered) if remembered.isdigit() else 1
         body = {
@@ -68,6 +68,19 @@ class ReplicatedAdapter(WorkloadAdapter):
             "spec": {"replicas": replicas},
         }
         return Patch(body, f"(scaled to {replicas})")
+
+
+def _replicas(obj: Obj) -> int:
+    """The replicas it asks for (1 when unset)."""
+    spec: shapes.DeploymentSpec | shapes.StatefulSetSpec = shapes.replicated(obj).get("spec") or {}
+    return spec.get("replicas", 1)
+
+
+def _ready_replicas(obj: Obj) -> int:
+    status: shapes.DeploymentStatus | shapes.StatefulSetStatus = (
+        shapes.replicated(obj).get("status") or {}
+    )
+    return status.get("readyReplicas", 0)
 
 
 class DeploymentAdapter(ReplicatedAdapter):

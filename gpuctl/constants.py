@@ -41,6 +41,9 @@ class Labels:
     # The StatefulSet controller's revision of a pod's template: a pod whose label names the
     # set's status.updateRevision is up to date (the controller does not replace it).
     CONTROLLER_REVISION: Final = "controller-revision-hash"
+    # A job created through the API with an Idempotency-Key: a digest of the caller and the
+    # key (what a repeated request selects on; the key itself is in an annotation).
+    IDEMPOTENCY: Final = LABEL_DOMAIN + "idempotency"
 
 
 MANAGED_BY_VALUE: Final = "gpuctl"
@@ -135,6 +138,11 @@ SPEC_ANNOTATION_MAX: Final = 64 * 1024
 # resources.placement: the strategy, recorded on the workload at render; gpuctl create/apply
 # pick the node(s) with it and pin the pod template there.
 PLACEMENT_ANNOTATION: Final = ANNOTATION_PREFIX + "placement"
+# POST /jobs with an Idempotency-Key: the key as sent, a digest of the request (its route and
+# body: the same key with another body is refused), and a batch item's index in its request.
+IDEMPOTENCY_KEY_ANNOTATION: Final = ANNOTATION_PREFIX + "idempotency-key"
+IDEMPOTENCY_REQUEST_ANNOTATION: Final = ANNOTATION_PREFIX + "idempotency-request"
+IDEMPOTENCY_INDEX_ANNOTATION: Final = ANNOTATION_PREFIX + "idempotency-index"
 # `gpuctl pause` of a Deployment/StatefulSet remembers its replica count here.
 PAUSED_REPLICAS_ANNOTATION: Final = ANNOTATION_PREFIX + "paused-replicas"
 

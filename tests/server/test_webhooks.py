@@ -320,3 +320,23 @@ def test_a_url_that_is_not_plain_http_is_refused_before_any_write(api: Api) -> N
     assert api.call("admin", "GET", "/webhooks").json() == {"total": 0, "items": []}
     unknown = api.call("admin", "POST", "/webhooks", json={"url": "https://e.com", "events": ["x"]})
     assert unknown.status_code == 400
+
+
+def test_of_two_replicas_only_the_lease_holder_delivers_and_the_other_takes_over(
+    serve: Serve, receiver: Receiver, env: Env, token_file: Path
+) -> None:
+    other = Serve(env, token_file, ("--webhook-allow-cidr", "127.0.0.0/8"))
+    other.start()
+    try:
+        sub = serve.subscribe("admin", receiver.url, ["job.created"])
+        assert other.call("admin", "GET", f"/webhooks/{sub['id']}").status_code == 200
+        _create(other, training("one"))
+        wait_for(lambda: len(receiver.got) >= 1, timeout=60, what="job.created of one")
+        serve.kill()  # the first replica ends (it held the lease: it started first)
+        _create(other, training("two"))
+        wait_for(lambda: len(receiver.got) >= 2, timeout=60, what="job.created of two")
+        time.sleep(1)
+        events = receiver.verified(sub["secret"])
+        assert [e["data"]["jobId"] for e in events] == ["default.one", "default.two"]
+    finally:
+        other.kill()

@@ -136,6 +136,7 @@ def test_each_transition_of_a_job_arrives_signed(serve: Serve, receiver: Receive
         "job.deleted",
     ]
     assert [e["data"]["status"] for e in sft] == ["pending", "running", "succeeded", "deleted"]
+    assert sft[-1]["data"]["reason"] == ""
     assert {k for e in sft for k in e["data"]} == {
         *("jobId", "name", "kind", "namespace", "status", "reason", "time"),
     }
@@ -219,6 +220,8 @@ def test_one_users_subscriptions_are_not_found_by_another(serve: Serve, receiver
         assert answer.status_code == 404, (method, suffix, answer.text)
         assert answer.json()["error"] == "WebhookNotFound"
     assert serve.call("bob", "GET", "/webhooks").json() == {"total": 0, "items": []}
+    forged = serve.call("admin", "GET", "/webhooks/" + "a" * 5000)
+    assert forged.status_code == 404 and len(forged.json()["message"]) < 80
     assert serve.call("admin", "GET", "/webhooks").json()["total"] == 1
     mine = {"url": receiver.url, "events": ["job.created"], "namespace": "alice"}
     assert serve.call("bob", "POST", "/webhooks", json=mine).status_code == 403

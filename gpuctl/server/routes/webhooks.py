@@ -75,7 +75,8 @@ def _scope(principal: Principal, cluster: Cluster, asked: str | None) -> str | N
 def _visible(request: Request, principal: Principal, webhook_id: str) -> store.Subscription:
     sub = store.find(_store(request), webhook_id)
     if sub is None or not (principal.admin or sub.owner == principal.user):
-        raise ApiError(404, "WebhookNotFound", f"no webhook {webhook_id!r}")
+        shown = webhook_id if len(webhook_id) <= 40 else webhook_id[:40] + "..."
+        raise ApiError(404, "WebhookNotFound", f"no webhook {shown!r}")
     return sub
 
 

@@ -78,7 +78,7 @@ def _refusal(address: Address, allowed: Sequence[Network]) -> str | None:
         if address.is_link_local
         else "private or cluster-internal"
     )
-    return f"{address} is a {what} address"
+    return f"{address}, a {what} address"
 
 
 def resolve(target: Target, allowed: Sequence[Network]) -> list[Address]:

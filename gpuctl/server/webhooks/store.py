@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -135,8 +136,12 @@ def listed(cluster: ClusterAPI) -> list[Subscription]:
     return sorted((Subscription.of(obj) for obj in found), key=lambda s: s.created_at)
 
 
+ID = re.compile(r"^wh[0-9a-f]{16}$")
+
+
 def find(cluster: ClusterAPI, subscription_id: str) -> Subscription | None:
-    if not subscription_id.isalnum():
+    """The subscription of that id; None for none (or for what is no id of ours)."""
+    if not ID.match(subscription_id):
         return None
     found = cluster.find("ConfigMap", _name(subscription_id), NAMESPACE)
     return Subscription.of(found) if found is not None else None

@@ -104,7 +104,7 @@ def job_data(obj: dict[str, Any], status: str) -> dict[str, Any]:
         "kind": item["kind"],
         "namespace": item["namespace"],
         "status": status,
-        "reason": _reason(obj),
+        "reason": "" if status == "deleted" else _reason(obj),
         "time": _stamp()[:-4] + "Z",
     }
 

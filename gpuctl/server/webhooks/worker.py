@@ -173,7 +173,9 @@ class Leader:
         current = self.cluster.find("Lease", c.WEBHOOK_LEASE, store.NAMESPACE)
         if current and (current.get("spec") or {}).get("holderIdentity") == self.identity:
             with contextlib.suppress(KubeError):
-                self.cluster.delete("Lease", c.WEBHOOK_LEASE, store.NAMESPACE)
+                self.cluster.delete(
+                    "Lease", c.WEBHOOK_LEASE, store.NAMESPACE, propagation="Background"
+                )
 
 
 # ---------------------------------------------------------------------------- announce
@@ -188,8 +190,11 @@ class Announcer:
     known: dict[str, dict[str, Any]] | None = None  # uid: workload, as last seen
 
     def run(self, subscriptions: list[store.Subscription]) -> None:
+        wanted = inventory.selector()  # the jobs' workloads only: one list per kind
         workloads = [
-            obj for obj in inventory.list_jobs(self.reads, None) if obj["kind"] in WORKLOAD_KINDS
+            obj
+            for kind in WORKLOAD_KINDS
+            for obj in self.reads.list(kind, None, label_selector=wanted)
         ]
         now = {obj["metadata"]["uid"]: obj for obj in workloads}
         if self.known is not None:

@@ -8,10 +8,14 @@ import ipaddress
 import re
 import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
+from gpuctl.server.app import create_app
+from gpuctl.server.auth import Tokens
 from gpuctl.server.webhooks import safety, signing, store
 from gpuctl.server.webhooks.worker import Deliverer, Settings
 
@@ -110,3 +114,17 @@ def test_a_message_failing_for_the_whole_window_disables_its_subscription(
     store.update(env.cluster, sub.id, lambda data: data.update(disabled=""))
     Deliverer(env.cluster, Settings(LOOPBACK)).run(store.listed(env.cluster))
     assert [r.headers["webhook-id"] for r in receiver.got] == ["msg_1", "msg_2"]
+
+
+def test_one_caller_has_at_most_25_subscriptions(env: Env, token_file: Path) -> None:
+    app = create_app(env.cluster, Tokens.load(str(token_file)), webhook_settings=Settings(LOOPBACK))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        api = Api(client, env)
+        body = {"url": "http://127.0.0.1:9/hook", "events": ["job.created"]}
+        for _ in range(25):
+            assert api.call("bob", "POST", "/webhooks", json=body).status_code == 201
+        refused = api.call("bob", "POST", "/webhooks", json=body)
+        assert refused.status_code == 409, refused.text
+        assert refused.json()["error"] == "TooManyWebhooks"
+        assert api.call("bob", "GET", "/webhooks").json()["total"] == 25
+        assert api.call("admin", "POST", "/webhooks", json=body).status_code == 201

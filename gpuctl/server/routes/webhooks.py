@@ -34,6 +34,7 @@ from gpuctl.server.webhooks.shapes import (
 from gpuctl.server.webhooks.worker import Settings, event_body
 
 router = APIRouter(tags=["webhooks"])
+MAX_PER_OWNER = 25  # subscriptions one caller may have (each is a ConfigMap and a Secret)
 
 
 def _settings(request: Request) -> Settings:
@@ -105,6 +106,14 @@ def create_webhook(
     require(principal, "jobs", "get", None if principal.admin else body.namespace)
     scope = _scope(principal, cluster, body.namespace)
     _checked_url(body.url, _settings(request))
+    theirs = [s for s in store.listed(_store(request)) if s.owner == principal.user]
+    if len(theirs) >= MAX_PER_OWNER:
+        raise ApiError(
+            409,
+            "TooManyWebhooks",
+            f"{principal.user} has {len(theirs)} webhooks, the most one caller may have: "
+            "delete one first (DELETE /webhooks/{webhookId}); nothing was created",
+        )
     secret = signing.new_secret()
     events = sorted(set(body.events), key=store.EVENTS.index)
     sub = store.create(_store(request), body.url, events, principal.user, scope, secret)

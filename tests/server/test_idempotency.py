@@ -109,3 +109,16 @@ def test_a_repeated_batch_creates_only_what_the_first_did_not(api: Api) -> None:
     # the same key on the other route is another request
     single = api.call("admin", "POST", "/jobs", json={"yamlContent": whole[0]}, headers=fresh)
     assert single.status_code == 422
+
+
+def test_two_requests_with_one_key_at_once_make_one_job(api: Api) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    body = {"yamlContent": training("sft")}
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(
+            pool.map(lambda _: api.call("admin", "POST", "/jobs", json=body, headers=KEY), (1, 2))
+        )
+    assert sorted(a.status_code for a in answers) == [200, 201], [a.text for a in answers]
+    assert {a.json()["jobId"] for a in answers} == {"default.sft"}
+    assert _jobs_named(api, "sft") == ["default.sft"]

@@ -41,6 +41,13 @@ class Labels:
     # The StatefulSet controller's revision of a pod's template: a pod whose label names the
     # set's status.updateRevision is up to date (the controller does not replace it).
     CONTROLLER_REVISION: Final = "controller-revision-hash"
+    # A job created through the API with an Idempotency-Key: a digest of the caller and the
+    # key (what a repeated request selects on; the key itself is in an annotation).
+    IDEMPOTENCY: Final = LABEL_DOMAIN + "idempotency"
+    # Webhook records in SYSTEM_NAMESPACE: "subscription" (a ConfigMap and its Secret) or
+    # "delivery" (an outbox ConfigMap), and the subscription a delivery is for.
+    WEBHOOK: Final = LABEL_DOMAIN + "webhook"
+    WEBHOOK_SUBSCRIPTION: Final = LABEL_DOMAIN + "webhook-subscription"
 
 
 MANAGED_BY_VALUE: Final = "gpuctl"
@@ -135,6 +142,19 @@ SPEC_ANNOTATION_MAX: Final = 64 * 1024
 # resources.placement: the strategy, recorded on the workload at render; gpuctl create/apply
 # pick the node(s) with it and pin the pod template there.
 PLACEMENT_ANNOTATION: Final = ANNOTATION_PREFIX + "placement"
+# POST /jobs with an Idempotency-Key: the key as sent, a digest of the request (its route and
+# body: the same key with another body is refused), and a batch item's index in its request.
+IDEMPOTENCY_KEY_ANNOTATION: Final = ANNOTATION_PREFIX + "idempotency-key"
+IDEMPOTENCY_REQUEST_ANNOTATION: Final = ANNOTATION_PREFIX + "idempotency-request"
+IDEMPOTENCY_INDEX_ANNOTATION: Final = ANNOTATION_PREFIX + "idempotency-index"
+# Webhooks (gpuctl serve): subscriptions and their secrets are named WEBHOOK_PREFIX + id,
+# outbox entries WEBHOOK_DELIVERY_PREFIX + a digest, all in SYSTEM_NAMESPACE; only the holder of
+# the Lease WEBHOOK_LEASE there delivers. The job events already announced are listed (comma-
+# separated) in WEBHOOK_ANNOUNCED_ANNOTATION on the job's workload.
+WEBHOOK_PREFIX: Final = "gpuctl-webhook-"
+WEBHOOK_DELIVERY_PREFIX: Final = "gpuctl-webhook-msg-"
+WEBHOOK_LEASE: Final = "gpuctl-webhooks"
+WEBHOOK_ANNOUNCED_ANNOTATION: Final = ANNOTATION_PREFIX + "webhook-announced"
 # `gpuctl pause` of a Deployment/StatefulSet remembers its replica count here.
 PAUSED_REPLICAS_ANNOTATION: Final = ANNOTATION_PREFIX + "paused-replicas"
 

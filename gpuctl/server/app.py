@@ -14,7 +14,7 @@ import gc
 import importlib.resources
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -39,7 +39,8 @@ from gpuctl.cluster.cache import Cache, CachedReads
 from gpuctl.server import errors, limits
 from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.deps import BEARER, BEARER_SCHEME
-from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas
+from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks
+from gpuctl.server.webhooks.worker import Settings, Worker
 
 PREFIX = "/api/v1"
 DOCS = f"{PREFIX}/docs"
@@ -56,6 +57,8 @@ def create_app(
     max_streams: int = logs.MAX_STREAMS,
     max_streams_per_user: int = logs.MAX_STREAMS_PER_USER,
     policy: Policy | None = None,
+    webhook_settings: Settings | None = None,
+    deliver: bool = False,
 ) -> FastAPI:
     """The API over one cluster; `auth` is the token file (Tokens) or the cluster's token
     reviews (TokenReviews), None for no authentication (loopback only); `prometheus_url` None
@@ -63,23 +66,31 @@ def create_app(
     cluster; `policy` the admin's rules for what users' workloads may carry (default: no host
     path for a user). With token reviews there is no cache: every caller reads as themselves.
     `max_streams` caps the followed log streams open at once, `max_streams_per_user` one
-    user's."""
+    user's. `webhook_settings`: where and how webhooks are delivered; `deliver` runs the
+    webhook worker (`gpuctl serve` does; it delivers while it holds the webhook Lease)."""
     from gpuctl.inventory.watched import LISTED
     from gpuctl.monitoring.prometheus import Prometheus
 
     as_server = auth is None or isinstance(auth, Tokens)  # reads made with our credentials
     cached = cache and as_server and cluster is not None  # (None: an app for its docs only)
     watch_cache = Cache(cluster, LISTED) if cached else None
+    settings = webhook_settings or Settings()
+    reads = CachedReads(cluster, watch_cache) if watch_cache is not None else cluster
+    worker = Worker(cluster, reads, settings) if deliver and cluster is not None else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if watch_cache is not None:
             watch_cache.start()  # background threads: the first lists do not hold the start-up
             threading.Thread(target=_freeze_when_ready, args=(watch_cache,), daemon=True).start()
+        if worker is not None:
+            worker.start(lambda handler: _on_job_change(watch_cache, handler))
         try:
             yield
         finally:
             app.state.log_streams.stop_all()
+            if worker is not None:
+                worker.stop()
             if watch_cache is not None:
                 watch_cache.stop()
 
@@ -94,14 +105,15 @@ def create_app(
     )
     app.state.cluster = cluster
     app.state.cache = watch_cache
-    app.state.reads = CachedReads(cluster, watch_cache) if watch_cache is not None else cluster
+    app.state.reads = reads
+    app.state.webhooks = settings
     app.state.auth = auth
     app.state.policy = policy or Policy()
     app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
     app.state.log_streams = logs.Streams(max_streams, max_streams_per_user)
     app.state.writes = limits.PerUser(limits.WRITES_PER_USER, "TooManyRequests", "writes")
     errors.install(app)
-    for module in (jobs, logs, pools, nodes, quotas, access):
+    for module in (jobs, logs, pools, nodes, quotas, access, webhooks):
         app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
     _bearer_in_openapi(app)
@@ -109,6 +121,15 @@ def create_app(
     _metrics(app)
     _readiness(app)
     return app
+
+
+def _on_job_change(cache: Cache | None, handler: Callable[[str, dict[str, Any]], None]) -> None:
+    """Have the watch cache call `handler` on every change of a job's workload."""
+    from gpuctl.inventory.status import WORKLOAD_KINDS
+
+    for informer in cache.informers if cache is not None else ():
+        if informer.watched.kind in WORKLOAD_KINDS:
+            informer.handlers.append(handler)
 
 
 def _bearer_in_openapi(app: FastAPI) -> None:

@@ -15,6 +15,8 @@ from gpuctl.errors import GpuctlError, UsageError
 if TYPE_CHECKING:
     import uvicorn
 
+    from gpuctl.server.webhooks.worker import Settings
+
 # Seconds the shutdown waits for open requests (each followed log stream ends at once) before
 # it cancels them: the process exits within a few seconds of SIGTERM or Ctrl-C.
 GRACE = 3
@@ -106,6 +108,29 @@ def is_loopback(host: str) -> bool:
     "ClusterUnreachable (watches excepted).",
 )
 @click.option(
+    "--webhook-allow-cidr",
+    "webhook_cidrs",
+    multiple=True,
+    metavar="CIDR",
+    help="Webhooks may be delivered to addresses in CIDR (repeatable), which are refused by "
+    "default: loopback, link-local (cloud metadata), private and cluster-internal ranges.",
+)
+@click.option(
+    "--webhook-timeout",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(0.1, 60),
+    help="Seconds one webhook delivery attempt may take.",
+)
+@click.option(
+    "--webhook-retry-base",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(0.05, 3600),
+    help="Seconds before a failed webhook's first retry; each next one waits 4 times longer "
+    "(at most 6 h, with jitter), for 24 h; then the subscription is disabled.",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
@@ -125,6 +150,9 @@ def serve(
     max_log_streams_per_user: int,
     host_paths: tuple[str, ...],
     cluster_timeout: float,
+    webhook_cidrs: tuple[str, ...],
+    webhook_timeout: float,
+    webhook_retry_base: float,
     access_log: bool,
 ) -> None:
     """Serve the REST API (/api/v1, Swagger UI at /api/v1/docs, metrics at /metrics).
@@ -135,6 +163,7 @@ def serve(
         --tls-cert tls.crt --tls-key tls.key
     gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml --allow-host-path /data
     gpuctl serve --host 0.0.0.0 --port 8000 --auth kubernetes
+    gpuctl serve --tokens tokens.yaml --webhook-allow-cidr 10.20.0.0/16
     """
     import uvicorn
 
@@ -172,6 +201,8 @@ def serve(
         max_streams=max_log_streams,
         max_streams_per_user=max_log_streams_per_user,
         policy=policy,
+        webhook_settings=_webhook_settings(webhook_cidrs, webhook_timeout, webhook_retry_base),
+        deliver=True,
     )
     config = uvicorn.Config(
         app,
@@ -191,6 +222,18 @@ def serve(
         raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from exc
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)
+
+
+def _webhook_settings(cidrs: tuple[str, ...], timeout: float, retry_base: float) -> Settings:
+    from gpuctl.server.webhooks.worker import Settings
+
+    allowed = []
+    for text in cidrs:
+        try:
+            allowed.append(ipaddress.ip_network(text, strict=False))
+        except ValueError:
+            raise UsageError(f"--webhook-allow-cidr {text}: not an address range") from None
+    return Settings(tuple(allowed), timeout=timeout, retry_base=retry_base)
 
 
 def _server(config: uvicorn.Config, on_shutdown: Callable[[], None]) -> uvicorn.Server:

@@ -16,7 +16,7 @@ from gpuctl.server.errors import ApiError, verb_failed
 from gpuctl.spec.check import Spec
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.common import VerbResult
-from gpuctl.verbs.create import Create
+from gpuctl.verbs.create import Create, Marks
 from gpuctl.verbs.workset import Admit, Workset
 
 SOURCE = "yamlContent"
@@ -59,14 +59,22 @@ def only_kinds(specs: Sequence[Spec], jobs: bool, where: str) -> None:
             )
 
 
-def create(cluster: ClusterAPI, work: Workset, principal: Principal, policy: Policy) -> VerbResult:
+def create(
+    cluster: ClusterAPI,
+    work: Workset,
+    principal: Principal,
+    policy: Policy,
+    marks: Marks | None = None,
+) -> VerbResult:
     """Create the objects (and label a pool's nodes), once the server's policy admits them for
     `principal` (403 otherwise, nothing written). A failure answers by the cluster's error
     (409 AlreadyExists when an object exists, 403 Forbidden, ...), else 422 CreateFailed, with
-    the verb's words (nothing is left behind)."""
+    the verb's words (nothing is left behind). `marks`: what the workload also carries."""
     policy.admit(principal, work.manifests)
     _namespaces_exist(cluster, work.manifests)
-    result = Create(cluster, node_labels=work.node_labels).run(work.manifests)
+    result = Create(cluster, node_labels=work.node_labels, marks=marks or Marks()).run(
+        work.manifests
+    )
     if not result.ok:
         raise verb_failed(result, 422, "CreateFailed")
     return result

@@ -36,9 +36,26 @@ from gpuctl.verbs.writes import WriteVerb
 Failure = tuple[str, KubeError] | None  # an error line and the cluster error behind it
 
 
+@dataclass(frozen=True)
+class Marks:
+    """Labels and annotations a job's workload also carries, outside its render fingerprint
+    (the API's Idempotency-Key)."""
+
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
+
+    def on(self, manifest: Manifest, obj: dict[str, Any]) -> dict[str, Any]:
+        if manifest.kind in SPEC_KINDS:
+            meta = obj["metadata"]
+            meta["labels"] = {**(meta.get("labels") or {}), **self.labels}
+            meta["annotations"] = {**(meta.get("annotations") or {}), **self.annotations}
+        return obj
+
+
 @dataclass
 class Create(WriteVerb):
     created: list[Manifest] = field(default_factory=list)
+    marks: Marks = field(default_factory=Marks)  # on each workload it creates
 
     def run(self, manifests: list[Manifest]) -> VerbResult:
         """Check the pool files' nodes and the jobs' placement, pin the workloads that ask for
@@ -146,7 +163,8 @@ class Create(WriteVerb):
         if self.dry_run is DryRun.CLIENT:
             return "created", None
         try:
-            self.cluster.create(desired_object(manifest), dry_run=self.dry_run is DryRun.SERVER)
+            obj = self.marks.on(manifest, desired_object(manifest))
+            self.cluster.create(obj, dry_run=self.dry_run is DryRun.SERVER)
         except AlreadyExists as exc:
             if shared and manifest.kind == "Namespace":
                 return "unchanged", None

@@ -52,6 +52,13 @@ MATRIX: list[tuple[str, str, Any, int, int, int]] = [
     ("POST", "/quotas", {"yamlContent": training("x")}, 403, 403, 400),
     ("DELETE", "/quotas/no-such-user", None, 403, 403, 404),
     ("POST", "/auth/check", {"resource": "jobs", "action": "get"}, 200, 200, 200),
+    ("GET", "/webhooks", None, 200, 200, 200),
+    ("POST", "/webhooks", {"url": "http://127.0.0.1/", "events": ["job.created"]}, 422, 422, 422),
+    ("GET", "/webhooks/whnosuch", None, 404, 404, 404),
+    ("DELETE", "/webhooks/whnosuch", None, 404, 404, 404),
+    ("POST", "/webhooks/whnosuch/test", None, 404, 404, 404),
+    ("POST", "/webhooks/whnosuch/rotate", None, 404, 404, 404),
+    ("POST", "/webhooks/whnosuch/enable", None, 404, 404, 404),
 ]
 
 
@@ -102,6 +109,10 @@ def _template(path: str) -> str:
         ("/nodes/gpu-a100-0", "/nodes/{nodeName}"),
         ("/quotas/alice", "/quotas/{userName}"),
         ("/quotas/no-such-user", "/quotas/{userName}"),
+        ("/webhooks/whnosuch", "/webhooks/{webhookId}"),
+        ("/webhooks/whnosuch/test", "/webhooks/{webhookId}/test"),
+        ("/webhooks/whnosuch/rotate", "/webhooks/{webhookId}/rotate"),
+        ("/webhooks/whnosuch/enable", "/webhooks/{webhookId}/enable"),
     ):
         if path == concrete:
             return template

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Query, Request, Response
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
-from gpuctl.server import answers, bodies, kubeauth, specs
+from gpuctl.server import answers, bodies, idempotency, kubeauth, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists, remembered
 from gpuctl.server.errors import ApiError, body_of, verb_failed
@@ -24,6 +24,7 @@ from gpuctl.server.params import DNS_LABEL, LabelValue, Page, PageSize, one_of, 
 from gpuctl.server.views import JOB_STATUS, job_detail, job_item, status_word
 from gpuctl.spec.check import Spec
 from gpuctl.spec.kinds import job_kinds
+from gpuctl.verbs.create import Marks
 
 router = APIRouter(tags=["jobs"])
 JOB_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -56,17 +57,62 @@ def _default_namespace(cluster: ClusterAPI, principal: Principal) -> str | None:
     "/jobs",
     status_code=201,
     response_model=answers.JobCreated,
+    responses={200: {"model": answers.JobCreated, "description": "a repeated Idempotency-Key"}},
     summary="Create a job from its YAML spec",
 )
 def create_job(
-    body: bodies.JobCreate, principal: Caller, cluster: Kube, request: Request
+    body: bodies.JobCreate,
+    principal: Caller,
+    cluster: Kube,
+    request: Request,
+    response: Response,
+    idempotency_key: idempotency.KeyHeader = None,
 ) -> dict[str, Any]:
+    """201 with the new job; with an `Idempotency-Key` that an earlier request with the same
+    body sent, 200 with that request's job (nothing is created), 422 when its body differed."""
     require(principal, "jobs", "create")
-    return _create_one(cluster, principal, body.yaml_content, specs.SOURCE, request)
+    idem = idempotency.of_request(idempotency_key, principal, "POST /jobs", body.yaml_content)
+    if idem is None:
+        return _create_one(cluster, principal, body.yaml_content, specs.SOURCE, request)
+
+    def repeat() -> dict[str, Any] | None:
+        found = idempotency.earlier(cluster, principal, idem, _own_namespace(principal))
+        return _created_before(found[None]) if None in found else None
+
+    answer = repeat()
+    if answer is None:
+        answer, created = idempotency.once(
+            lambda: _create_one(
+                cluster, principal, body.yaml_content, specs.SOURCE, request, idem.marks()
+            ),
+            repeat,
+        )
+    else:
+        created = False
+    if not created:
+        response.status_code = 200
+    return answer
+
+
+def _created_before(workload: dict[str, Any]) -> dict[str, Any]:
+    """The answer to a repeated Idempotency-Key: the job its first request created, now."""
+    item = job_item(workload, None)
+    return {
+        **{key: item[key] for key in ("jobId", "name", "namespace", "kind", "status")},
+        "createdAt": item["createdAt"] or "",
+        "message": f"job {item['jobId']} was created by an earlier request with this "
+        "Idempotency-Key; nothing new was created",
+        "warnings": [],
+    }
 
 
 def _create_one(
-    cluster: ClusterAPI, principal: Principal, text: str, source: str, request: Request
+    cluster: ClusterAPI,
+    principal: Principal,
+    text: str,
+    source: str,
+    request: Request,
+    marks: Marks | None = None,
 ) -> dict[str, Any]:
     def one_job(checked: Sequence[Spec]) -> None:
         specs.only_kinds(checked, jobs=True, where="POST /jobs")
@@ -78,7 +124,7 @@ def _create_one(
 
     work = specs.workset(cluster, text, source, admit=one_job, namespaces=namespaces)
     workload = next(m for m in work.manifests if m.kind in rules.WORKLOAD_KINDS)
-    result = specs.create(cluster, work, principal, request.app.state.policy)
+    result = specs.create(cluster, work, principal, request.app.state.policy, marks)
     caught_up(request, workload.kind, [workload.name], workload.namespace)
     return {
         "jobId": job_id(workload.namespace, workload.name),
@@ -97,29 +143,71 @@ def _create_one(
     status_code=201,
     response_model=answers.JobBatch,
     responses={
+        200: {"model": answers.JobBatch, "description": "a repeated Idempotency-Key"},
         207: {"model": answers.JobBatch, "description": "some items created, some failed"},
         422: {"model": answers.JobBatch, "description": "every item failed: nothing created"},
     },
     summary="Create several jobs, each on its own",
 )
 def create_jobs(
-    body: bodies.JobBatch, principal: Caller, cluster: Kube, request: Request, response: Response
+    body: bodies.JobBatch,
+    principal: Caller,
+    cluster: Kube,
+    request: Request,
+    response: Response,
+    idempotency_key: idempotency.KeyHeader = None,
 ) -> dict[str, Any]:
     """201 when every item was created, 207 when some were and some failed, 422 when every
-    item failed; `failed` gives each failure in the error shape, with its index."""
+    item failed; `failed` gives each failure in the error shape, with its index. With an
+    `Idempotency-Key` an earlier request with the same body sent, the items it created answer
+    their jobs (not created again) and only the items it failed are tried again: 200 when
+    nothing was left to create; the same key with another body is 422, nothing created."""
     require(principal, "jobs", "create")
+    texts = body.yaml_contents
+    idem = idempotency.of_request(idempotency_key, principal, "POST /jobs/batch", texts)
+    home = _own_namespace(principal)
+    before = idempotency.earlier(cluster, principal, idem, home) if idem else {}
     success: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
-    for index, text in enumerate(body.yaml_contents):
+    for index, text in enumerate(texts):
+        if index in before:
+            item = job_item(before[index], None)
+            success.append({"jobId": item["jobId"], "name": item["name"]})
+            continue
         try:
-            made = _create_one(cluster, principal, text, f"yamlContents[{index}]", request)
+            made = _create_batch_item(cluster, principal, text, index, request, idem, home)
         except Exception as exc:  # each item answers for itself, in the one error shape
             failed.append({"index": index, **body_of(exc)})
             continue
         success.append({"jobId": made["jobId"], "name": made["name"]})
     if failed:
         response.status_code = 207 if success else 422
+    elif idem is not None and len(before) == len(texts):
+        response.status_code = 200
     return {"success": success, "failed": failed}
+
+
+def _create_batch_item(
+    cluster: ClusterAPI,
+    principal: Principal,
+    text: str,
+    index: int,
+    request: Request,
+    idem: idempotency.Idempotency | None,
+    home: str | None,
+) -> dict[str, Any]:
+    source = f"yamlContents[{index}]"
+    if idem is None:
+        return _create_one(cluster, principal, text, source, request)
+
+    def repeat() -> dict[str, Any] | None:
+        found = idempotency.earlier(cluster, principal, idem, home).get(index)
+        return _created_before(found) if found is not None else None
+
+    made, _ = idempotency.once(
+        lambda: _create_one(cluster, principal, text, source, request, idem.marks(index)), repeat
+    )
+    return made
 
 
 @router.get(

@@ -1,0 +1,206 @@
+"""Webhooks: subscribe a URL to job events, list, read (with recent deliveries), delete, send a
+test event, rotate the signing secret, enable again after the worker disabled one.
+
+A user's subscription covers their own jobs (their namespace), an admin's every namespace (or
+the one it names). Another user's subscription is not found, to them (404), as their jobs are.
+The records live in the cluster, written with the server's own credentials
+(gpuctl.server.webhooks.store); deliveries are the worker's (gpuctl.server.webhooks.worker).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.server import kubeauth
+from gpuctl.server.auth import Principal, require
+from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.errors import ApiError
+from gpuctl.server.webhooks import safety, signing, store
+from gpuctl.server.webhooks.shapes import (
+    WebhookCreate,
+    WebhookCreated,
+    WebhookDeleted,
+    WebhookDetail,
+    WebhookList,
+    WebhookSecretRotated,
+    WebhookTestQueued,
+)
+from gpuctl.server.webhooks.worker import Settings, event_body
+
+router = APIRouter(tags=["webhooks"])
+MAX_PER_OWNER = 25  # subscriptions one caller may have (each is a ConfigMap and a Secret)
+
+
+def _settings(request: Request) -> Settings:
+    found: Settings = request.app.state.webhooks
+    return found
+
+
+def _store(request: Request) -> ClusterAPI:
+    """The server's own connection: webhook records are the server's, not the caller's."""
+    found: ClusterAPI = request.app.state.cluster
+    return found
+
+
+def _item(sub: store.Subscription) -> dict[str, Any]:
+    return {
+        "id": sub.id,
+        "url": sub.url,
+        "events": list(sub.events),
+        "namespace": sub.scope,
+        "owner": sub.owner,
+        "createdAt": sub.created_at,
+        "disabled": sub.disabled,
+    }
+
+
+def _scope(principal: Principal, cluster: ClusterAPI, asked: str | None) -> str | None:
+    """The namespace a new subscription covers (None: every one, an admin's only)."""
+    if principal.admin:
+        return asked
+    if not principal.impersonated:
+        if asked not in (None, principal.user):
+            raise ApiError(403, "Forbidden", f"{principal.user} may subscribe to their own jobs")
+        return principal.user
+    where = asked or kubeauth.namespace_of(cluster, principal)
+    cluster.list("Job", where, label_selector="none-such=x")  # 403 when RBAC denies it
+    return where
+
+
+def _visible(request: Request, principal: Principal, webhook_id: str) -> store.Subscription:
+    sub = store.find(_store(request), webhook_id)
+    if sub is None or not (principal.admin or sub.owner == principal.user):
+        shown = webhook_id if len(webhook_id) <= 40 else webhook_id[:40] + "..."
+        raise ApiError(404, "WebhookNotFound", f"no webhook {shown!r}")
+    return sub
+
+
+def _checked_url(url: str, settings: Settings) -> None:
+    try:
+        safety.resolve(safety.parse(url), settings.allowed)
+    except safety.RefusedUrl as exc:
+        message = f"url: {exc}; nothing was created"
+        raise ApiError(422, "WebhookUrlNotAllowed", message, field="url") from None
+
+
+@router.post(
+    "/webhooks",
+    status_code=201,
+    response_model=WebhookCreated,
+    operation_id="createWebhook",
+    summary="Subscribe a URL to job events",
+)
+def create_webhook(
+    body: WebhookCreate, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
+    """The answer carries the signing secret, this once. Events are signed as Standard
+    Webhooks (webhook-id, webhook-timestamp, webhook-signature headers). The URL must resolve
+    to public addresses only, unless the admin allows a range (`--webhook-allow-cidr`): 422
+    WebhookUrlNotAllowed otherwise."""
+    require(principal, "jobs", "get", None if principal.admin else body.namespace)
+    scope = _scope(principal, cluster, body.namespace)
+    _checked_url(body.url, _settings(request))
+    theirs = [s for s in store.listed(_store(request)) if s.owner == principal.user]
+    if len(theirs) >= MAX_PER_OWNER:
+        raise ApiError(
+            409,
+            "TooManyWebhooks",
+            f"{principal.user} has {len(theirs)} webhooks, the most one caller may have: "
+            "delete one first (DELETE /webhooks/{webhookId}); nothing was created",
+        )
+    secret = signing.new_secret()
+    events = sorted(set(body.events), key=store.EVENTS.index)
+    sub = store.create(_store(request), body.url, events, principal.user, scope, secret)
+    return {**_item(sub), "secret": secret}
+
+
+@router.get(
+    "/webhooks",
+    response_model=WebhookList,
+    operation_id="listWebhooks",
+    summary="List webhook subscriptions (yours; every user's for an admin)",
+)
+def list_webhooks(principal: Caller, request: Request) -> dict[str, Any]:
+    found = store.listed(_store(request))
+    items = [_item(s) for s in found if principal.admin or s.owner == principal.user]
+    return {"total": len(items), "items": items}
+
+
+@router.get(
+    "/webhooks/{webhookId}",
+    response_model=WebhookDetail,
+    operation_id="getWebhook",
+    summary="One webhook subscription and its recent deliveries",
+)
+def get_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+    sub = _visible(request, principal, webhookId)
+    pending = len(store.outbox(_store(request), sub.id))
+    return {**_item(sub), "pending": pending, "deliveries": list(sub.deliveries)}
+
+
+@router.delete(
+    "/webhooks/{webhookId}",
+    response_model=WebhookDeleted,
+    operation_id="deleteWebhook",
+    summary="Delete a webhook subscription, its secret and what it had still to deliver",
+)
+def delete_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+    sub = _visible(request, principal, webhookId)
+    store.delete(_store(request), sub.id)
+    message = f"webhook {sub.id} deleted, with its secret and undelivered events"
+    return {"id": sub.id, "message": message}
+
+
+@router.post(
+    "/webhooks/{webhookId}/test",
+    status_code=202,
+    response_model=WebhookTestQueued,
+    operation_id="testWebhook",
+    summary="Send a signed webhook.test event to the subscription's URL",
+)
+def test_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+    """Queued like any event (GET /webhooks/{webhookId} shows its delivery)."""
+    sub = _visible(request, principal, webhookId)
+    webhook_id = "msg_" + uuid.uuid4().hex
+    data = {"webhookId": sub.id, "message": "a test event from gpuctl"}
+    body = event_body(store.TEST_EVENT, data)
+    queued = store.Message(sub.id, webhook_id, store.TEST_EVENT, body, 0, time.time(), 0.0)
+    store.enqueue(_store(request), queued)
+    message = f"{store.TEST_EVENT} {webhook_id} queued for webhook {sub.id}"
+    return {"id": sub.id, "webhookId": webhook_id, "message": message}
+
+
+@router.post(
+    "/webhooks/{webhookId}/rotate",
+    response_model=WebhookSecretRotated,
+    operation_id="rotateWebhookSecret",
+    summary="Give the subscription a new signing secret",
+)
+def rotate_webhook_secret(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+    """The old secret still signs for the overlap (`previousValidUntil`): until then each
+    request carries two signatures, and a receiver verifying with either secret accepts it."""
+    sub = _visible(request, principal, webhookId)
+    secret = signing.new_secret()
+    overlap = _settings(request).overlap
+    store.rotate(_store(request), sub.id, secret, overlap)
+    until = datetime.fromtimestamp(time.time() + overlap, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {"id": sub.id, "secret": secret, "previousValidUntil": until}
+
+
+@router.post(
+    "/webhooks/{webhookId}/enable",
+    response_model=WebhookDetail,
+    operation_id="enableWebhook",
+    summary="Deliver again to a subscription that was disabled after its failures",
+)
+def enable_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+    sub = _visible(request, principal, webhookId)
+    _checked_url(sub.url, _settings(request))
+    store.update(_store(request), sub.id, lambda data: data.update(disabled=""))
+    return get_webhook(webhookId, principal, request)

@@ -1,0 +1,293 @@
+"""Webhook records, all in the cluster (namespace gpuctl-system), so that a restarted server or
+another replica has them:
+
+- a subscription is a ConfigMap `gpuctl-webhook-<id>` (its URL, events, owner, the namespace
+  it covers, whether it is disabled and why, its recent deliveries);
+- its signing secrets are the Secret of the same name (`secret`, and for a while after a
+  rotation `previous` with `previousUntil`);
+- each message still to deliver is an outbox ConfigMap `gpuctl-webhook-msg-<digest>` (the
+  exact body, its webhook-id, attempts so far, when the next is due), named after the
+  subscription and the event, so writing it twice writes it once.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypedDict
+
+from gpuctl import constants as c
+from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.errors import AlreadyExists, Conflict, NotFound
+
+NAMESPACE = c.SYSTEM_NAMESPACE
+RECENT = 20  # deliveries kept per subscription
+EVENTS = ("job.created", "job.running", "job.succeeded", "job.failed", "job.deleted")
+TEST_EVENT = "webhook.test"
+
+
+class Delivery(TypedDict):
+    webhookId: str
+    event: str
+    attempt: int
+    at: str
+    outcome: str  # delivered, retrying, gave-up
+    statusCode: int | None
+    error: str | None
+
+
+def now_text() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class Subscription:
+    id: str
+    url: str
+    events: tuple[str, ...]
+    owner: str
+    scope: str | None  # the namespace whose jobs it covers; None: every namespace
+    created_at: str
+    disabled: str | None  # why it no longer delivers; None while active
+    deliveries: tuple[Delivery, ...]
+
+    def covers(self, namespace: str, event: str) -> bool:
+        return self.disabled is None and event in self.events and self.scope in (None, namespace)
+
+    @classmethod
+    def of(cls, config_map: dict[str, Any]) -> Subscription:
+        data = config_map.get("data") or {}
+        return cls(
+            id=data.get("id", ""),
+            url=data.get("url", ""),
+            events=tuple(json.loads(data.get("events") or "[]")),
+            owner=data.get("owner", ""),
+            scope=data.get("scope") or None,
+            created_at=data.get("createdAt", ""),
+            disabled=data.get("disabled") or None,
+            deliveries=tuple(json.loads(data.get("deliveries") or "[]")),
+        )
+
+
+def _name(subscription_id: str) -> str:
+    return c.WEBHOOK_PREFIX + subscription_id
+
+
+def _labels(role: str, subscription_id: str) -> dict[str, str]:
+    return {
+        c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE,
+        c.Labels.WEBHOOK: role,
+        c.Labels.WEBHOOK_SUBSCRIPTION: subscription_id,
+    }
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _namespace_exists(cluster: ClusterAPI) -> None:
+    with contextlib.suppress(AlreadyExists):
+        cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
+
+
+def create(
+    cluster: ClusterAPI,
+    url: str,
+    events: Sequence[str],
+    owner: str,
+    scope: str | None,
+    secret: str,
+) -> Subscription:
+    """Write a new subscription and its secret; the subscription as written."""
+    _namespace_exists(cluster)
+    sid = "wh" + secrets.token_hex(8)
+    data = {
+        "id": sid,
+        "url": url,
+        "events": json.dumps(list(events)),
+        "owner": owner,
+        "scope": scope or "",
+        "createdAt": now_text(),
+        "disabled": "",
+        "deliveries": "[]",
+    }
+    meta = {"name": _name(sid), "namespace": NAMESPACE, "labels": _labels("subscription", sid)}
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": data})
+    secret_obj = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "Opaque",
+        "metadata": meta,
+        "data": {"secret": _b64(secret)},
+    }
+    cluster.create(secret_obj)
+    return Subscription.of({"data": data})
+
+
+def listed(cluster: ClusterAPI) -> list[Subscription]:
+    found = cluster.list("ConfigMap", NAMESPACE, label_selector=f"{c.Labels.WEBHOOK}=subscription")
+    return sorted((Subscription.of(obj) for obj in found), key=lambda s: s.created_at)
+
+
+ID = re.compile(r"^wh[0-9a-f]{16}$")
+
+
+def find(cluster: ClusterAPI, subscription_id: str) -> Subscription | None:
+    """The subscription of that id; None for none (or for what is no id of ours)."""
+    if not ID.match(subscription_id):
+        return None
+    found = cluster.find("ConfigMap", _name(subscription_id), NAMESPACE)
+    return Subscription.of(found) if found is not None else None
+
+
+def delete(cluster: ClusterAPI, subscription_id: str) -> None:
+    """The subscription, its secret and its outbox."""
+    for kind in ("ConfigMap", "Secret"):
+        with contextlib.suppress(NotFound):
+            cluster.delete(kind, _name(subscription_id), NAMESPACE, propagation="Background")
+    for entry in outbox(cluster, subscription_id):
+        drop(cluster, entry)
+
+
+def secrets_in_force(cluster: ClusterAPI, subscription_id: str) -> list[str]:
+    """The current secret, and the previous one while its overlap lasts."""
+    found = cluster.find("Secret", _name(subscription_id), NAMESPACE)
+    data = (found or {}).get("data") or {}
+    plain = {key: base64.b64decode(value).decode() for key, value in data.items()}
+    in_force = [plain["secret"]] if "secret" in plain else []
+    if "previous" in plain and float(plain.get("previousUntil") or 0) > time.time():
+        in_force.append(plain["previous"])
+    return in_force
+
+
+def rotate(cluster: ClusterAPI, subscription_id: str, secret: str, overlap: float) -> None:
+    """Make `secret` the current one; the one before stays in force for `overlap` seconds."""
+    current = secrets_in_force(cluster, subscription_id)
+    data = {"secret": _b64(secret)}
+    if current:
+        data["previous"] = _b64(current[0])
+        data["previousUntil"] = _b64(str(time.time() + overlap))
+    cluster.patch("Secret", _name(subscription_id), NAMESPACE, {"data": data})
+
+
+def update(
+    cluster: ClusterAPI, subscription_id: str, change: Callable[[dict[str, str]], None]
+) -> None:
+    """Apply `change` to the subscription's data, again on a conflict; nothing when it is
+    gone."""
+    for _ in range(5):
+        found = cluster.find("ConfigMap", _name(subscription_id), NAMESPACE)
+        if found is None:
+            return
+        found["data"] = dict(found.get("data") or {})
+        change(found["data"])
+        try:
+            cluster.replace(found)
+            return
+        except (Conflict, NotFound):
+            continue
+
+
+def record(cluster: ClusterAPI, subscription_id: str, delivery: Delivery) -> None:
+    def add(data: dict[str, str]) -> None:
+        recent = [delivery, *json.loads(data.get("deliveries") or "[]")][:RECENT]
+        data["deliveries"] = json.dumps(recent)
+
+    update(cluster, subscription_id, add)
+
+
+def set_disabled(cluster: ClusterAPI, subscription_id: str, why: str) -> None:
+    def mark(data: dict[str, str]) -> None:
+        data["disabled"] = why
+
+    update(cluster, subscription_id, mark)
+
+
+# ------------------------------------------------------------------------------ outbox
+
+
+@dataclass(frozen=True)
+class Message:
+    subscription: str
+    webhook_id: str
+    event: str
+    body: str
+    attempts: int
+    first_at: float
+    next_at: float
+    name: str = ""
+    resource_version: str = ""
+
+
+def enqueue(cluster: ClusterAPI, message: Message) -> bool:
+    """Write the message to the outbox; False when it is there already (written before)."""
+    _namespace_exists(cluster)
+    name = c.WEBHOOK_DELIVERY_PREFIX + message.webhook_id.removeprefix("msg_")[:40]
+    obj = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": name,
+            "namespace": NAMESPACE,
+            "labels": _labels("delivery", message.subscription),
+        },
+        "data": _message_data(message),
+    }
+    try:
+        cluster.create(obj)
+    except AlreadyExists:
+        return False
+    return True
+
+
+def _message_data(message: Message) -> dict[str, str]:
+    return {
+        "subscription": message.subscription,
+        "webhookId": message.webhook_id,
+        "event": message.event,
+        "body": message.body,
+        "attempts": str(message.attempts),
+        "firstAt": repr(message.first_at),
+        "nextAt": repr(message.next_at),
+    }
+
+
+def outbox(cluster: ClusterAPI, subscription_id: str | None = None) -> list[Message]:
+    selector = f"{c.Labels.WEBHOOK}=delivery"
+    if subscription_id is not None:
+        selector += f",{c.Labels.WEBHOOK_SUBSCRIPTION}={subscription_id}"
+    messages = []
+    for obj in cluster.list("ConfigMap", NAMESPACE, label_selector=selector):
+        data = obj.get("data") or {}
+        messages.append(
+            Message(
+                subscription=data.get("subscription", ""),
+                webhook_id=data.get("webhookId", ""),
+                event=data.get("event", ""),
+                body=data.get("body", ""),
+                attempts=int(data.get("attempts") or 0),
+                first_at=float(data.get("firstAt") or 0),
+                next_at=float(data.get("nextAt") or 0),
+                name=obj["metadata"]["name"],
+                resource_version=obj["metadata"].get("resourceVersion", ""),
+            )
+        )
+    return sorted(messages, key=lambda m: (m.next_at, m.first_at))
+
+
+def reschedule(cluster: ClusterAPI, message: Message, attempts: int, next_at: float) -> None:
+    patch = {"data": {"attempts": str(attempts), "nextAt": repr(next_at)}}
+    with contextlib.suppress(NotFound):
+        cluster.patch("ConfigMap", message.name, NAMESPACE, patch)
+
+
+def drop(cluster: ClusterAPI, message: Message) -> None:
+    with contextlib.suppress(NotFound):
+        cluster.delete("ConfigMap", message.name, NAMESPACE, propagation="Background")

@@ -14,7 +14,7 @@ import random
 import re
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from gpuctl.sandbox import defaults, resize, validation
@@ -40,6 +40,7 @@ from gpuctl.sandbox.patches import (
 )
 from gpuctl.sandbox.quota import Quotas
 from gpuctl.sandbox.resources import Registry, Resource
+from gpuctl.sandbox.runtime import PodRuntime
 from gpuctl.sandbox.selectors import (
     FieldRequirement,
     Requirement,
@@ -64,22 +65,6 @@ _GENERATION_KINDS = {
 
 def random_suffix(n: int = 5) -> str:
     return "".join(random.choice(_ALPHANUMS) for _ in range(n))
-
-
-@dataclass
-class PodRuntime:
-    """What the simulated kubelet knows about a pod beyond its status."""
-
-    scheduled_at: float | None = None
-    started_at: float | None = None
-    finished_at: float | None = None
-    terminate_at: float | None = None
-    container_started_at: float | None = None  # the current run of restarted containers
-    container_finished_at: float | None = None  # when crashing containers last exited
-    previous_started_at: float | None = None  # when the instance before the current one started
-    next_restart_at: float | None = None  # set while waiting out a crash loop's back-off
-    failed_scheduling: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

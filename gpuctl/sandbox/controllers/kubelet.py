@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from gpuctl.sandbox.api import Api, PodRuntime
+from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers.backoff import INITIAL_SECONDS, BackOff, go_duration
 from gpuctl.sandbox.controllers.base import (
@@ -17,6 +17,7 @@ from gpuctl.sandbox.controllers.base import (
     set_condition,
     sha,
 )
+from gpuctl.sandbox.runtime import PodRuntime
 from gpuctl.sandbox.script import script_of
 from gpuctl.sandbox.store import Obj
 from gpuctl.sandbox.timestamps import now_rfc3339

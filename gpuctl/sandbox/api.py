@@ -7,14 +7,11 @@ Both the HTTP layer and the simulated controllers go through here; controllers p
 
 from __future__ import annotations
 
-import base64
 import copy
-import json
 import random
 import re
 import time
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
 from gpuctl.sandbox import defaults, resize, validation
@@ -32,6 +29,7 @@ from gpuctl.sandbox.errors import (
     not_found,
 )
 from gpuctl.sandbox.events import EventRecorder
+from gpuctl.sandbox.listing import ListResult, list_objects
 from gpuctl.sandbox.patches import (
     json_merge_patch,
     json_patch,
@@ -44,8 +42,6 @@ from gpuctl.sandbox.runtime import PodRuntime
 from gpuctl.sandbox.selectors import (
     FieldRequirement,
     Requirement,
-    matches_labels,
-    name_from_field_selector,
 )
 from gpuctl.sandbox.store import Obj, Store
 from gpuctl.sandbox.timestamps import now_rfc3339
@@ -65,38 +61,6 @@ _GENERATION_KINDS = {
 
 def random_suffix(n: int = 5) -> str:
     return "".join(random.choice(_ALPHANUMS) for _ in range(n))
-
-
-@dataclass
-class ListResult:
-    items: list[Obj]
-    rv: int
-    continue_token: str = ""
-    remaining: int | None = None
-
-
-@dataclass(frozen=True)
-class _ContinueKey:
-    rv: int  # the resourceVersion of the list's first page
-    key: tuple[str, str]  # (namespace, name) of the last object sent
-
-
-def _continue_key(token: str) -> _ContinueKey:
-    try:
-        data = json.loads(base64.b64decode(token))
-        return _ContinueKey(int(data.get("rv") or 0), (str(data["ns"]), str(data["name"])))
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise bad_request(f"continue key is not valid: {exc}") from None
-
-
-def _continue_expired() -> ApiError:
-    """The real server's answer to a continue token whose snapshot has been compacted away."""
-    return ApiError(
-        410,
-        "Expired",
-        "The provided continue parameter is too old to display a consistent list result. "
-        "You can start a new list without the continue parameter.",
-    )
 
 
 class Api:
@@ -136,55 +100,7 @@ class Api:
         limit: int = 0,
         continue_token: str = "",
     ) -> ListResult:
-        ns = namespace if res.namespaced else None
-        after = _continue_key(continue_token) if continue_token else None
-        with self.store.lock:
-            rv = self.store.rv
-            only = name_from_field_selector(fields or [])
-            if after is not None and after.rv < rv:
-                # a continued list shows the snapshot its first page was taken from
-                if self.store.expired(after.rv):
-                    raise _continue_expired()
-                rv = after.rv
-                items = self.store.objects_at(res.key, ns, rv)
-            elif only is not None and ns is not None:
-                one = self.store.get(res.key, ns, only)
-                items = [one] if one is not None else []
-            else:
-                items = self.store.objects(res.key, ns)
-        if labels:
-            items = [o for o in items if matches_labels(labels, o["metadata"].get("labels"))]
-        if fields:
-            items = [o for o in items if all(f.matches(o) for f in fields)]
-        items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
-        start = 0
-        if after is not None:
-            start = next(
-                (
-                    i
-                    for i, o in enumerate(items)
-                    if (o["metadata"].get("namespace", ""), o["metadata"]["name"]) > after.key
-                ),
-                len(items),
-            )
-        if limit and start + limit < len(items):
-            last = items[start + limit - 1]["metadata"]
-            token_text = json.dumps(
-                {
-                    "v": "meta.k8s.io/v1",
-                    "rv": rv,
-                    "ns": last.get("namespace", ""),
-                    "name": last["name"],
-                }
-            )
-            remaining = len(items) - start - limit
-            return ListResult(
-                items[start : start + limit],
-                rv,
-                base64.b64encode(token_text.encode()).decode(),
-                remaining,
-            )
-        return ListResult(items[start:], rv)
+        return list_objects(self.store, res, namespace, labels, fields, limit, continue_token)
 
     # -- create -------------------------------------------------------------------------------
 

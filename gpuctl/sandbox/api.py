@@ -8,7 +8,6 @@ Both the HTTP layer and the simulated controllers go through here; controllers p
 from __future__ import annotations
 
 import copy
-import random
 import re
 import time
 import uuid
@@ -30,6 +29,15 @@ from gpuctl.sandbox.errors import (
 )
 from gpuctl.sandbox.events import EventRecorder
 from gpuctl.sandbox.listing import ListResult, list_objects
+from gpuctl.sandbox.metadata import (
+    GENERATION_KINDS,
+    carry_over,
+    decode,
+    generation_moves,
+    initial_status,
+    random_suffix,
+    same_object,
+)
 from gpuctl.sandbox.patches import (
     json_merge_patch,
     json_patch,
@@ -45,22 +53,6 @@ from gpuctl.sandbox.selectors import (
 )
 from gpuctl.sandbox.store import Obj, Store
 from gpuctl.sandbox.timestamps import now_rfc3339
-
-_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
-_GENERATION_KINDS = {
-    "Pod",  # since 1.33: a resize moves it
-    "Job",
-    "Deployment",
-    "ReplicaSet",
-    "StatefulSet",
-    "HorizontalPodAutoscaler",
-    "PodDisruptionBudget",
-    "CustomResourceDefinition",
-}
-
-
-def random_suffix(n: int = 5) -> str:
-    return "".join(random.choice(_ALPHANUMS) for _ in range(n))
 
 
 class Api:
@@ -115,7 +107,7 @@ class Api:
         internal: bool = False,
         warnings: list[str] | None = None,
     ) -> Obj:
-        obj = self._decode(res, body)
+        obj = decode(res, body)
         meta = obj.setdefault("metadata", {})
         if res.namespaced:
             body_ns = meta.get("namespace")
@@ -177,9 +169,9 @@ class Api:
             self.addresses.allocate(res, obj, None, dry_run)
             meta["uid"] = uid
             meta["creationTimestamp"] = now_rfc3339()
-            if res.kind in _GENERATION_KINDS or res.crd_schema is not None:
+            if res.kind in GENERATION_KINDS or res.crd_schema is not None:
                 meta["generation"] = 1
-            self._initial_status(res, obj)
+            initial_status(res, obj)
             if dry_run:
                 meta["resourceVersion"] = str(self.store.rv)
                 return obj
@@ -187,27 +179,6 @@ class Api:
             self.store.put(res.key, obj, "ADDED")
             self._after_write(res, None, obj)
             return obj
-
-    def _decode(self, res: Resource, body: Any) -> Obj:
-        if not isinstance(body, dict):
-            raise bad_request(
-                f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
-                "json: cannot unmarshal into Go value of type struct"
-            )
-        # decoding into the typed object turns a null into "not set"
-        obj: Obj = _without_nulls(body) if res.crd_schema is None else copy.deepcopy(body)
-        api_version = obj.setdefault("apiVersion", res.api_version)
-        kind = obj.setdefault("kind", res.kind)
-        if kind != res.kind or api_version != res.api_version:
-            raise bad_request(
-                f"the API version in the data ({api_version}) does not match the expected API "
-                f"version ({res.api_version})"
-                if api_version != res.api_version
-                else f"the kind in the data ({kind}) does not match the expected kind ({res.kind})"
-            )
-        if not isinstance(obj.get("metadata", {}), dict):
-            raise bad_request("metadata must be an object")
-        return obj
 
     def _prepare(self, res: Resource, obj: Obj, uid: str, creating: bool = True) -> None:
         if res.crd_schema is not None:
@@ -254,34 +225,6 @@ class Api:
         if causes:
             raise invalid(res, name, causes)
 
-    def _initial_status(self, res: Resource, obj: Obj) -> None:
-        if res.kind == "Namespace":
-            obj["status"] = {"phase": "Active"}
-        elif res.kind == "Pod":
-            status = obj.get("status") or {}
-            status.setdefault("phase", "Pending")
-            status.setdefault("qosClass", defaults.qos_class(obj["spec"]))
-            obj["status"] = status
-        elif res.kind == "Service":
-            obj["status"] = {"loadBalancer": {}}
-        elif res.kind in (
-            "Job",
-            "Deployment",
-            "ReplicaSet",
-            "StatefulSet",
-            "HorizontalPodAutoscaler",
-        ):
-            obj["status"] = {"replicas": 0} if res.kind in ("ReplicaSet", "StatefulSet") else {}
-            if res.kind == "HorizontalPodAutoscaler":
-                obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
-        elif res.kind == "PodDisruptionBudget":  # counted by the disruption controller later
-            obj["status"] = {
-                "disruptionsAllowed": 0,
-                "currentHealthy": 0,
-                "desiredHealthy": 0,
-                "expectedPods": 0,
-            }
-
     # -- update and patch ---------------------------------------------------------------------
 
     def update(
@@ -297,7 +240,7 @@ class Api:
         internal: bool = False,
         warnings: list[str] | None = None,
     ) -> Obj:
-        new = self._decode(res, body)
+        new = decode(res, body)
         meta = new.setdefault("metadata", {})
         if meta.get("name") and meta["name"] != name:
             raise bad_request(
@@ -320,7 +263,7 @@ class Api:
             ):
                 raise conflict(res, name)
             old_meta = old["metadata"]
-            new = _carry_over(res, old, new, subresource)
+            new = carry_over(res, old, new, subresource)
             causes: list[Cause] = []
             if subresource == "resize":  # only the containers' resources are taken
                 new, causes = resize.resized(old, new)
@@ -333,13 +276,9 @@ class Api:
             if causes:
                 raise invalid(res, name, causes)
             self.addresses.allocate(res, new, old, dry_run)
-            if (
-                "generation" in meta
-                and subresource != "status"
-                and _generation_moves(res, old, new)
-            ):
+            if "generation" in meta and subresource != "status" and generation_moves(res, old, new):
                 meta["generation"] = int(old_meta.get("generation", 1)) + 1
-            if _same(old, new):
+            if same_object(old, new):
                 return old
             if dry_run:
                 return new
@@ -632,35 +571,6 @@ class Api:
             self.crds.register(new)
 
 
-def _without_nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
-    return value
-
-
-def _generation_moves(res: Resource, old: Obj, new: Obj) -> bool:
-    """A change to the spec moves metadata.generation; so does a change to a Deployment's
-    annotations, which the real API server counts because its ReplicaSets copy them (its own
-    controller writes the revision annotation through the status subresource, which moves
-    nothing)."""
-    if _spec_of(new) != _spec_of(old):
-        return True
-    annotations = [(obj["metadata"].get("annotations") or {}) for obj in (old, new)]
-    return res.key == ("apps", "deployments") and annotations[0] != annotations[1]
-
-
-def _spec_of(obj: Obj) -> Any:
-    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
-
-
-def _same(old: Obj, new: Obj) -> bool:
-    a = dict(old, metadata={k: v for k, v in old["metadata"].items() if k != "resourceVersion"})
-    b = dict(new, metadata={k: v for k, v in new["metadata"].items() if k != "resourceVersion"})
-    return a == b
-
-
 def _prune(obj: Obj, unknown: list[str]) -> None:
     """Drop unknown fields, as decoding into the typed object does."""
     for path in unknown:
@@ -682,43 +592,6 @@ def _prune(obj: Obj, unknown: list[str]) -> None:
                 break
         if isinstance(cur, dict):
             cur.pop(parts[-1], None)
-
-
-def _carry_over(res: Resource, old: Obj, new: Obj, subresource: str) -> Obj:
-    """What a write keeps from the stored object: the server-set metadata; the status unless it
-    writes the status subresource (which keeps everything else); a Namespace's spec unless it
-    writes the finalize subresource."""
-    meta, old_meta = new["metadata"], old["metadata"]
-    for key in (
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-        "generateName",
-    ):
-        if key in old_meta:
-            meta[key] = old_meta[key]
-        else:
-            meta.pop(key, None)
-    if subresource == "status":
-        status, annotations = new.get("status"), meta.get("annotations")
-        new = copy.deepcopy(old)
-        new["status"] = status
-        if status is None:  # a merge patch that removes it
-            new.pop("status")
-        if res.key == ("apps", "deployments"):  # the Deployment controller writes its revision
-            new["metadata"].pop("annotations", None)  # annotation this way
-            if annotations:
-                new["metadata"]["annotations"] = annotations
-    elif "status" in res.subresources or res.kind == "Namespace":
-        if "status" in old:
-            new["status"] = copy.deepcopy(old["status"])
-        else:
-            new.pop("status", None)
-    if res.kind == "Namespace" and subresource != "finalize":
-        new["spec"] = copy.deepcopy(old.get("spec", {}))
-    return new
 
 
 def _check_preconditions(res: Resource, name: str, meta: Obj, pre: dict[str, Any]) -> None:

@@ -8,14 +8,14 @@ Both the HTTP layer and the simulated controllers go through here; controllers p
 from __future__ import annotations
 
 import copy
-import re
 import time
 import uuid
 from typing import Any
 
-from gpuctl.sandbox import defaults, resize, validation
+from gpuctl.sandbox import resize, validation
 from gpuctl.sandbox.addresses import ServiceAddresses
 from gpuctl.sandbox.admission import Admission
+from gpuctl.sandbox.checks import ObjectChecks
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.crds import CustomResources
 from gpuctl.sandbox.errors import (
@@ -60,8 +60,7 @@ class Api:
         self.config = config
         self.registry = registry
         self.store = store
-        self.validator = validation.schema_validator(config.kubernetes_version)
-        self.crd_validator = validation.CrdValidator()
+        self.checks = ObjectChecks(config.kubernetes_version)
         self.runtime: dict[str, PodRuntime] = {}  # pod uid → simulated kubelet state
         self.removed_uids: list[str] = []  # owners gone since the garbage collector last looked
         self.admission = Admission(registry, store)
@@ -154,11 +153,11 @@ class Api:
             uid = str(uuid.uuid4())
             if res.crd_schema is not None and "status" in res.subresources:
                 obj.pop("status", None)  # written only through the status subresource
-            self._prepare(res, obj, uid)
+            self.checks.prepare(res, obj, uid)
             if res.kind == "Pod":
                 self.admission.priority(res, obj)
             if not internal:
-                self._validate(res, obj, field_validation, warnings)
+                self.checks.validate(res, obj, field_validation, warnings)
             if res.namespaced:
                 self.admission.namespace(res, meta["namespace"], name)
             if res.kind == "Pod":
@@ -179,51 +178,6 @@ class Api:
             self.store.put(res.key, obj, "ADDED")
             self._after_write(res, None, obj)
             return obj
-
-    def _prepare(self, res: Resource, obj: Obj, uid: str, creating: bool = True) -> None:
-        if res.crd_schema is not None:
-            defaults.schema_defaults(res.crd_schema, obj)
-        else:
-            defaults.apply_defaults(res.kind, obj, uid, creating)
-
-    def _validate(
-        self,
-        res: Resource,
-        obj: Obj,
-        field_validation: str,
-        warnings: list[str] | None,
-        more: list[Cause] | None = None,
-        subresource: str = "",
-    ) -> None:
-        meta = obj["metadata"]
-        name = meta.get("name", "")
-        if res.crd_schema is None:
-            unknown, causes, type_errors = self.validator.check(obj)
-        else:
-            unknown, causes = self.crd_validator.check(res.crd_schema, obj, subresource)
-            type_errors = []
-        if type_errors:
-            raise bad_request(
-                f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
-                + type_errors[0]
-            )
-        if unknown and field_validation != "Ignore":
-            unknown_text = ", ".join(f'unknown field "{u}"' for u in sorted(unknown))
-            if field_validation == "Strict":
-                raise bad_request(
-                    f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
-                    f"strict decoding error: {unknown_text}"
-                )
-            if warnings is not None:
-                warnings.extend(f'unknown field "{u}"' for u in sorted(unknown))
-        if unknown:
-            _prune(obj, unknown)
-        causes = validation.validate_name(res.kind, name) + causes
-        causes += validation.validate_labels(meta.get("labels"), "metadata.labels")
-        causes += validation.type_causes(res, obj)
-        causes += more or []
-        if causes:
-            raise invalid(res, name, causes)
 
     # -- update and patch ---------------------------------------------------------------------
 
@@ -268,11 +222,11 @@ class Api:
             if subresource == "resize":  # only the containers' resources are taken
                 new, causes = resize.resized(old, new)
             meta = new["metadata"]
-            self._prepare(res, new, old_meta["uid"], creating=False)
+            self.checks.prepare(res, new, old_meta["uid"], creating=False)
             causes += validation.immutable_causes(res, old, new)
             # a custom resource's status is held to its CRD's schema like the rest of it
             if not internal and (subresource != "status" or res.crd_schema is not None):
-                self._validate(res, new, field_validation, warnings, causes, subresource)
+                self.checks.validate(res, new, field_validation, warnings, causes, subresource)
             if causes:
                 raise invalid(res, name, causes)
             self.addresses.allocate(res, new, old, dry_run)
@@ -569,29 +523,6 @@ class Api:
     def _after_write(self, res: Resource, old: Obj | None, new: Obj) -> None:
         if res.kind == "CustomResourceDefinition":
             self.crds.register(new)
-
-
-def _prune(obj: Obj, unknown: list[str]) -> None:
-    """Drop unknown fields, as decoding into the typed object does."""
-    for path in unknown:
-        parts: list[Any] = []
-        for piece in path.split("."):
-            m = re.fullmatch(r"([^\[]*)((?:\[\d+\])*)", piece)
-            if not m:
-                parts.append(piece)
-                continue
-            if m.group(1):
-                parts.append(m.group(1))
-            parts.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
-        cur: Any = obj
-        for part in parts[:-1]:
-            try:
-                cur = cur[part]
-            except (KeyError, IndexError, TypeError):
-                cur = None
-                break
-        if isinstance(cur, dict):
-            cur.pop(parts[-1], None)
 
 
 def _check_preconditions(res: Resource, name: str, meta: Obj, pre: dict[str, Any]) -> None:

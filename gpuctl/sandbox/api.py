@@ -38,12 +38,7 @@ from gpuctl.sandbox.metadata import (
     random_suffix,
     same_object,
 )
-from gpuctl.sandbox.patches import (
-    json_merge_patch,
-    json_patch,
-    prune_unapplied,
-    strategic_merge_patch,
-)
+from gpuctl.sandbox.patching import Patcher
 from gpuctl.sandbox.quota import Quotas
 from gpuctl.sandbox.resources import Registry, Resource
 from gpuctl.sandbox.runtime import PodRuntime
@@ -68,7 +63,7 @@ class Api:
         self.addresses = ServiceAddresses()
         self.crds = CustomResources(registry, store)
         self.events = EventRecorder(registry, store, self._create_internal, self._write)
-        self.applied: dict[tuple[str, str], Any] = {}  # (uid, fieldManager) → last applied
+        self.patcher = Patcher()
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -286,7 +281,7 @@ class Api:
                         field_manager,
                     )
             old = self.get(res, namespace, name)
-            new = self._patched(res, old, patch_type, patch, dry_run, field_manager)
+            new = self.patcher.patched(res, old, patch_type, patch, dry_run, field_manager)
             if not isinstance(new, dict):
                 raise bad_request("patched object is not an object")
             new.setdefault("metadata", {})
@@ -302,52 +297,6 @@ class Api:
                 field_validation=field_validation,
                 warnings=warnings,
             )
-
-    def _patched(
-        self,
-        res: Resource,
-        old: Obj,
-        patch_type: str,
-        patch: Any,
-        dry_run: bool,
-        field_manager: str,
-    ) -> Any:
-        """The stored object with the patch applied (not yet validated or written)."""
-        base = copy.deepcopy(old)
-        if patch_type == "merge":
-            if not isinstance(patch, dict):
-                raise bad_request(
-                    "json: cannot unmarshal into Go value of type map[string]interface {}"
-                )
-            new = json_merge_patch(base, patch)
-        elif patch_type in ("strategic", "apply"):
-            if res.crd_schema is not None and patch_type == "strategic":
-                raise ApiError(
-                    415,
-                    "UnsupportedMediaType",
-                    "the body of the request was in an unknown format - accepted media types "
-                    "include: application/json-patch+json, application/merge-patch+json, "
-                    "application/apply-patch+yaml",
-                )
-            if not isinstance(patch, dict):
-                raise bad_request(
-                    "json: cannot unmarshal into Go value of type map[string]interface {}"
-                )
-            new = strategic_merge_patch(base, patch)
-            if patch_type == "apply":
-                # server-side apply, approximated: the manager's fields it no longer applies
-                # are removed (no managedFields, no conflicts between managers)
-                key = (old["metadata"]["uid"], field_manager)
-                previous = self.applied.get(key)
-                if previous is not None:
-                    prune_unapplied(new, previous, patch)
-                if not dry_run:
-                    self.applied[key] = copy.deepcopy(patch)
-        elif patch_type == "json":
-            new = json_patch(base, patch)
-        else:
-            raise ApiError(415, "UnsupportedMediaType", f"unsupported patch type {patch_type}")
-        return new
 
     def _apply_create(
         self,
@@ -372,7 +321,7 @@ class Api:
             warnings=warnings,
         )
         if not dry_run:
-            self.applied[(created["metadata"]["uid"], field_manager)] = copy.deepcopy(patch)
+            self.patcher.applied[(created["metadata"]["uid"], field_manager)] = copy.deepcopy(patch)
         return created
 
     # -- delete -------------------------------------------------------------------------------

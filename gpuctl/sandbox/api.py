@@ -8,7 +8,6 @@ Both the HTTP layer and the simulated controllers go through here; controllers p
 from __future__ import annotations
 
 import copy
-import time
 import uuid
 from typing import Any
 
@@ -18,8 +17,8 @@ from gpuctl.sandbox.admission import Admission
 from gpuctl.sandbox.checks import ObjectChecks
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.crds import CustomResources
+from gpuctl.sandbox.deletion import Deletion
 from gpuctl.sandbox.errors import (
-    ApiError,
     Cause,
     already_exists,
     bad_request,
@@ -64,6 +63,9 @@ class Api:
         self.crds = CustomResources(registry, store)
         self.events = EventRecorder(registry, store, self._create_internal, self._write)
         self.patcher = Patcher()
+        self.deletion = Deletion(
+            config, registry, store, self.runtime, self.get, self._write, self._remove
+        )
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -234,7 +236,7 @@ class Api:
             if (
                 old_meta.get("deletionTimestamp")
                 and not meta.get("finalizers")
-                and (res.kind != "Pod" or not self._pod_still_terminating(old))
+                and (res.kind != "Pod" or not self.deletion.pod_still_terminating(old))
                 and res.kind != "Namespace"
             ):
                 return self._remove(res, new)
@@ -242,14 +244,6 @@ class Api:
             self.store.put(res.key, new, "MODIFIED")
             self._after_write(res, old, new)
             return new
-
-    def _pod_still_terminating(self, pod: Obj) -> bool:
-        runtime = self.runtime.get(pod["metadata"]["uid"])
-        return (
-            runtime is not None
-            and runtime.terminate_at is not None
-            and time.time() < runtime.terminate_at
-        )
 
     def patch(
         self,
@@ -338,79 +332,19 @@ class Api:
         preconditions: dict[str, Any] | None = None,
         warnings: list[str] | None = None,
     ) -> Obj:
-        with self.store.lock:
-            obj = self.get(res, namespace, name)
-            meta = obj["metadata"]
-            _check_preconditions(res, name, meta, preconditions or {})
-            propagation = _propagation(res, name, propagation, warnings)
-            if dry_run:
-                return obj
-            new = copy.deepcopy(obj)
-            nmeta = new["metadata"]
-            finalizers = list(nmeta.get("finalizers") or [])
-            if (
-                propagation == "Foreground"
-                and "foregroundDeletion" not in finalizers
-                and (self.store.dependents(meta["uid"]) or res.kind != "Pod")
-            ):
-                finalizers.append("foregroundDeletion")
-            if propagation == "Orphan":
-                self._orphan(meta["uid"])
-            now = time.time()
-            if res.kind == "Namespace":
-                if meta.get("deletionTimestamp"):
-                    return obj
-                nmeta["deletionTimestamp"] = now_rfc3339(now)
-                nmeta["deletionGracePeriodSeconds"] = 0
-                new["status"] = {"phase": "Terminating"}
-                return self._write(res, obj, new)
-            if res.kind == "Pod":
-                graceful = self._delete_running_pod(res, obj, new, finalizers, grace, now)
-                if graceful is not None:
-                    return graceful
-            if finalizers:
-                if meta.get("deletionTimestamp") and finalizers == list(
-                    meta.get("finalizers") or []
-                ):
-                    return obj
-                nmeta["finalizers"] = finalizers
-                nmeta.setdefault("deletionTimestamp", now_rfc3339(now))
-                nmeta.setdefault("deletionGracePeriodSeconds", 0)
-                return self._write(res, obj, new)
-            return self._remove(res, new)
-
-    def _delete_running_pod(
-        self,
-        res: Resource,
-        old: Obj,
-        new: Obj,
-        finalizers: list[str],
-        grace: int | None,
-        now: float,
-    ) -> Obj | None:
-        """A pod on a node with a grace period is marked for deletion and removed later by the
-        kubelet; None when the pod can go at once."""
-        meta, nmeta = old["metadata"], new["metadata"]
-        spec_grace = int((old.get("spec") or {}).get("terminationGracePeriodSeconds", 30))
-        grace_s = spec_grace if grace is None else grace
-        phase = (old.get("status") or {}).get("phase")
-        runtime = self.runtime.setdefault(meta["uid"], PodRuntime())
-        running = bool((old.get("spec") or {}).get("nodeName")) and phase not in (
-            "Succeeded",
-            "Failed",
+        return self.deletion.delete(
+            res,
+            namespace,
+            name,
+            propagation=propagation,
+            grace=grace,
+            dry_run=dry_run,
+            preconditions=preconditions,
+            warnings=warnings,
         )
-        if running and grace_s > 0:
-            deadline = now + min(grace_s, self.config.pod_termination_seconds)
-            if runtime.terminate_at is None or deadline < runtime.terminate_at:
-                runtime.terminate_at = deadline
-            if meta.get("deletionTimestamp") and finalizers == list(meta.get("finalizers") or []):
-                return old
-            nmeta["deletionTimestamp"] = now_rfc3339(now + grace_s)
-            nmeta["deletionGracePeriodSeconds"] = grace_s
-            if finalizers:
-                nmeta["finalizers"] = finalizers
-            return self._write(res, old, new)
-        return None
+
+    def remove_finalizer(self, res: Resource, obj: Obj, finalizer: str) -> None:
+        self.deletion.remove_finalizer(res, obj, finalizer)
 
     def _write(self, res: Resource, old: Obj, new: Obj) -> Obj:
         new["metadata"]["resourceVersion"] = str(self.store.next_rv())
@@ -430,33 +364,6 @@ class Api:
             self.runtime.pop(final["metadata"]["uid"], None)
         return final
 
-    def _orphan(self, uid: str) -> None:
-        for key, ns, name in self.store.dependents(uid):
-            child = self.store.get(key, ns, name)
-            if child is None:
-                continue
-            new = copy.deepcopy(child)
-            refs = [r for r in new["metadata"].get("ownerReferences") or [] if r.get("uid") != uid]
-            if refs:
-                new["metadata"]["ownerReferences"] = refs
-            else:
-                new["metadata"].pop("ownerReferences", None)
-            self._write(self._res_for_key(key), child, new)
-
-    def _res_for_key(self, key: tuple[str, str]) -> Resource:
-        return self.registry.get(*key)
-
-    def remove_finalizer(self, res: Resource, obj: Obj, finalizer: str) -> None:
-        new = copy.deepcopy(obj)
-        new["metadata"]["finalizers"] = [
-            f for f in obj["metadata"].get("finalizers") or [] if f != finalizer
-        ]
-        if not new["metadata"]["finalizers"]:
-            del new["metadata"]["finalizers"]
-            self._remove(res, new)
-        else:
-            self._write(res, obj, new)
-
     def remove_now(self, res: Resource, obj: Obj) -> None:
         self._remove(res, obj)
 
@@ -472,53 +379,3 @@ class Api:
     def _after_write(self, res: Resource, old: Obj | None, new: Obj) -> None:
         if res.kind == "CustomResourceDefinition":
             self.crds.register(new)
-
-
-def _check_preconditions(res: Resource, name: str, meta: Obj, pre: dict[str, Any]) -> None:
-    """A delete's preconditions (uid, resourceVersion) must match the stored object."""
-    if pre.get("uid") and pre["uid"] != meta["uid"]:
-        raise ApiError(
-            409,
-            "Conflict",
-            f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
-            f"failed: UID in precondition: {pre['uid']}, UID in object meta: {meta['uid']}",
-            {"name": name, "group": res.group, "kind": res.plural},
-        )
-    if pre.get("resourceVersion") and pre["resourceVersion"] != meta["resourceVersion"]:
-        raise ApiError(
-            409,
-            "Conflict",
-            f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
-            f"failed: ResourceVersion in precondition: {pre['resourceVersion']}, "
-            f"ResourceVersion in object meta: {meta['resourceVersion']}",
-            {"name": name, "group": res.group, "kind": res.plural},
-        )
-
-
-def _propagation(
-    res: Resource, name: str, propagation: str | None, warnings: list[str] | None
-) -> str:
-    """The propagation policy asked for, or the kind's default (Orphan for Jobs, with the
-    server's warning; Background otherwise)."""
-    if propagation is None:
-        propagation = "Orphan" if res.key == ("batch", "jobs") else "Background"
-        if res.key == ("batch", "jobs") and warnings is not None:
-            warnings.append(
-                "child pods are preserved by default when jobs are deleted; set "
-                "propagationPolicy=Background to remove them or set "
-                "propagationPolicy=Orphan to suppress this warning"
-            )
-    if propagation not in ("Orphan", "Background", "Foreground"):
-        raise invalid(
-            res,
-            name,
-            [
-                Cause(
-                    "propagationPolicy",
-                    "Unsupported value",
-                    'supported values: "Foreground", "Background", "Orphan", "nil"',
-                    propagation,
-                )
-            ],
-        )
-    return propagation

@@ -22,7 +22,6 @@ from gpuctl.sandbox.errors import (
     Cause,
     already_exists,
     bad_request,
-    conflict,
     invalid,
     not_found,
 )
@@ -31,9 +30,12 @@ from gpuctl.sandbox.listing import ListResult, list_objects
 from gpuctl.sandbox.metadata import (
     GENERATION_KINDS,
     carry_over,
+    check_update_target,
+    clear_server_fields,
     decode,
     generation_moves,
     initial_status,
+    place_in_namespace,
     random_suffix,
     same_object,
 )
@@ -105,60 +107,15 @@ class Api:
     ) -> Obj:
         obj = decode(res, body)
         meta = obj.setdefault("metadata", {})
-        if res.namespaced:
-            body_ns = meta.get("namespace")
-            if body_ns and namespace and body_ns != namespace:
-                raise bad_request(
-                    "the namespace of the provided object does not match the namespace sent on "
-                    "the request"
-                )
-            meta["namespace"] = namespace or body_ns or "default"
-        else:
-            meta.pop("namespace", None)
+        place_in_namespace(res, meta, namespace)
         with self.store.lock:
-            if not meta.get("name"):
-                if meta.get("generateName"):
-                    for _ in range(100):
-                        candidate = meta["generateName"] + random_suffix()
-                        if self.find(res, meta.get("namespace", ""), candidate) is None:
-                            break
-                    meta["name"] = candidate
-                else:
-                    raise invalid(
-                        res,
-                        "",
-                        [
-                            Cause(
-                                "metadata.name",
-                                "Required value",
-                                "name or generateName is required",
-                            )
-                        ],
-                    )
-            name = meta["name"]
-            for key in (
-                "resourceVersion",
-                "uid",
-                "creationTimestamp",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-                "generation",
-                "selfLink",
-                "managedFields",
-            ):
-                meta.pop(key, None)
+            name = self._name(res, meta)
+            clear_server_fields(meta)
             uid = str(uuid.uuid4())
             if res.crd_schema is not None and "status" in res.subresources:
                 obj.pop("status", None)  # written only through the status subresource
             self.checks.prepare(res, obj, uid)
-            if res.kind == "Pod":
-                self.admission.priority(res, obj)
-            if not internal:
-                self.checks.validate(res, obj, field_validation, warnings)
-            if res.namespaced:
-                self.admission.namespace(res, meta["namespace"], name)
-            if res.kind == "Pod":
-                self.admission.pod_security(res, meta["namespace"], obj)
+            self._admit(res, obj, field_validation, warnings, internal)
             if self.find(res, meta.get("namespace", ""), name) is not None:
                 raise already_exists(res, name)
             self.quotas.admit(res, meta.get("namespace", ""), obj)
@@ -175,6 +132,50 @@ class Api:
             self.store.put(res.key, obj, "ADDED")
             self._after_write(res, None, obj)
             return obj
+
+    def _name(self, res: Resource, meta: dict[str, Any]) -> str:
+        """The new object's name: its own, or one made from generateName that is free."""
+        if not meta.get("name"):
+            if meta.get("generateName"):
+                for _ in range(100):
+                    candidate = meta["generateName"] + random_suffix()
+                    if self.find(res, meta.get("namespace", ""), candidate) is None:
+                        break
+                meta["name"] = candidate
+            else:
+                raise invalid(
+                    res,
+                    "",
+                    [
+                        Cause(
+                            "metadata.name",
+                            "Required value",
+                            "name or generateName is required",
+                        )
+                    ],
+                )
+        name: str = meta["name"]
+        return name
+
+    def _admit(
+        self,
+        res: Resource,
+        obj: Obj,
+        field_validation: str,
+        warnings: list[str] | None,
+        internal: bool,
+    ) -> None:
+        """A new object's checks in the real server's order: priority, the schema (skipped for
+        the simulated controllers' own objects), its namespace, Pod Security."""
+        meta = obj["metadata"]
+        if res.kind == "Pod":
+            self.admission.priority(res, obj)
+        if not internal:
+            self.checks.validate(res, obj, field_validation, warnings)
+        if res.namespaced:
+            self.admission.namespace(res, meta["namespace"], meta["name"])
+        if res.kind == "Pod":
+            self.admission.pod_security(res, meta["namespace"], obj)
 
     # -- update and patch ---------------------------------------------------------------------
 
@@ -201,18 +202,7 @@ class Api:
         meta["name"] = name
         with self.store.lock:
             old = self.get(res, namespace, name)
-            if res.namespaced:
-                if meta.get("namespace") and meta["namespace"] != old["metadata"]["namespace"]:
-                    raise bad_request(
-                        "the namespace of the provided object does not match the namespace sent "
-                        "on the request"
-                    )
-                meta["namespace"] = old["metadata"]["namespace"]
-            if (
-                meta.get("resourceVersion")
-                and meta["resourceVersion"] != old["metadata"]["resourceVersion"]
-            ):
-                raise conflict(res, name)
+            check_update_target(res, old, meta, name)
             old_meta = old["metadata"]
             new = carry_over(res, old, new, subresource)
             causes: list[Cause] = []
@@ -229,21 +219,27 @@ class Api:
             self.addresses.allocate(res, new, old, dry_run)
             if "generation" in meta and subresource != "status" and generation_moves(res, old, new):
                 meta["generation"] = int(old_meta.get("generation", 1)) + 1
-            if same_object(old, new):
-                return old
-            if dry_run:
-                return new
-            if (
-                old_meta.get("deletionTimestamp")
-                and not meta.get("finalizers")
-                and (res.kind != "Pod" or not self.deletion.pod_still_terminating(old))
-                and res.kind != "Namespace"
-            ):
-                return self._remove(res, new)
-            meta["resourceVersion"] = str(self.store.next_rv())
-            self.store.put(res.key, new, "MODIFIED")
-            self._after_write(res, old, new)
+            return self._store_update(res, old, new, dry_run)
+
+    def _store_update(self, res: Resource, old: Obj, new: Obj, dry_run: bool) -> Obj:
+        """Write an update that passed every check: nothing when nothing changed; removal when
+        the last finalizer of an object being deleted goes."""
+        meta, old_meta = new["metadata"], old["metadata"]
+        if same_object(old, new):
+            return old
+        if dry_run:
             return new
+        if (
+            old_meta.get("deletionTimestamp")
+            and not meta.get("finalizers")
+            and (res.kind != "Pod" or not self.deletion.pod_still_terminating(old))
+            and res.kind != "Namespace"
+        ):
+            return self._remove(res, new)
+        meta["resourceVersion"] = str(self.store.next_rv())
+        self.store.put(res.key, new, "MODIFIED")
+        self._after_write(res, old, new)
+        return new
 
     def patch(
         self,

@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 from gpuctl.sandbox import defaults
-from gpuctl.sandbox.errors import bad_request
+from gpuctl.sandbox.errors import bad_request, conflict
 from gpuctl.sandbox.resources import Resource
 from gpuctl.sandbox.store import Obj
 
@@ -50,6 +50,53 @@ def decode(res: Resource, body: Any) -> Obj:
     if not isinstance(obj.get("metadata", {}), dict):
         raise bad_request("metadata must be an object")
     return obj
+
+
+def place_in_namespace(res: Resource, meta: dict[str, Any], namespace: str) -> None:
+    """A new object's namespace: the request's, which the body may repeat but not contradict
+    ("default" when neither names one); none for a cluster-scoped kind."""
+    if res.namespaced:
+        body_ns = meta.get("namespace")
+        if body_ns and namespace and body_ns != namespace:
+            raise bad_request(
+                "the namespace of the provided object does not match the namespace sent on "
+                "the request"
+            )
+        meta["namespace"] = namespace or body_ns or "default"
+    else:
+        meta.pop("namespace", None)
+
+
+def clear_server_fields(meta: dict[str, Any]) -> None:
+    """Drop the metadata a client may not set on a new object: the server sets it."""
+    for key in (
+        "resourceVersion",
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+        "selfLink",
+        "managedFields",
+    ):
+        meta.pop(key, None)
+
+
+def check_update_target(res: Resource, old: Obj, meta: dict[str, Any], name: str) -> None:
+    """An update names the stored object's namespace (or none, which it takes) and, when it
+    names a resourceVersion, the stored one."""
+    if res.namespaced:
+        if meta.get("namespace") and meta["namespace"] != old["metadata"]["namespace"]:
+            raise bad_request(
+                "the namespace of the provided object does not match the namespace sent "
+                "on the request"
+            )
+        meta["namespace"] = old["metadata"]["namespace"]
+    if (
+        meta.get("resourceVersion")
+        and meta["resourceVersion"] != old["metadata"]["resourceVersion"]
+    ):
+        raise conflict(res, name)
 
 
 def initial_status(res: Resource, obj: Obj) -> None:

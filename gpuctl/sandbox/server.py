@@ -34,6 +34,7 @@ from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
 from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
 from gpuctl.sandbox.podlog import PodLog
 from gpuctl.sandbox.resources import Registry, Resource
+from gpuctl.sandbox.routing import Route, route_of, verb_of
 from gpuctl.sandbox.selectors import (
     parse_field_selector,
     parse_label_selector,
@@ -77,15 +78,6 @@ class _WriteOptions:
 
 class _Drop(Exception):
     """Close the connection without answering."""
-
-
-class Route:
-    def __init__(self) -> None:
-        self.res: Resource | None = None
-        self.namespace = ""
-        self.name = ""
-        self.sub = ""
-        self.watch_path = False
 
 
 class _Server(ThreadingHTTPServer):
@@ -269,9 +261,9 @@ class Handler(BaseHTTPRequestHandler):
         route: Route | None = None
         verb = ""
         try:
-            route = self._route_info = self._route(url.path)
+            route = self._route_info = route_of(self.server.sandbox.registry, url.path)
             if route is not None and route.res is not None:
-                verb = self._verb = _verb(method, route, query)
+                verb = self._verb = verb_of(method, route, query)
             resource = ""
             if route is not None and route.res is not None:
                 resource = route.res.plural + (f"/{route.sub}" if route.sub else "")
@@ -347,39 +339,6 @@ class Handler(BaseHTTPRequestHandler):
             if fault.retry_after is not None:
                 err.headers["Retry-After"] = str(fault.retry_after)
             raise err
-
-    def _route(self, path: str) -> Route | None:
-        """None for discovery and friends; otherwise which resource the path names."""
-        parts = [p for p in path.split("/") if p]
-        registry = self.server.sandbox.registry
-        if len(parts) >= 3 and parts[0] == "api" and parts[1] == "v1":
-            group, version, rest = "", "v1", parts[2:]
-        elif len(parts) >= 4 and parts[0] == "apis":
-            group, version, rest = parts[1], parts[2], parts[3:]
-        else:
-            return None
-        route = Route()
-        if rest and rest[0] == "watch":
-            route.watch_path = True
-            rest = rest[1:]
-        if len(rest) >= 3 and rest[0] == "namespaces":
-            res = registry.lookup(group, version, rest[2])
-            if res is not None and res.namespaced:
-                route.namespace = rest[1]
-                rest = rest[2:]
-        if not rest:
-            raise ApiError(404, "NotFound", "the server could not find the requested resource")
-        res = registry.lookup(group, version, rest[0])
-        if res is None or len(rest) > 3:
-            raise ApiError(404, "NotFound", "the server could not find the requested resource")
-        route.res = res
-        if len(rest) >= 2:
-            route.name = rest[1]
-        if len(rest) == 3:
-            if rest[2] not in res.subresources:
-                raise ApiError(404, "NotFound", "the server could not find the requested resource")
-            route.sub = rest[2]
-        return route
 
     def _discovery(self, method: str, path: str) -> None:
         sandbox = self.server.sandbox
@@ -773,24 +732,6 @@ class Handler(BaseHTTPRequestHandler):
             obj["spec"]["replicas"] = replicas
             updated = api.update(res, ns, name, obj, dry_run=dry_run, internal=True)
         return _scale(res, updated)
-
-
-def _verb(method: str, route: Route, query: dict[str, str]) -> str:
-    if method == "GET":
-        if route.name:
-            return "get"
-        return (
-            "watch" if route.watch_path or query.get("watch") in ("1", "true", "True") else "list"
-        )
-    if method == "POST":
-        return "create"
-    if method == "PUT":
-        return "update"
-    if method == "PATCH":
-        return "patch"
-    if method == "DELETE":
-        return "delete" if route.name else "deletecollection"
-    return method.lower()
 
 
 def _scale(res: Resource, obj: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,6 @@ admin endpoints, and `Sandbox`, which runs the server and the controllers in thr
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 import select
 import socket
@@ -27,7 +26,6 @@ from gpuctl.sandbox.controllers import ControllerError, Controllers
 from gpuctl.sandbox.errors import (
     ApiError,
     bad_request,
-    conflict,
     method_not_allowed,
 )
 from gpuctl.sandbox.faults import Fault, Faults, Request, RequestLog
@@ -35,10 +33,10 @@ from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge
 from gpuctl.sandbox.podlog import PodLog
 from gpuctl.sandbox.resources import Registry, Resource
 from gpuctl.sandbox.routing import Route, route_of, verb_of
+from gpuctl.sandbox.scale import scale_of, set_scale
 from gpuctl.sandbox.selectors import (
     parse_field_selector,
     parse_label_selector,
-    selector_string,
 )
 from gpuctl.sandbox.store import Store
 from gpuctl.sandbox.watch import Watch, WatchSelection, wait_for_version
@@ -474,14 +472,16 @@ class Handler(BaseHTTPRequestHandler):
             return
         obj = self.server.sandbox.api.get(res, route.namespace, route.name)
         if route.sub == "scale":
-            self._send(200, _scale(res, obj))
+            self._send(200, scale_of(res, obj))
             return
         self._send_object(200, res, obj, [])
 
     def _put(self, res: Resource, route: Route, body: bytes, options: _WriteOptions) -> None:
         data = self._decode_body(body, res)
         if route.sub == "scale":
-            obj = self._set_scale(res, route.namespace, route.name, data, options.dry_run)
+            obj = set_scale(
+                self.server.sandbox.api, res, route.namespace, route.name, data, options.dry_run
+            )
             self._send(200, obj)
             return
         obj = self.server.sandbox.api.update(
@@ -518,7 +518,7 @@ class Handler(BaseHTTPRequestHandler):
         data = self._decode_body(body, res)
         ns, name = route.namespace, route.name
         if route.sub == "scale":
-            current = _scale(res, api.get(res, ns, name))
+            current = scale_of(res, api.get(res, ns, name))
             patched = (
                 json_patch(current, data)
                 if patch_type == "json"
@@ -526,7 +526,7 @@ class Handler(BaseHTTPRequestHandler):
                 if patch_type == "merge"
                 else strategic_merge_patch(current, data)
             )
-            self._send(200, self._set_scale(res, ns, name, patched, options.dry_run))
+            self._send(200, set_scale(api, res, ns, name, patched, options.dry_run))
             return
         obj = api.patch(
             res,
@@ -711,45 +711,6 @@ class Handler(BaseHTTPRequestHandler):
             self._end_stream()
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
-
-    def _set_scale(
-        self, res: Resource, ns: str, name: str, scale: Any, dry_run: bool
-    ) -> dict[str, Any]:
-        api = self.server.sandbox.api
-        replicas = (scale.get("spec") or {}).get("replicas") if isinstance(scale, dict) else None
-        if not isinstance(replicas, int) or replicas < 0:
-            raise ApiError(
-                422,
-                "Invalid",
-                f'Scale.autoscaling "{name}" is invalid: spec.replicas: Invalid value: '
-                f"{replicas}: must be greater than or equal to 0",
-            )
-        with self.server.sandbox.store.lock:
-            obj = copy.deepcopy(api.get(res, ns, name))
-            rv = (scale.get("metadata") or {}).get("resourceVersion")
-            if rv and rv != obj["metadata"]["resourceVersion"]:
-                raise conflict(res, name)
-            obj["spec"]["replicas"] = replicas
-            updated = api.update(res, ns, name, obj, dry_run=dry_run, internal=True)
-        return _scale(res, updated)
-
-
-def _scale(res: Resource, obj: dict[str, Any]) -> dict[str, Any]:
-    meta = obj["metadata"]
-    return {
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": {
-            k: meta[k]
-            for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
-            if k in meta
-        },
-        "spec": {"replicas": (obj.get("spec") or {}).get("replicas", 0)},
-        "status": {
-            "replicas": (obj.get("status") or {}).get("replicas", 0),
-            "selector": selector_string((obj.get("spec") or {}).get("selector")),
-        },
-    }
 
 
 class Sandbox:

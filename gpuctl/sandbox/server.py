@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
-from gpuctl.sandbox import discovery, tables
+from gpuctl.sandbox import admin, discovery, tables
 from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers import ControllerError, Controllers
@@ -340,63 +340,25 @@ class Handler(BaseHTTPRequestHandler):
 
     def _discovery(self, method: str, path: str) -> None:
         sandbox = self.server.sandbox
-        registry = sandbox.registry
         if method != "GET":
             raise method_not_allowed()
         path = path.rstrip("/") or "/"
-        parts = [p for p in path.split("/") if p]
-        doc: Any = None
         if path in ("/healthz", "/readyz", "/livez"):
             self._send(200, b"ok", content_type="text/plain; charset=utf-8")
             return
-        if path == "/version":
-            doc = discovery.version(sandbox.config.kubernetes_version)
-        elif path == "/api":
-            doc = discovery.core_versions(f"127.0.0.1:{sandbox.port}")
-        elif path == "/api/v1":
-            doc = discovery.resource_list(registry, "", "v1")
-        elif path == "/apis":
-            doc = discovery.group_list(registry)
-        elif len(parts) == 2 and parts[0] == "apis":
-            doc = discovery.group(registry, parts[1])
-        elif len(parts) == 3 and parts[0] == "apis":
-            doc = discovery.resource_list(registry, parts[1], parts[2])
-        elif path.startswith("/openapi/v3"):
-            index, docs = discovery.openapi_index(registry)
-            rest = path[len("/openapi/v3") :].strip("/")
-            doc = index if not rest else docs.get(rest)
+        doc = discovery.document(
+            sandbox.registry, sandbox.config.kubernetes_version, f"127.0.0.1:{sandbox.port}", path
+        )
         if doc is None:
             raise ApiError(404, "NotFound", "the server could not find the requested resource")
         self._send(200, doc)
 
     def _admin(self, method: str, path: str, body: bytes) -> None:
-        """/sandbox/faults (GET, POST, DELETE), /sandbox/requests (GET, DELETE) and
-        /sandbox/errors (GET: what the simulated controllers raised)."""
         sandbox = self.server.sandbox
-        if path == "/sandbox/errors":
-            if method != "GET":
-                raise method_not_allowed()
-            errors = [e.as_dict() for e in sandbox.controller_errors()]
-            self._send(200, {"controllerErrors": errors})
-            return
-        if path == "/sandbox/faults":
-            if method == "POST":
-                try:
-                    fault = sandbox.faults.add_from_json(json.loads(body or b"{}"))
-                except (ValueError, TypeError) as exc:
-                    raise bad_request(str(exc)) from None
-                self._send(201, fault.__dict__)
-                return
-            if method == "DELETE":
-                sandbox.faults.clear()
-            self._send(200, {"faults": [f.__dict__ for f in sandbox.faults.rules]})
-            return
-        if path == "/sandbox/requests":
-            if method == "DELETE":
-                sandbox.requests.clear()
-            self._send(200, {"requests": [r._asdict() for r in sandbox.requests]})
-            return
-        raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        code, answer = admin.answer(
+            method, path, body, sandbox.faults, sandbox.requests, sandbox.controller_errors
+        )
+        self._send(code, answer)
 
     # -- API verbs ----------------------------------------------------------------------------
 

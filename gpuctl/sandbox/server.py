@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import traceback
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from gpuctl.sandbox import admin, discovery
 from gpuctl.sandbox.errors import (
@@ -53,33 +53,8 @@ class Handler(ResourceReads, ResourceWrites):
         url = self._url = urlsplit(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
         body = self._read_body()
-        route: Route | None = None
-        verb = ""
         try:
-            route = self._route_info = route_of(self.server.sandbox.registry, url.path)
-            if route is not None and route.res is not None:
-                verb = self._verb = verb_of(method, route, query)
-            resource = ""
-            if route is not None and route.res is not None:
-                resource = route.res.plural + (f"/{route.sub}" if route.sub else "")
-            for fault in (
-                sandbox.faults.take(
-                    method,
-                    verb,
-                    resource,
-                    route.namespace if route else "",
-                    route.name if route else "",
-                )
-                if not url.path.startswith("/sandbox/")
-                else []
-            ):
-                self._apply_fault(fault)
-            if url.path.startswith("/sandbox/"):
-                self._admin(method, url.path, body)
-            elif route is None:
-                self._discovery(method, url.path)
-            else:
-                self._api(method, route, query, body)
+            self._answer(method, url, query, body)
             self._lose_answer()
         except ApiError as err:
             self._send(err.code, err.status(), err.headers)
@@ -106,6 +81,35 @@ class Handler(ResourceReads, ResourceWrites):
             if self._streaming:
                 with sandbox.streams_lock:
                     sandbox.open_streams -= 1
+
+    def _answer(self, method: str, url: SplitResult, query: dict[str, str], body: bytes) -> None:
+        """Route the request, put it through the faults that match it, and answer it."""
+        sandbox = self.server.sandbox
+        verb = ""
+        route = self._route_info = route_of(sandbox.registry, url.path)
+        if route is not None and route.res is not None:
+            verb = self._verb = verb_of(method, route, query)
+        resource = ""
+        if route is not None and route.res is not None:
+            resource = route.res.plural + (f"/{route.sub}" if route.sub else "")
+        for fault in (
+            sandbox.faults.take(
+                method,
+                verb,
+                resource,
+                route.namespace if route else "",
+                route.name if route else "",
+            )
+            if not url.path.startswith("/sandbox/")
+            else []
+        ):
+            self._apply_fault(fault)
+        if url.path.startswith("/sandbox/"):
+            self._admin(method, url.path, body)
+        elif route is None:
+            self._discovery(method, url.path)
+        else:
+            self._api(method, route, query, body)
 
     def _lose_answer(self) -> None:
         """After a fault with applied=True: the request was served, its answer never arrives."""

@@ -26,7 +26,6 @@ from gpuctl.sandbox.errors import (
     not_found,
 )
 from gpuctl.sandbox.events import EventRecorder
-from gpuctl.sandbox.listing import ListResult, list_objects
 from gpuctl.sandbox.metadata import (
     GENERATION_KINDS,
     carry_over,
@@ -43,10 +42,6 @@ from gpuctl.sandbox.patching import Patcher
 from gpuctl.sandbox.quota import Quotas
 from gpuctl.sandbox.resources import Registry, Resource
 from gpuctl.sandbox.runtime import PodRuntime
-from gpuctl.sandbox.selectors import (
-    FieldRequirement,
-    Requirement,
-)
 from gpuctl.sandbox.store import Obj, Store
 from gpuctl.sandbox.timestamps import now_rfc3339
 
@@ -80,17 +75,6 @@ class Api:
 
     def find(self, res: Resource, namespace: str, name: str) -> Obj | None:
         return self.store.get(res.key, namespace if res.namespaced else "", name)
-
-    def list_objects(
-        self,
-        res: Resource,
-        namespace: str | None,
-        labels: list[Requirement] | None = None,
-        fields: list[FieldRequirement] | None = None,
-        limit: int = 0,
-        continue_token: str = "",
-    ) -> ListResult:
-        return list_objects(self.store, res, namespace, labels, fields, limit, continue_token)
 
     # -- create -------------------------------------------------------------------------------
 
@@ -315,32 +299,6 @@ class Api:
         return created
 
     # -- delete -------------------------------------------------------------------------------
-
-    def delete(
-        self,
-        res: Resource,
-        namespace: str,
-        name: str,
-        *,
-        propagation: str | None = None,
-        grace: int | None = None,
-        dry_run: bool = False,
-        preconditions: dict[str, Any] | None = None,
-        warnings: list[str] | None = None,
-    ) -> Obj:
-        return self.deletion.delete(
-            res,
-            namespace,
-            name,
-            propagation=propagation,
-            grace=grace,
-            dry_run=dry_run,
-            preconditions=preconditions,
-            warnings=warnings,
-        )
-
-    def remove_finalizer(self, res: Resource, obj: Obj, finalizer: str) -> None:
-        self.deletion.remove_finalizer(res, obj, finalizer)
 
     def _write(self, res: Resource, old: Obj, new: Obj) -> Obj:
         new["metadata"]["resourceVersion"] = str(self.store.next_rv())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpuctl.sandbox import tables
+from gpuctl.sandbox.listing import list_objects
 from gpuctl.sandbox.podlog import PodLog
 from gpuctl.sandbox.resources import Resource
 from gpuctl.sandbox.routing import Route
@@ -30,7 +31,8 @@ class ResourceReads(Exchange):
     def _list(self, res: Resource, ns: str | None, query: dict[str, str]) -> None:
         api = self.server.sandbox.api
         wait_for_version(self.server.sandbox.store, query)
-        result = api.list_objects(
+        result = list_objects(
+            api.store,
             res,
             ns,
             parse_label_selector(query.get("labelSelector", "")),

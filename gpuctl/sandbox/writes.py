@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpuctl.sandbox.errors import ApiError, bad_request
+from gpuctl.sandbox.listing import list_objects
 from gpuctl.sandbox.patches import json_merge_patch, json_patch, strategic_merge_patch
 from gpuctl.sandbox.resources import Resource
 from gpuctl.sandbox.routing import Route
@@ -150,7 +151,7 @@ class ResourceWrites(Exchange):
         if not route.name:
             self._delete_collection(res, ns, query, propagation, grace, dry_run, options.warnings)
             return
-        obj = api.delete(
+        obj = api.deletion.delete(
             res,
             ns,
             route.name,
@@ -177,7 +178,8 @@ class ResourceWrites(Exchange):
         warnings: list[str],
     ) -> None:
         api = self.server.sandbox.api
-        listed = api.list_objects(
+        listed = list_objects(
+            api.store,
             res,
             ns or None,
             parse_label_selector(query.get("labelSelector", "")),
@@ -187,7 +189,7 @@ class ResourceWrites(Exchange):
         for item in listed.items:
             try:
                 deleted.append(
-                    api.delete(
+                    api.deletion.delete(
                         res,
                         item["metadata"].get("namespace", ""),
                         item["metadata"]["name"],

@@ -90,14 +90,7 @@ class CrashLoops(PodStart):
                 if c["name"] == cs["name"]
             )
             cs["started"] = True
-            self._event(
-                pod,
-                "Normal",
-                "Pulled",
-                f'Container image "{cs["image"]}" already present on machine',
-            )
-            self._event(pod, "Normal", "Created", f"Created container: {cs['name']}")
-            self._event(pod, "Normal", "Started", f"Started container {cs['name']}")
+            self._container_started(pod, cs["image"], cs["name"])
         ready = all(cs.get("ready") for cs in status.get("containerStatuses") or [])
         status["conditions"] = pod_conditions(status, ready=ready, started=True)
         self.set_status(self.pods, pod, status)

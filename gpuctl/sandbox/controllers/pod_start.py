@@ -206,11 +206,7 @@ class PodStart(Controller):
                     "resources": copy.deepcopy(c.get("resources") or {}),
                 }
             )
-            self._event(
-                pod, "Normal", "Pulled", f'Container image "{image}" already present on machine'
-            )
-            self._event(pod, "Normal", "Created", f"Created container: {c['name']}")
-            self._event(pod, "Normal", "Started", f"Started container {c['name']}")
+            self._container_started(pod, image, c["name"])
         status["containerStatuses"] = statuses
         ready = all(cs["ready"] for cs in statuses)
         status["conditions"] = pod_conditions(status, ready=ready, started=True)
@@ -233,6 +229,14 @@ class PodStart(Controller):
 
     def _event(self, pod: Obj, type_: str, reason: str, message: str) -> None:
         self.api.emit_event(pod, type_, reason, message, "kubelet")
+
+    def _container_started(self, pod: Obj, image: str, container: str) -> None:
+        """The kubelet's events for a container it (re)started: its image was already there."""
+        self._event(
+            pod, "Normal", "Pulled", f'Container image "{image}" already present on machine'
+        )
+        self._event(pod, "Normal", "Created", f"Created container: {container}")
+        self._event(pod, "Normal", "Started", f"Started container {container}")
 
 
 def pod_conditions(status: Obj, ready: bool, started: bool, completed: bool = False) -> list[Obj]:

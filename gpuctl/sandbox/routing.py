@@ -15,6 +15,12 @@ class Route:
         self.sub = ""
         self.watch_path = False
 
+    def resource_path(self) -> str:
+        """The resource as the request log and the faults name it: plural[/subresource]."""
+        if self.res is None:
+            return ""
+        return self.res.plural + (f"/{self.sub}" if self.sub else "")
+
 
 def route_of(registry: Registry, path: str) -> Route | None:
     """None for discovery and friends; otherwise which resource the path names."""

@@ -89,14 +89,11 @@ class Handler(ResourceReads, ResourceWrites):
         route = self._route_info = route_of(sandbox.registry, url.path)
         if route is not None and route.res is not None:
             verb = self._verb = verb_of(method, route, query)
-        resource = ""
-        if route is not None and route.res is not None:
-            resource = route.res.plural + (f"/{route.sub}" if route.sub else "")
         for fault in (
             sandbox.faults.take(
                 method,
                 verb,
-                resource,
+                route.resource_path() if route else "",
                 route.namespace if route else "",
                 route.name if route else "",
             )

@@ -183,14 +183,13 @@ class Exchange(BaseHTTPRequestHandler):
             return
         self._logged = True
         route = self._route_info
-        res = route.res if route is not None else None
         self.server.sandbox.requests.append(
             Request(
                 self.command,
                 self._url.path,
                 self._url.query,
                 self._verb,
-                (res.plural + (f"/{route.sub}" if route and route.sub else "")) if res else "",
+                route.resource_path() if route else "",
                 route.namespace if route else "",
                 route.name if route else "",
                 self._code,

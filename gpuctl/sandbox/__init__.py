@@ -6,6 +6,6 @@ by tests, by `gpuctl sandbox up`, or by anyone who wants a cluster-shaped thing 
 
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.faults import Faults, RequestLog
-from gpuctl.sandbox.server import Sandbox
+from gpuctl.sandbox.runner import Sandbox
 
 __all__ = ["Faults", "RequestLog", "Sandbox", "SandboxConfig"]

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from gpuctl.sandbox.config import SandboxConfig
-from gpuctl.sandbox.server import Sandbox
+from gpuctl.sandbox.runner import Sandbox
 
 
 def main(argv: list[str] | None = None) -> None:

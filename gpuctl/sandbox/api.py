@@ -7,111 +7,43 @@ Both the HTTP layer and the simulated controllers go through here; controllers p
 
 from __future__ import annotations
 
-import base64
 import copy
-import json
-import random
-import re
-import time
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
-from gpuctl.sandbox import defaults, resize, validation
+from gpuctl.sandbox import resize, validation
 from gpuctl.sandbox.addresses import ServiceAddresses
 from gpuctl.sandbox.admission import Admission
+from gpuctl.sandbox.checks import ObjectChecks
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.crds import CustomResources
+from gpuctl.sandbox.deletion import Deletion
 from gpuctl.sandbox.errors import (
-    ApiError,
     Cause,
     already_exists,
     bad_request,
-    conflict,
     invalid,
     not_found,
 )
 from gpuctl.sandbox.events import EventRecorder
-from gpuctl.sandbox.patches import (
-    json_merge_patch,
-    json_patch,
-    prune_unapplied,
-    strategic_merge_patch,
+from gpuctl.sandbox.metadata import (
+    GENERATION_KINDS,
+    carry_over,
+    check_update_target,
+    clear_server_fields,
+    decode,
+    generation_moves,
+    initial_status,
+    place_in_namespace,
+    random_suffix,
+    same_object,
 )
+from gpuctl.sandbox.patching import Patcher
 from gpuctl.sandbox.quota import Quotas
 from gpuctl.sandbox.resources import Registry, Resource
-from gpuctl.sandbox.selectors import (
-    FieldRequirement,
-    Requirement,
-    matches_labels,
-    name_from_field_selector,
-)
+from gpuctl.sandbox.runtime import PodRuntime
 from gpuctl.sandbox.store import Obj, Store
 from gpuctl.sandbox.timestamps import now_rfc3339
-
-_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
-_GENERATION_KINDS = {
-    "Pod",  # since 1.33: a resize moves it
-    "Job",
-    "Deployment",
-    "ReplicaSet",
-    "StatefulSet",
-    "HorizontalPodAutoscaler",
-    "PodDisruptionBudget",
-    "CustomResourceDefinition",
-}
-
-
-def random_suffix(n: int = 5) -> str:
-    return "".join(random.choice(_ALPHANUMS) for _ in range(n))
-
-
-@dataclass
-class PodRuntime:
-    """What the simulated kubelet knows about a pod beyond its status."""
-
-    scheduled_at: float | None = None
-    started_at: float | None = None
-    finished_at: float | None = None
-    terminate_at: float | None = None
-    container_started_at: float | None = None  # the current run of restarted containers
-    container_finished_at: float | None = None  # when crashing containers last exited
-    previous_started_at: float | None = None  # when the instance before the current one started
-    next_restart_at: float | None = None  # set while waiting out a crash loop's back-off
-    failed_scheduling: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class ListResult:
-    items: list[Obj]
-    rv: int
-    continue_token: str = ""
-    remaining: int | None = None
-
-
-@dataclass(frozen=True)
-class _ContinueKey:
-    rv: int  # the resourceVersion of the list's first page
-    key: tuple[str, str]  # (namespace, name) of the last object sent
-
-
-def _continue_key(token: str) -> _ContinueKey:
-    try:
-        data = json.loads(base64.b64decode(token))
-        return _ContinueKey(int(data.get("rv") or 0), (str(data["ns"]), str(data["name"])))
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise bad_request(f"continue key is not valid: {exc}") from None
-
-
-def _continue_expired() -> ApiError:
-    """The real server's answer to a continue token whose snapshot has been compacted away."""
-    return ApiError(
-        410,
-        "Expired",
-        "The provided continue parameter is too old to display a consistent list result. "
-        "You can start a new list without the continue parameter.",
-    )
 
 
 class Api:
@@ -119,8 +51,7 @@ class Api:
         self.config = config
         self.registry = registry
         self.store = store
-        self.validator = validation.schema_validator(config.kubernetes_version)
-        self.crd_validator = validation.CrdValidator()
+        self.checks = ObjectChecks(config.kubernetes_version)
         self.runtime: dict[str, PodRuntime] = {}  # pod uid → simulated kubelet state
         self.removed_uids: list[str] = []  # owners gone since the garbage collector last looked
         self.admission = Admission(registry, store)
@@ -128,7 +59,10 @@ class Api:
         self.addresses = ServiceAddresses()
         self.crds = CustomResources(registry, store)
         self.events = EventRecorder(registry, store, self._create_internal, self._write)
-        self.applied: dict[tuple[str, str], Any] = {}  # (uid, fieldManager) → last applied
+        self.patcher = Patcher()
+        self.deletion = Deletion(
+            config, registry, store, self.runtime, self.get, self._write, self._remove
+        )
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -141,65 +75,6 @@ class Api:
 
     def find(self, res: Resource, namespace: str, name: str) -> Obj | None:
         return self.store.get(res.key, namespace if res.namespaced else "", name)
-
-    def list_objects(
-        self,
-        res: Resource,
-        namespace: str | None,
-        labels: list[Requirement] | None = None,
-        fields: list[FieldRequirement] | None = None,
-        limit: int = 0,
-        continue_token: str = "",
-    ) -> ListResult:
-        ns = namespace if res.namespaced else None
-        after = _continue_key(continue_token) if continue_token else None
-        with self.store.lock:
-            rv = self.store.rv
-            only = name_from_field_selector(fields or [])
-            if after is not None and after.rv < rv:
-                # a continued list shows the snapshot its first page was taken from
-                if self.store.expired(after.rv):
-                    raise _continue_expired()
-                rv = after.rv
-                items = self.store.objects_at(res.key, ns, rv)
-            elif only is not None and ns is not None:
-                one = self.store.get(res.key, ns, only)
-                items = [one] if one is not None else []
-            else:
-                items = self.store.objects(res.key, ns)
-        if labels:
-            items = [o for o in items if matches_labels(labels, o["metadata"].get("labels"))]
-        if fields:
-            items = [o for o in items if all(f.matches(o) for f in fields)]
-        items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
-        start = 0
-        if after is not None:
-            start = next(
-                (
-                    i
-                    for i, o in enumerate(items)
-                    if (o["metadata"].get("namespace", ""), o["metadata"]["name"]) > after.key
-                ),
-                len(items),
-            )
-        if limit and start + limit < len(items):
-            last = items[start + limit - 1]["metadata"]
-            token_text = json.dumps(
-                {
-                    "v": "meta.k8s.io/v1",
-                    "rv": rv,
-                    "ns": last.get("namespace", ""),
-                    "name": last["name"],
-                }
-            )
-            remaining = len(items) - start - limit
-            return ListResult(
-                items[start : start + limit],
-                rv,
-                base64.b64encode(token_text.encode()).decode(),
-                remaining,
-            )
-        return ListResult(items[start:], rv)
 
     # -- create -------------------------------------------------------------------------------
 
@@ -214,71 +89,26 @@ class Api:
         internal: bool = False,
         warnings: list[str] | None = None,
     ) -> Obj:
-        obj = self._decode(res, body)
+        obj = decode(res, body)
         meta = obj.setdefault("metadata", {})
-        if res.namespaced:
-            body_ns = meta.get("namespace")
-            if body_ns and namespace and body_ns != namespace:
-                raise bad_request(
-                    "the namespace of the provided object does not match the namespace sent on "
-                    "the request"
-                )
-            meta["namespace"] = namespace or body_ns or "default"
-        else:
-            meta.pop("namespace", None)
+        place_in_namespace(res, meta, namespace)
         with self.store.lock:
-            if not meta.get("name"):
-                if meta.get("generateName"):
-                    for _ in range(100):
-                        candidate = meta["generateName"] + random_suffix()
-                        if self.find(res, meta.get("namespace", ""), candidate) is None:
-                            break
-                    meta["name"] = candidate
-                else:
-                    raise invalid(
-                        res,
-                        "",
-                        [
-                            Cause(
-                                "metadata.name",
-                                "Required value",
-                                "name or generateName is required",
-                            )
-                        ],
-                    )
-            name = meta["name"]
-            for key in (
-                "resourceVersion",
-                "uid",
-                "creationTimestamp",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-                "generation",
-                "selfLink",
-                "managedFields",
-            ):
-                meta.pop(key, None)
+            name = self._name(res, meta)
+            clear_server_fields(meta)
             uid = str(uuid.uuid4())
             if res.crd_schema is not None and "status" in res.subresources:
                 obj.pop("status", None)  # written only through the status subresource
-            self._prepare(res, obj, uid)
-            if res.kind == "Pod":
-                self.admission.priority(res, obj)
-            if not internal:
-                self._validate(res, obj, field_validation, warnings)
-            if res.namespaced:
-                self.admission.namespace(res, meta["namespace"], name)
-            if res.kind == "Pod":
-                self.admission.pod_security(res, meta["namespace"], obj)
+            self.checks.prepare(res, obj, uid)
+            self._admit(res, obj, field_validation, warnings, internal)
             if self.find(res, meta.get("namespace", ""), name) is not None:
                 raise already_exists(res, name)
             self.quotas.admit(res, meta.get("namespace", ""), obj)
             self.addresses.allocate(res, obj, None, dry_run)
             meta["uid"] = uid
             meta["creationTimestamp"] = now_rfc3339()
-            if res.kind in _GENERATION_KINDS or res.crd_schema is not None:
+            if res.kind in GENERATION_KINDS or res.crd_schema is not None:
                 meta["generation"] = 1
-            self._initial_status(res, obj)
+            initial_status(res, obj)
             if dry_run:
                 meta["resourceVersion"] = str(self.store.rv)
                 return obj
@@ -287,99 +117,49 @@ class Api:
             self._after_write(res, None, obj)
             return obj
 
-    def _decode(self, res: Resource, body: Any) -> Obj:
-        if not isinstance(body, dict):
-            raise bad_request(
-                f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
-                "json: cannot unmarshal into Go value of type struct"
-            )
-        # decoding into the typed object turns a null into "not set"
-        obj: Obj = _without_nulls(body) if res.crd_schema is None else copy.deepcopy(body)
-        api_version = obj.setdefault("apiVersion", res.api_version)
-        kind = obj.setdefault("kind", res.kind)
-        if kind != res.kind or api_version != res.api_version:
-            raise bad_request(
-                f"the API version in the data ({api_version}) does not match the expected API "
-                f"version ({res.api_version})"
-                if api_version != res.api_version
-                else f"the kind in the data ({kind}) does not match the expected kind ({res.kind})"
-            )
-        if not isinstance(obj.get("metadata", {}), dict):
-            raise bad_request("metadata must be an object")
-        return obj
+    def _name(self, res: Resource, meta: dict[str, Any]) -> str:
+        """The new object's name: its own, or one made from generateName that is free."""
+        if not meta.get("name"):
+            if meta.get("generateName"):
+                for _ in range(100):
+                    candidate = meta["generateName"] + random_suffix()
+                    if self.find(res, meta.get("namespace", ""), candidate) is None:
+                        break
+                meta["name"] = candidate
+            else:
+                raise invalid(
+                    res,
+                    "",
+                    [
+                        Cause(
+                            "metadata.name",
+                            "Required value",
+                            "name or generateName is required",
+                        )
+                    ],
+                )
+        name: str = meta["name"]
+        return name
 
-    def _prepare(self, res: Resource, obj: Obj, uid: str, creating: bool = True) -> None:
-        if res.crd_schema is not None:
-            defaults.schema_defaults(res.crd_schema, obj)
-        else:
-            defaults.apply_defaults(res.kind, obj, uid, creating)
-
-    def _validate(
+    def _admit(
         self,
         res: Resource,
         obj: Obj,
         field_validation: str,
         warnings: list[str] | None,
-        more: list[Cause] | None = None,
-        subresource: str = "",
+        internal: bool,
     ) -> None:
+        """A new object's checks in the real server's order: priority, the schema (skipped for
+        the simulated controllers' own objects), its namespace, Pod Security."""
         meta = obj["metadata"]
-        name = meta.get("name", "")
-        if res.crd_schema is None:
-            unknown, causes, type_errors = self.validator.check(obj)
-        else:
-            unknown, causes = self.crd_validator.check(res.crd_schema, obj, subresource)
-            type_errors = []
-        if type_errors:
-            raise bad_request(
-                f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
-                + type_errors[0]
-            )
-        if unknown and field_validation != "Ignore":
-            unknown_text = ", ".join(f'unknown field "{u}"' for u in sorted(unknown))
-            if field_validation == "Strict":
-                raise bad_request(
-                    f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: '
-                    f"strict decoding error: {unknown_text}"
-                )
-            if warnings is not None:
-                warnings.extend(f'unknown field "{u}"' for u in sorted(unknown))
-        if unknown:
-            _prune(obj, unknown)
-        causes = validation.validate_name(res.kind, name) + causes
-        causes += validation.validate_labels(meta.get("labels"), "metadata.labels")
-        causes += validation.type_causes(res, obj)
-        causes += more or []
-        if causes:
-            raise invalid(res, name, causes)
-
-    def _initial_status(self, res: Resource, obj: Obj) -> None:
-        if res.kind == "Namespace":
-            obj["status"] = {"phase": "Active"}
-        elif res.kind == "Pod":
-            status = obj.get("status") or {}
-            status.setdefault("phase", "Pending")
-            status.setdefault("qosClass", defaults.qos_class(obj["spec"]))
-            obj["status"] = status
-        elif res.kind == "Service":
-            obj["status"] = {"loadBalancer": {}}
-        elif res.kind in (
-            "Job",
-            "Deployment",
-            "ReplicaSet",
-            "StatefulSet",
-            "HorizontalPodAutoscaler",
-        ):
-            obj["status"] = {"replicas": 0} if res.kind in ("ReplicaSet", "StatefulSet") else {}
-            if res.kind == "HorizontalPodAutoscaler":
-                obj["status"] = {"currentReplicas": 0, "desiredReplicas": 0}
-        elif res.kind == "PodDisruptionBudget":  # counted by the disruption controller later
-            obj["status"] = {
-                "disruptionsAllowed": 0,
-                "currentHealthy": 0,
-                "desiredHealthy": 0,
-                "expectedPods": 0,
-            }
+        if res.kind == "Pod":
+            self.admission.priority(res, obj)
+        if not internal:
+            self.checks.validate(res, obj, field_validation, warnings)
+        if res.namespaced:
+            self.admission.namespace(res, meta["namespace"], meta["name"])
+        if res.kind == "Pod":
+            self.admission.pod_security(res, meta["namespace"], obj)
 
     # -- update and patch ---------------------------------------------------------------------
 
@@ -396,7 +176,7 @@ class Api:
         internal: bool = False,
         warnings: list[str] | None = None,
     ) -> Obj:
-        new = self._decode(res, body)
+        new = decode(res, body)
         meta = new.setdefault("metadata", {})
         if meta.get("name") and meta["name"] != name:
             raise bad_request(
@@ -406,61 +186,44 @@ class Api:
         meta["name"] = name
         with self.store.lock:
             old = self.get(res, namespace, name)
-            if res.namespaced:
-                if meta.get("namespace") and meta["namespace"] != old["metadata"]["namespace"]:
-                    raise bad_request(
-                        "the namespace of the provided object does not match the namespace sent "
-                        "on the request"
-                    )
-                meta["namespace"] = old["metadata"]["namespace"]
-            if (
-                meta.get("resourceVersion")
-                and meta["resourceVersion"] != old["metadata"]["resourceVersion"]
-            ):
-                raise conflict(res, name)
+            check_update_target(res, old, meta, name)
             old_meta = old["metadata"]
-            new = _carry_over(res, old, new, subresource)
+            new = carry_over(res, old, new, subresource)
             causes: list[Cause] = []
             if subresource == "resize":  # only the containers' resources are taken
                 new, causes = resize.resized(old, new)
             meta = new["metadata"]
-            self._prepare(res, new, old_meta["uid"], creating=False)
+            self.checks.prepare(res, new, old_meta["uid"], creating=False)
             causes += validation.immutable_causes(res, old, new)
             # a custom resource's status is held to its CRD's schema like the rest of it
             if not internal and (subresource != "status" or res.crd_schema is not None):
-                self._validate(res, new, field_validation, warnings, causes, subresource)
+                self.checks.validate(res, new, field_validation, warnings, causes, subresource)
             if causes:
                 raise invalid(res, name, causes)
             self.addresses.allocate(res, new, old, dry_run)
-            if (
-                "generation" in meta
-                and subresource != "status"
-                and _generation_moves(res, old, new)
-            ):
+            if "generation" in meta and subresource != "status" and generation_moves(res, old, new):
                 meta["generation"] = int(old_meta.get("generation", 1)) + 1
-            if _same(old, new):
-                return old
-            if dry_run:
-                return new
-            if (
-                old_meta.get("deletionTimestamp")
-                and not meta.get("finalizers")
-                and (res.kind != "Pod" or not self._pod_still_terminating(old))
-                and res.kind != "Namespace"
-            ):
-                return self._remove(res, new)
-            meta["resourceVersion"] = str(self.store.next_rv())
-            self.store.put(res.key, new, "MODIFIED")
-            self._after_write(res, old, new)
-            return new
+            return self._store_update(res, old, new, dry_run)
 
-    def _pod_still_terminating(self, pod: Obj) -> bool:
-        runtime = self.runtime.get(pod["metadata"]["uid"])
-        return (
-            runtime is not None
-            and runtime.terminate_at is not None
-            and time.time() < runtime.terminate_at
-        )
+    def _store_update(self, res: Resource, old: Obj, new: Obj, dry_run: bool) -> Obj:
+        """Write an update that passed every check: nothing when nothing changed; removal when
+        the last finalizer of an object being deleted goes."""
+        meta, old_meta = new["metadata"], old["metadata"]
+        if same_object(old, new):
+            return old
+        if dry_run:
+            return new
+        if (
+            old_meta.get("deletionTimestamp")
+            and not meta.get("finalizers")
+            and (res.kind != "Pod" or not self.deletion.pod_still_terminating(old))
+            and res.kind != "Namespace"
+        ):
+            return self._remove(res, new)
+        meta["resourceVersion"] = str(self.store.next_rv())
+        self.store.put(res.key, new, "MODIFIED")
+        self._after_write(res, old, new)
+        return new
 
     def patch(
         self,
@@ -492,7 +255,7 @@ class Api:
                         field_manager,
                     )
             old = self.get(res, namespace, name)
-            new = self._patched(res, old, patch_type, patch, dry_run, field_manager)
+            new = self.patcher.patched(res, old, patch_type, patch, dry_run, field_manager)
             if not isinstance(new, dict):
                 raise bad_request("patched object is not an object")
             new.setdefault("metadata", {})
@@ -508,52 +271,6 @@ class Api:
                 field_validation=field_validation,
                 warnings=warnings,
             )
-
-    def _patched(
-        self,
-        res: Resource,
-        old: Obj,
-        patch_type: str,
-        patch: Any,
-        dry_run: bool,
-        field_manager: str,
-    ) -> Any:
-        """The stored object with the patch applied (not yet validated or written)."""
-        base = copy.deepcopy(old)
-        if patch_type == "merge":
-            if not isinstance(patch, dict):
-                raise bad_request(
-                    "json: cannot unmarshal into Go value of type map[string]interface {}"
-                )
-            new = json_merge_patch(base, patch)
-        elif patch_type in ("strategic", "apply"):
-            if res.crd_schema is not None and patch_type == "strategic":
-                raise ApiError(
-                    415,
-                    "UnsupportedMediaType",
-                    "the body of the request was in an unknown format - accepted media types "
-                    "include: application/json-patch+json, application/merge-patch+json, "
-                    "application/apply-patch+yaml",
-                )
-            if not isinstance(patch, dict):
-                raise bad_request(
-                    "json: cannot unmarshal into Go value of type map[string]interface {}"
-                )
-            new = strategic_merge_patch(base, patch)
-            if patch_type == "apply":
-                # server-side apply, approximated: the manager's fields it no longer applies
-                # are removed (no managedFields, no conflicts between managers)
-                key = (old["metadata"]["uid"], field_manager)
-                previous = self.applied.get(key)
-                if previous is not None:
-                    prune_unapplied(new, previous, patch)
-                if not dry_run:
-                    self.applied[key] = copy.deepcopy(patch)
-        elif patch_type == "json":
-            new = json_patch(base, patch)
-        else:
-            raise ApiError(415, "UnsupportedMediaType", f"unsupported patch type {patch_type}")
-        return new
 
     def _apply_create(
         self,
@@ -578,96 +295,10 @@ class Api:
             warnings=warnings,
         )
         if not dry_run:
-            self.applied[(created["metadata"]["uid"], field_manager)] = copy.deepcopy(patch)
+            self.patcher.applied[(created["metadata"]["uid"], field_manager)] = copy.deepcopy(patch)
         return created
 
     # -- delete -------------------------------------------------------------------------------
-
-    def delete(
-        self,
-        res: Resource,
-        namespace: str,
-        name: str,
-        *,
-        propagation: str | None = None,
-        grace: int | None = None,
-        dry_run: bool = False,
-        preconditions: dict[str, Any] | None = None,
-        warnings: list[str] | None = None,
-    ) -> Obj:
-        with self.store.lock:
-            obj = self.get(res, namespace, name)
-            meta = obj["metadata"]
-            _check_preconditions(res, name, meta, preconditions or {})
-            propagation = _propagation(res, name, propagation, warnings)
-            if dry_run:
-                return obj
-            new = copy.deepcopy(obj)
-            nmeta = new["metadata"]
-            finalizers = list(nmeta.get("finalizers") or [])
-            if (
-                propagation == "Foreground"
-                and "foregroundDeletion" not in finalizers
-                and (self.store.dependents(meta["uid"]) or res.kind != "Pod")
-            ):
-                finalizers.append("foregroundDeletion")
-            if propagation == "Orphan":
-                self._orphan(meta["uid"])
-            now = time.time()
-            if res.kind == "Namespace":
-                if meta.get("deletionTimestamp"):
-                    return obj
-                nmeta["deletionTimestamp"] = now_rfc3339(now)
-                nmeta["deletionGracePeriodSeconds"] = 0
-                new["status"] = {"phase": "Terminating"}
-                return self._write(res, obj, new)
-            if res.kind == "Pod":
-                graceful = self._delete_running_pod(res, obj, new, finalizers, grace, now)
-                if graceful is not None:
-                    return graceful
-            if finalizers:
-                if meta.get("deletionTimestamp") and finalizers == list(
-                    meta.get("finalizers") or []
-                ):
-                    return obj
-                nmeta["finalizers"] = finalizers
-                nmeta.setdefault("deletionTimestamp", now_rfc3339(now))
-                nmeta.setdefault("deletionGracePeriodSeconds", 0)
-                return self._write(res, obj, new)
-            return self._remove(res, new)
-
-    def _delete_running_pod(
-        self,
-        res: Resource,
-        old: Obj,
-        new: Obj,
-        finalizers: list[str],
-        grace: int | None,
-        now: float,
-    ) -> Obj | None:
-        """A pod on a node with a grace period is marked for deletion and removed later by the
-        kubelet; None when the pod can go at once."""
-        meta, nmeta = old["metadata"], new["metadata"]
-        spec_grace = int((old.get("spec") or {}).get("terminationGracePeriodSeconds", 30))
-        grace_s = spec_grace if grace is None else grace
-        phase = (old.get("status") or {}).get("phase")
-        runtime = self.runtime.setdefault(meta["uid"], PodRuntime())
-        running = bool((old.get("spec") or {}).get("nodeName")) and phase not in (
-            "Succeeded",
-            "Failed",
-        )
-        if running and grace_s > 0:
-            deadline = now + min(grace_s, self.config.pod_termination_seconds)
-            if runtime.terminate_at is None or deadline < runtime.terminate_at:
-                runtime.terminate_at = deadline
-            if meta.get("deletionTimestamp") and finalizers == list(meta.get("finalizers") or []):
-                return old
-            nmeta["deletionTimestamp"] = now_rfc3339(now + grace_s)
-            nmeta["deletionGracePeriodSeconds"] = grace_s
-            if finalizers:
-                nmeta["finalizers"] = finalizers
-            return self._write(res, old, new)
-        return None
 
     def _write(self, res: Resource, old: Obj, new: Obj) -> Obj:
         new["metadata"]["resourceVersion"] = str(self.store.next_rv())
@@ -687,33 +318,6 @@ class Api:
             self.runtime.pop(final["metadata"]["uid"], None)
         return final
 
-    def _orphan(self, uid: str) -> None:
-        for key, ns, name in self.store.dependents(uid):
-            child = self.store.get(key, ns, name)
-            if child is None:
-                continue
-            new = copy.deepcopy(child)
-            refs = [r for r in new["metadata"].get("ownerReferences") or [] if r.get("uid") != uid]
-            if refs:
-                new["metadata"]["ownerReferences"] = refs
-            else:
-                new["metadata"].pop("ownerReferences", None)
-            self._write(self._res_for_key(key), child, new)
-
-    def _res_for_key(self, key: tuple[str, str]) -> Resource:
-        return self.registry.get(*key)
-
-    def remove_finalizer(self, res: Resource, obj: Obj, finalizer: str) -> None:
-        new = copy.deepcopy(obj)
-        new["metadata"]["finalizers"] = [
-            f for f in obj["metadata"].get("finalizers") or [] if f != finalizer
-        ]
-        if not new["metadata"]["finalizers"]:
-            del new["metadata"]["finalizers"]
-            self._remove(res, new)
-        else:
-            self._write(res, obj, new)
-
     def remove_now(self, res: Resource, obj: Obj) -> None:
         self._remove(res, obj)
 
@@ -729,142 +333,3 @@ class Api:
     def _after_write(self, res: Resource, old: Obj | None, new: Obj) -> None:
         if res.kind == "CustomResourceDefinition":
             self.crds.register(new)
-
-
-def _without_nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
-    return value
-
-
-def _generation_moves(res: Resource, old: Obj, new: Obj) -> bool:
-    """A change to the spec moves metadata.generation; so does a change to a Deployment's
-    annotations, which the real API server counts because its ReplicaSets copy them (its own
-    controller writes the revision annotation through the status subresource, which moves
-    nothing)."""
-    if _spec_of(new) != _spec_of(old):
-        return True
-    annotations = [(obj["metadata"].get("annotations") or {}) for obj in (old, new)]
-    return res.key == ("apps", "deployments") and annotations[0] != annotations[1]
-
-
-def _spec_of(obj: Obj) -> Any:
-    return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
-
-
-def _same(old: Obj, new: Obj) -> bool:
-    a = dict(old, metadata={k: v for k, v in old["metadata"].items() if k != "resourceVersion"})
-    b = dict(new, metadata={k: v for k, v in new["metadata"].items() if k != "resourceVersion"})
-    return a == b
-
-
-def _prune(obj: Obj, unknown: list[str]) -> None:
-    """Drop unknown fields, as decoding into the typed object does."""
-    for path in unknown:
-        parts: list[Any] = []
-        for piece in path.split("."):
-            m = re.fullmatch(r"([^\[]*)((?:\[\d+\])*)", piece)
-            if not m:
-                parts.append(piece)
-                continue
-            if m.group(1):
-                parts.append(m.group(1))
-            parts.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
-        cur: Any = obj
-        for part in parts[:-1]:
-            try:
-                cur = cur[part]
-            except (KeyError, IndexError, TypeError):
-                cur = None
-                break
-        if isinstance(cur, dict):
-            cur.pop(parts[-1], None)
-
-
-def _carry_over(res: Resource, old: Obj, new: Obj, subresource: str) -> Obj:
-    """What a write keeps from the stored object: the server-set metadata; the status unless it
-    writes the status subresource (which keeps everything else); a Namespace's spec unless it
-    writes the finalize subresource."""
-    meta, old_meta = new["metadata"], old["metadata"]
-    for key in (
-        "uid",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-        "generateName",
-    ):
-        if key in old_meta:
-            meta[key] = old_meta[key]
-        else:
-            meta.pop(key, None)
-    if subresource == "status":
-        status, annotations = new.get("status"), meta.get("annotations")
-        new = copy.deepcopy(old)
-        new["status"] = status
-        if status is None:  # a merge patch that removes it
-            new.pop("status")
-        if res.key == ("apps", "deployments"):  # the Deployment controller writes its revision
-            new["metadata"].pop("annotations", None)  # annotation this way
-            if annotations:
-                new["metadata"]["annotations"] = annotations
-    elif "status" in res.subresources or res.kind == "Namespace":
-        if "status" in old:
-            new["status"] = copy.deepcopy(old["status"])
-        else:
-            new.pop("status", None)
-    if res.kind == "Namespace" and subresource != "finalize":
-        new["spec"] = copy.deepcopy(old.get("spec", {}))
-    return new
-
-
-def _check_preconditions(res: Resource, name: str, meta: Obj, pre: dict[str, Any]) -> None:
-    """A delete's preconditions (uid, resourceVersion) must match the stored object."""
-    if pre.get("uid") and pre["uid"] != meta["uid"]:
-        raise ApiError(
-            409,
-            "Conflict",
-            f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
-            f"failed: UID in precondition: {pre['uid']}, UID in object meta: {meta['uid']}",
-            {"name": name, "group": res.group, "kind": res.plural},
-        )
-    if pre.get("resourceVersion") and pre["resourceVersion"] != meta["resourceVersion"]:
-        raise ApiError(
-            409,
-            "Conflict",
-            f'Operation cannot be fulfilled on {res.group_resource} "{name}": Precondition '
-            f"failed: ResourceVersion in precondition: {pre['resourceVersion']}, "
-            f"ResourceVersion in object meta: {meta['resourceVersion']}",
-            {"name": name, "group": res.group, "kind": res.plural},
-        )
-
-
-def _propagation(
-    res: Resource, name: str, propagation: str | None, warnings: list[str] | None
-) -> str:
-    """The propagation policy asked for, or the kind's default (Orphan for Jobs, with the
-    server's warning; Background otherwise)."""
-    if propagation is None:
-        propagation = "Orphan" if res.key == ("batch", "jobs") else "Background"
-        if res.key == ("batch", "jobs") and warnings is not None:
-            warnings.append(
-                "child pods are preserved by default when jobs are deleted; set "
-                "propagationPolicy=Background to remove them or set "
-                "propagationPolicy=Orphan to suppress this warning"
-            )
-    if propagation not in ("Orphan", "Background", "Foreground"):
-        raise invalid(
-            res,
-            name,
-            [
-                Cause(
-                    "propagationPolicy",
-                    "Unsupported value",
-                    'supported values: "Foreground", "Background", "Orphan", "nil"',
-                    propagation,
-                )
-            ],
-        )
-    return propagation

@@ -162,18 +162,7 @@ def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
     process = subprocess.Popen(
         command, stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True
     )
-    deadline = time.monotonic() + 20
-    while not ready.exists():
-        if process.poll() is not None:
-            tail = (directory / "sandbox.log").read_text(errors="replace").strip().splitlines()[-1:]
-            raise click.ClickException(
-                f"the sandbox did not start: {tail[0] if tail else 'no output'}"
-            )
-        if time.monotonic() > deadline:
-            process.terminate()
-            raise click.ClickException("the sandbox did not start within 20 seconds")
-        time.sleep(0.05)
-    info = json.loads(ready.read_text())
+    info = _wait_ready(process, ready, directory)
     config_path = str(Path(config_file).resolve()) if config_file else None
     (directory / "state.json").write_text(
         json.dumps(
@@ -187,6 +176,23 @@ def up(config_file: str | None, port: int, kubeconfig: str | None) -> None:
     )
     click.echo(f"sandbox running at {info['url']} (pid {process.pid})", err=True)
     click.echo(f"export KUBECONFIG={kubeconfig_path}")
+
+
+def _wait_ready(process: subprocess.Popen[bytes], ready: Path, directory: Path) -> Any:
+    """What the background sandbox writes to `ready` once it listens; its last log line as
+    the error if it exits first, or a timeout after 20 seconds."""
+    deadline = time.monotonic() + 20
+    while not ready.exists():
+        if process.poll() is not None:
+            tail = (directory / "sandbox.log").read_text(errors="replace").strip().splitlines()[-1:]
+            raise click.ClickException(
+                f"the sandbox did not start: {tail[0] if tail else 'no output'}"
+            )
+        if time.monotonic() > deadline:
+            process.terminate()
+            raise click.ClickException("the sandbox did not start within 20 seconds")
+        time.sleep(0.05)
+    return json.loads(ready.read_text())
 
 
 @sandbox.command()

@@ -24,30 +24,7 @@ class CustomResources:
         for version in spec.get("versions") or []:
             if not version.get("served", True):
                 continue
-            schema = (version.get("schema") or {}).get("openAPIV3Schema") or {}
-            subresources = tuple(sorted((version.get("subresources") or {}).keys()))
-            self.registry.add(
-                Resource(
-                    spec.get("group", ""),
-                    version["name"],
-                    names.get("plural", ""),
-                    names.get("kind", ""),
-                    spec.get("scope", "Namespaced") == "Namespaced",
-                    tuple(names.get("shortNames") or ()),
-                    tuple(names.get("categories") or ()),
-                    subresources,
-                    crd_schema=schema,
-                    printer_columns=tuple(
-                        (
-                            str(column.get("name", "")),
-                            str(column.get("type", "string")),
-                            str(column.get("jsonPath", "")),
-                            int(column.get("priority") or 0),
-                        )
-                        for column in version.get("additionalPrinterColumns") or []
-                    ),
-                )
-            )
+            self.registry.add(_served_resource(spec, version))
         if not (crd.get("status") or {}).get("conditions"):
             new = copy.deepcopy(crd)
             ts = now_rfc3339()
@@ -91,3 +68,30 @@ class CustomResources:
                 for obj in self.store.objects(res.key, None):
                     remove(res, obj)
                 self.registry.remove(res)
+
+
+def _served_resource(spec: Obj, version: Obj) -> Resource:
+    """The resource one served version of a CRD adds to the API."""
+    names = spec.get("names") or {}
+    schema = (version.get("schema") or {}).get("openAPIV3Schema") or {}
+    subresources = tuple(sorted((version.get("subresources") or {}).keys()))
+    return Resource(
+        spec.get("group", ""),
+        version["name"],
+        names.get("plural", ""),
+        names.get("kind", ""),
+        spec.get("scope", "Namespaced") == "Namespaced",
+        tuple(names.get("shortNames") or ()),
+        tuple(names.get("categories") or ()),
+        subresources,
+        crd_schema=schema,
+        printer_columns=tuple(
+            (
+                str(column.get("name", "")),
+                str(column.get("type", "string")),
+                str(column.get("jsonPath", "")),
+                int(column.get("priority") or 0),
+            )
+            for column in version.get("additionalPrinterColumns") or []
+        ),
+    )

@@ -179,3 +179,27 @@ def openapi_index(registry: Registry) -> tuple[dict[str, Any], dict[str, dict[st
         docs[key] = doc
         index[key] = {"serverRelativeURL": f"/openapi/v3/{key}?hash={digest}"}
     return {"paths": index}, docs
+
+
+def document(registry: Registry, kubernetes_version: str, address: str, path: str) -> Any:
+    """The discovery or OpenAPI document at `path` (without a trailing slash); None where there
+    is none."""
+    parts = [p for p in path.split("/") if p]
+    doc: Any = None
+    if path == "/version":
+        doc = version(kubernetes_version)
+    elif path == "/api":
+        doc = core_versions(address)
+    elif path == "/api/v1":
+        doc = resource_list(registry, "", "v1")
+    elif path == "/apis":
+        doc = group_list(registry)
+    elif len(parts) == 2 and parts[0] == "apis":
+        doc = group(registry, parts[1])
+    elif len(parts) == 3 and parts[0] == "apis":
+        doc = resource_list(registry, parts[1], parts[2])
+    elif path.startswith("/openapi/v3"):
+        index, docs = openapi_index(registry)
+        rest = path[len("/openapi/v3") :].strip("/")
+        doc = index if not rest else docs.get(rest)
+    return doc

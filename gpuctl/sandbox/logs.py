@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from gpuctl.sandbox.api import PodRuntime
 from gpuctl.sandbox.errors import ApiError, bad_request
+from gpuctl.sandbox.runtime import PodRuntime
 
 LogLine = tuple[float, str]  # (timestamp, text)
 

@@ -9,10 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpuctl.sandbox.api import Api, PodRuntime
+from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.errors import bad_request
 from gpuctl.sandbox.logs import LogLine, LogOptions, log_lines, previous_log_lines
 from gpuctl.sandbox.resources import Resource
+from gpuctl.sandbox.runtime import PodRuntime
 from gpuctl.sandbox.script import script_of
 from gpuctl.sandbox.store import Obj
 

@@ -89,29 +89,7 @@ class Quotas:
         for quota in sorted(quotas, key=lambda q: q["metadata"]["name"]):
             hard = (quota.get("spec") or {}).get("hard") or {}
             if res.kind == "Pod":
-                missing = sorted(
-                    k
-                    for k in hard
-                    if k
-                    in (
-                        "requests.cpu",
-                        "requests.memory",
-                        "limits.cpu",
-                        "limits.memory",
-                        "cpu",
-                        "memory",
-                    )
-                    and any(
-                        k.split(".")[-1]
-                        not in (
-                            (c.get("resources") or {}).get(
-                                "limits" if k.startswith("limits") else "requests"
-                            )
-                            or {}
-                        )
-                        for c in (obj.get("spec") or {}).get("containers") or []
-                    )
-                )
+                missing = _unspecified(hard, obj)
                 if missing:
                     raise forbidden(
                         res,
@@ -138,3 +116,29 @@ class Quotas:
                     f"exceeded quota: {quota['metadata']['name']}, requested: {fmt(relevant)}, "
                     f"used: {fmt(used)}, limited: {fmt(hard)}",
                 )
+
+
+def _unspecified(hard: dict[str, Any], pod: Obj) -> list[str]:
+    """The cpu and memory quotas a pod's containers do not all name a request or limit for:
+    a quota on them makes the pod name them."""
+    return sorted(
+        k
+        for k in hard
+        if k
+        in (
+            "requests.cpu",
+            "requests.memory",
+            "limits.cpu",
+            "limits.memory",
+            "cpu",
+            "memory",
+        )
+        and any(
+            k.split(".")[-1]
+            not in (
+                (c.get("resources") or {}).get("limits" if k.startswith("limits") else "requests")
+                or {}
+            )
+            for c in (pod.get("spec") or {}).get("containers") or []
+        )
+    )

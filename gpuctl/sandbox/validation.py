@@ -311,53 +311,61 @@ def _pod_spec_causes(spec: dict[str, Any], field: str) -> list[Cause]:
         seen.add(name)
         if not c.get("image"):
             causes.append(Cause(f"{cf}.image", "Required value"))
-        for part in ("limits", "requests"):
-            for rname, value in ((c.get("resources") or {}).get(part) or {}).items():
-                if not quantity.is_quantity(value):
-                    causes.append(
-                        Cause(
-                            f"{cf}.resources.{part}[{rname}]",
-                            "Invalid value",
-                            "must be a valid quantity",
-                            value,
-                        )
-                    )
-        limits = (c.get("resources") or {}).get("limits") or {}
-        requests = (c.get("resources") or {}).get("requests") or {}
-        for rname in ("cpu", "memory"):
-            value, limit = requests.get(rname), limits.get(rname)
-            if (
-                value is not None
-                and limit is not None
-                and quantity.is_quantity(value)
-                and quantity.is_quantity(limit)
-                and quantity.parse(value) > quantity.parse(limit)
-            ):
+        causes += _resource_causes(c, cf)
+    return causes
+
+
+def _resource_causes(c: dict[str, Any], cf: str) -> list[Cause]:
+    """A container's resources: valid quantities, cpu and memory requests within their limits,
+    and an extended resource's request equal to its limit."""
+    causes: list[Cause] = []
+    for part in ("limits", "requests"):
+        for rname, value in ((c.get("resources") or {}).get(part) or {}).items():
+            if not quantity.is_quantity(value):
                 causes.append(
                     Cause(
-                        f"{cf}.resources.requests",
+                        f"{cf}.resources.{part}[{rname}]",
                         "Invalid value",
-                        f"must be less than or equal to {rname} limit of {limit}",
-                        str(value),
-                    )
-                )
-        for rname, value in requests.items():
-            if (
-                "/" in rname
-                and not rname.startswith("kubernetes.io/")
-                and rname in limits
-                and quantity.is_quantity(value)
-                and quantity.is_quantity(limits[rname])
-                and (quantity.parse(value) != quantity.parse(limits[rname]))
-            ):
-                causes.append(
-                    Cause(
-                        f"{cf}.resources.requests[{rname}]",
-                        "Invalid value",
-                        f"must be equal to {rname} limit of {limits[rname]}",
+                        "must be a valid quantity",
                         value,
                     )
                 )
+    limits = (c.get("resources") or {}).get("limits") or {}
+    requests = (c.get("resources") or {}).get("requests") or {}
+    for rname in ("cpu", "memory"):
+        value, limit = requests.get(rname), limits.get(rname)
+        if (
+            value is not None
+            and limit is not None
+            and quantity.is_quantity(value)
+            and quantity.is_quantity(limit)
+            and quantity.parse(value) > quantity.parse(limit)
+        ):
+            causes.append(
+                Cause(
+                    f"{cf}.resources.requests",
+                    "Invalid value",
+                    f"must be less than or equal to {rname} limit of {limit}",
+                    str(value),
+                )
+            )
+    for rname, value in requests.items():
+        if (
+            "/" in rname
+            and not rname.startswith("kubernetes.io/")
+            and rname in limits
+            and quantity.is_quantity(value)
+            and quantity.is_quantity(limits[rname])
+            and (quantity.parse(value) != quantity.parse(limits[rname]))
+        ):
+            causes.append(
+                Cause(
+                    f"{cf}.resources.requests[{rname}]",
+                    "Invalid value",
+                    f"must be equal to {rname} limit of {limits[rname]}",
+                    value,
+                )
+            )
     return causes
 
 
@@ -559,74 +567,83 @@ def immutable_causes(res: Resource, old: dict[str, Any], new: dict[str, Any]) ->
     """Fields that may not change on update."""
     kind = res.kind
     o, n = old.get("spec") or {}, new.get("spec") or {}
-    causes: list[Cause] = []
     if kind == "Job":
-        if o.get("selector") != n.get("selector"):
-            causes.append(
-                Cause(
-                    "spec.selector",
-                    "Invalid value",
-                    "field is immutable",
-                    _Raw(_selector_text(n.get("selector"))),
-                )
+        return _job_immutable_causes(o, n)
+    if kind in ("Deployment", "ReplicaSet"):
+        return _selector_causes(o, n)
+    if kind == "StatefulSet":
+        return _statefulset_immutable_causes(o, n)
+    if kind == "Service":
+        return _service_immutable_causes(o, n)
+    if kind == "PriorityClass" and old.get("value") != new.get("value"):
+        return [Cause("value", "Forbidden", "may not be changed in an update.")]
+    return []
+
+
+def _selector_causes(o: dict[str, Any], n: dict[str, Any]) -> list[Cause]:
+    if o.get("selector") == n.get("selector"):
+        return []
+    return [
+        Cause(
+            "spec.selector",
+            "Invalid value",
+            "field is immutable",
+            _Raw(_selector_text(n.get("selector"))),
+        )
+    ]
+
+
+def _job_immutable_causes(o: dict[str, Any], n: dict[str, Any]) -> list[Cause]:
+    causes = _selector_causes(o, n)
+    if _comparable_template(o.get("template")) != _comparable_template(n.get("template")):
+        causes.append(
+            Cause(
+                "spec.template",
+                "Invalid value",
+                "field is immutable",
+                _Raw("core.PodTemplateSpec{...}"),
             )
-        if _comparable_template(o.get("template")) != _comparable_template(n.get("template")):
-            causes.append(
-                Cause(
-                    "spec.template",
-                    "Invalid value",
-                    "field is immutable",
-                    _Raw("core.PodTemplateSpec{...}"),
-                )
+        )
+    if o.get("completionMode", "NonIndexed") != n.get("completionMode", "NonIndexed"):
+        causes.append(
+            Cause(
+                "spec.completionMode",
+                "Invalid value",
+                "field is immutable",
+                n.get("completionMode"),
             )
-        if o.get("completionMode", "NonIndexed") != n.get("completionMode", "NonIndexed"):
-            causes.append(
-                Cause(
-                    "spec.completionMode",
-                    "Invalid value",
-                    "field is immutable",
-                    n.get("completionMode"),
-                )
-            )
-    elif kind in ("Deployment", "ReplicaSet"):
-        if o.get("selector") != n.get("selector"):
-            causes.append(
-                Cause(
-                    "spec.selector",
-                    "Invalid value",
-                    "field is immutable",
-                    _Raw(_selector_text(n.get("selector"))),
-                )
-            )
-    elif kind == "StatefulSet":
-        if {k: v for k, v in o.items() if k not in _STS_MUTABLE} != {
-            k: v for k, v in n.items() if k not in _STS_MUTABLE
-        }:
-            causes.append(
-                Cause(
-                    "spec",
-                    "Forbidden",
-                    "updates to statefulset spec for fields other than 'replicas', 'ordinals', "
-                    "'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and "
-                    "'minReadySeconds' are forbidden",
-                )
-            )
-    elif kind == "Service":
-        if o.get("clusterIP") and n.get("clusterIP") and o["clusterIP"] != n["clusterIP"]:
-            causes.append(
-                Cause(
-                    "spec.clusterIPs[0]",
-                    "Invalid value",
-                    "may not change once set",
-                    _Raw(f'[]string{{"{n["clusterIP"]}"}}'),
-                )
-            )
-            causes.append(
-                Cause("spec.clusterIP", "Invalid value", "field is immutable", n["clusterIP"])
-            )
-    elif kind == "PriorityClass" and old.get("value") != new.get("value"):
-        causes.append(Cause("value", "Forbidden", "may not be changed in an update."))
+        )
     return causes
+
+
+def _statefulset_immutable_causes(o: dict[str, Any], n: dict[str, Any]) -> list[Cause]:
+    if {k: v for k, v in o.items() if k not in _STS_MUTABLE} == {
+        k: v for k, v in n.items() if k not in _STS_MUTABLE
+    }:
+        return []
+    return [
+        Cause(
+            "spec",
+            "Forbidden",
+            "updates to statefulset spec for fields other than 'replicas', 'ordinals', "
+            "'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and "
+            "'minReadySeconds' are forbidden",
+        )
+    ]
+
+
+def _service_immutable_causes(o: dict[str, Any], n: dict[str, Any]) -> list[Cause]:
+    if not (o.get("clusterIP") and n.get("clusterIP") and o["clusterIP"] != n["clusterIP"]):
+        return []
+    return [
+        Cause(
+            "spec.clusterIPs[0]",
+            "Invalid value",
+            "may not change once set",
+            _Raw(f'[]string{{"{n["clusterIP"]}"}}'),
+        ),
+        Cause("spec.clusterIP", "Invalid value", "field is immutable", n["clusterIP"]),
+    ]
 
 
 def _comparable_template(template: Any) -> Any:

@@ -21,7 +21,7 @@ from kubernetes.client import ApiClient, Configuration
 
 from gpuctl.cluster.client import Cluster, Unreachable
 from gpuctl.sandbox import SandboxConfig
-from gpuctl.sandbox.server import Sandbox
+from gpuctl.sandbox.runner import Sandbox
 from tests.conftest import GPUCTL
 from tests.support.sandbox import wait_for
 

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.faults import Faults, RequestLog
-from gpuctl.sandbox.server import Sandbox
+from gpuctl.sandbox.runner import Sandbox
 
 T = TypeVar("T")
 KUBECTL = os.environ.get("KUBECTL", "kubectl")

@@ -105,7 +105,7 @@ class Controller:
 
     def delete(self, res: Resource, obj: Obj, propagation: str = "Background") -> None:
         with contextlib.suppress(ApiError):
-            self.api.delete(
+            self.api.deletion.delete(
                 res,
                 obj["metadata"].get("namespace", ""),
                 obj["metadata"]["name"],

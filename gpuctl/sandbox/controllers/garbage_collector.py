@@ -34,4 +34,6 @@ class GarbageCollector(Controller):
             if not child["metadata"].get("deletionTimestamp"):
                 self.delete(self.api.registry.get(*dkey), child, "Foreground")
         if not blocking:
-            self.api.remove_finalizer(self.api.registry.get(*key), obj, "foregroundDeletion")
+            self.api.deletion.remove_finalizer(
+                self.api.registry.get(*key), obj, "foregroundDeletion"
+            )

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from gpuctl.sandbox import quantity
-from gpuctl.sandbox.api import PodRuntime
 from gpuctl.sandbox.controllers.base import (
     TERMINAL_PHASES,
     Controller,
@@ -18,6 +17,7 @@ from gpuctl.sandbox.controllers.base import (
     pod_requests,
     set_condition,
 )
+from gpuctl.sandbox.runtime import PodRuntime
 from gpuctl.sandbox.selectors import label_selector_from_object, matches_labels
 from gpuctl.sandbox.store import Obj
 

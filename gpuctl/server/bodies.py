@@ -19,7 +19,7 @@ class JobCreate(Body):
     yaml_content: str = Field(max_length=MAX_YAML, description="a job spec, as in a YAML file")
 
 
-class JobBatch(Body):
+class JobBatchCreate(Body):
     yaml_contents: list[Annotated[str, Field(max_length=MAX_YAML)]] = Field(
         max_length=MAX_BATCH, description="job specs, each as in a YAML file (1 MiB each at most)"
     )
@@ -40,13 +40,13 @@ class PoolCreate(Body):
     )
 
 
-class LabelSet(Body):
+class LabelCreate(Body):
     key: str
     value: str
     overwrite: bool = False
 
 
-class LabelBatch(Body):
+class LabelBatchCreate(Body):
     node_names: list[str] = Field(min_length=1, max_length=1000)
     key: str
     value: str

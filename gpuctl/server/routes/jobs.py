@@ -104,7 +104,7 @@ def _create_one(
     summary="Create several jobs, each on its own",
 )
 def create_jobs(
-    body: bodies.JobBatch, principal: Caller, cluster: Kube, request: Request, response: Response
+    body: bodies.JobBatchCreate, principal: Caller, cluster: Kube, request: Request, response: Response
 ) -> dict[str, Any]:
     """201 when every item was created, 207 when some were and some failed, 422 when every
     item failed; `failed` gives each failure in the error shape, with its index."""

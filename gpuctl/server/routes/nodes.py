@@ -141,7 +141,7 @@ async def all_labels(
     summary="Set one label on several nodes, each on its own",
 )
 def label_batch(
-    body: bodies.LabelBatch, principal: Caller, cluster: Kube, request: Request
+    body: bodies.LabelBatchCreate, principal: Caller, cluster: Kube, request: Request
 ) -> dict[str, Any]:
     require(principal, "labels", "create")
     change = LabelChange(body.key, body.value)
@@ -187,7 +187,7 @@ def get_node(
 )
 def set_label(
     nodeName: NodeName,
-    body: bodies.LabelSet,
+    body: bodies.LabelCreate,
     principal: Caller,
     cluster: Kube,
     request: Request,

@@ -17,7 +17,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
-from gpuctl.server import answers, bodies, kubeauth, specs
+from gpuctl.server import answers, bodies, kubeauth, media, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists, remembered
 from gpuctl.server.errors import ApiError, body_of, verb_failed
@@ -26,7 +26,7 @@ from gpuctl.server.views import JOB_STATUS, job_detail, job_item, status_word
 from gpuctl.spec.check import Spec
 from gpuctl.spec.kinds import job_kinds
 
-router = APIRouter(tags=["jobs"])
+router = APIRouter(tags=["jobs"], route_class=media.YamlBodyRoute)
 JOB_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
@@ -55,15 +55,24 @@ def _default_namespace(cluster: Cluster, principal: Principal) -> str | None:
 
 @router.post(
     "/jobs",
+    operation_id="createJob",
+    description=(
+        'Creates the job a spec describes: JSON `{"yamlContent": ...}`, or the spec itself with'
+        " `Content-Type: application/yaml`. One job per request (`POST /jobs/batch` for "
+        "several); a user's job goes to their own namespace. Answers 201 with the job's id "
+        "(`<namespace>.<name>`), which `GET` and `DELETE /jobs/{jobId}` take."
+    ),
     status_code=201,
     response_model=answers.JobCreated,
     summary="Create a job from its YAML spec",
+    openapi_extra=media.YAML_SPEC_BODY,
 )
 def create_job(
     body: bodies.JobCreate, principal: Caller, cluster: Kube, request: Request
 ) -> dict[str, Any]:
     require(principal, "jobs", "create")
-    return _create_one(cluster, principal, body.yaml_content, specs.SOURCE, request)
+    source = "request body" if media.sent_yaml(request) else specs.SOURCE
+    return _create_one(cluster, principal, body.yaml_content, source, request)
 
 
 def _create_one(
@@ -95,6 +104,7 @@ def _create_one(
 
 @router.post(
     "/jobs/batch",
+    operation_id="createJobsBatch",
     status_code=201,
     response_model=answers.JobBatch,
     responses={
@@ -104,7 +114,11 @@ def _create_one(
     summary="Create several jobs, each on its own",
 )
 def create_jobs(
-    body: bodies.JobBatchCreate, principal: Caller, cluster: Kube, request: Request, response: Response
+    body: bodies.JobBatchCreate,
+    principal: Caller,
+    cluster: Kube,
+    request: Request,
+    response: Response,
 ) -> dict[str, Any]:
     """201 when every item was created, 207 when some were and some failed, 422 when every
     item failed; `failed` gives each failure in the error shape, with its index."""
@@ -124,14 +138,28 @@ def create_jobs(
 
 
 @router.get(
-    "/jobs", response_model=answers.JobList, summary="List jobs (yours; every user's for an admin)"
+    "/jobs",
+    operation_id="listJobs",
+    description=(
+        "One page of the jobs the caller may see (a user's own; every namespace's for an "
+        "admin), newest first, filtered by kind, pool, status and namespace; `total` counts "
+        "every match."
+    ),
+    response_model=answers.JobList,
+    summary="List jobs (yours; every user's for an admin)",
 )
 async def list_jobs(
     principal: Caller,
     reads: Reads,
-    kind: LabelValue = None,
+    kind: Annotated[
+        str | None,
+        Query(description="only jobs of this kind", json_schema_extra={"enum": job_kinds()}),
+    ] = None,
     pool: LabelValue = None,
-    status: Annotated[str | None, Query(description=", ".join(JOB_STATUS))] = None,
+    status: Annotated[
+        str | None,
+        Query(description="only jobs in this status", json_schema_extra={"enum": list(JOB_STATUS)}),
+    ] = None,
     namespace: Annotated[
         str | None,
         Query(
@@ -184,6 +212,12 @@ def _jobs(
 
 @router.get(
     "/jobs/{jobId}",
+    operation_id="getJob",
+    description=(
+        "A job's status, resources, pods and why it waits, as `gpuctl describe job` shows them;"
+        " with a Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job "
+        "is 404."
+    ),
     response_model=answers.JobDetail,
     summary="One job: status, resources, pods, why it waits",
 )
@@ -205,7 +239,15 @@ def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> d
 
 
 @router.delete(
-    "/jobs/{jobId}", response_model=answers.JobDeleted, summary="Delete a job and its pods"
+    "/jobs/{jobId}",
+    operation_id="deleteJob",
+    description=(
+        "Deletes the job's workload, its pods and what was rendered with it; `force=true` kills"
+        " the pods without a grace period. Answers once the deletion is under way "
+        "(`terminating`)."
+    ),
+    response_model=answers.JobDeleted,
+    summary="Delete a job and its pods",
 )
 def delete_job(
     jobId: str,

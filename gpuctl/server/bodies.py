@@ -7,10 +7,26 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from gpuctl.server.media import EXAMPLE_SPEC
-
 MAX_YAML = 1024 * 1024  # one spec; the CLI's own file cap is larger, for whole folders
 MAX_BATCH = 100
+# The OpenAPI document's examples of a job spec and a quota spec (both valid specs).
+EXAMPLE_SPEC = """\
+kind: training
+version: v0.1
+job:
+  name: qwen2-7b-sft
+  priority: medium
+environment:
+  image: registry.example.com/llama-factory:0.8.0
+  command: ["llamafactory-cli", "train"]
+resources:
+  pool: training-pool
+  gpu: 4
+  gpu-type: a100-80g
+  cpu: 32
+  memory: 128Gi
+"""
+
 QUOTA_EXAMPLE = """\
 kind: quota
 version: v0.1

@@ -20,6 +20,7 @@ from fastapi import Query, Request, Response
 from fastapi.routing import APIRoute
 from starlette.types import Message
 
+from gpuctl.server.bodies import EXAMPLE_SPEC, MAX_YAML
 from gpuctl.server.errors import ApiError
 
 YAML: Final = "application/yaml"
@@ -27,28 +28,11 @@ JSON: Final = "application/json"
 YAML_TYPES: Final = frozenset((YAML, "application/x-yaml", "text/yaml", "text/x-yaml"))
 SENT_YAML: Final = "gpuctl.sent_yaml"  # the scope key YamlBodyRoute sets
 
-EXAMPLE_SPEC: Final = """\
-kind: training
-version: v0.1
-job:
-  name: qwen2-7b-sft
-  priority: medium
-environment:
-  image: registry.example.com/llama-factory:0.8.0
-  command: ["llamafactory-cli", "train"]
-resources:
-  pool: training-pool
-  gpu: 4
-  gpu-type: a100-80g
-  cpu: 32
-  memory: 128Gi
-"""
-
 YAML_SPEC_BODY: Final[dict[str, Any]] = {
     "requestBody": {
         "content": {
             YAML: {
-                "schema": {"type": "string", "format": "binary", "maxLength": 1024 * 1024},
+                "schema": {"type": "string", "format": "binary", "maxLength": MAX_YAML},
                 "example": EXAMPLE_SPEC,
             }
         }
@@ -116,6 +100,12 @@ async def _as_json_form(request: Request) -> Request:
         raise ApiError(
             400, "BadRequest", f"the YAML body is not UTF-8 (byte {exc.start}): send UTF-8"
         ) from None
+    if len(text) > MAX_YAML:
+        raise ApiError(
+            400,
+            "InvalidRequest",
+            f"the spec is {len(text)} characters, over the {MAX_YAML} (1 MiB) one spec may have",
+        )
     body = json.dumps({"yamlContent": text}).encode()
     headers = [
         (name, value)

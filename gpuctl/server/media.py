@@ -18,6 +18,7 @@ from typing import Annotated, Any, Final, Literal
 import yaml
 from fastapi import Query, Request, Response
 from fastapi.routing import APIRoute
+from pydantic import BaseModel
 from starlette.types import Message
 
 from gpuctl.server.bodies import EXAMPLE_SPEC, MAX_YAML
@@ -38,10 +39,15 @@ YAML_SPEC_BODY: Final[dict[str, Any]] = {
         }
     }
 }
-YAML_ANSWER: Final[dict[str, Any]] = {
-    "description": "the same structure as the JSON answer, as YAML",
-    "content": {YAML: {"schema": {"type": "string"}}},
-}
+
+
+def yaml_answer(shape: type[BaseModel]) -> dict[str, Any]:
+    """The YAML form of an answer in the document: the same structure as its JSON form."""
+    return {
+        "description": "the answer; as YAML for Accept: application/yaml (the same structure)",
+        "content": {YAML: {"schema": {"$ref": f"#/components/schemas/{shape.__name__}"}}},
+    }
+
 
 Accept = Annotated[
     Literal["application/json", "application/yaml"] | None,

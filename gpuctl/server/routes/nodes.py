@@ -39,7 +39,7 @@ router = APIRouter(tags=["nodes"])
         "with `Accept: application/yaml` (or `?accept=application/yaml`)."
     ),
     response_model=answers.NodeList,
-    responses={200: media.YAML_ANSWER},
+    responses={200: media.yaml_answer(answers.NodeList)},
     summary="List nodes with their GPUs (Accept: application/yaml for YAML)",
 )
 async def list_nodes(
@@ -178,7 +178,7 @@ def label_batch(
         " counts); YAML with `Accept: application/yaml` (or `?accept=application/yaml`)."
     ),
     response_model=answers.NodeDetail,
-    responses={200: media.YAML_ANSWER},
+    responses={200: media.yaml_answer(answers.NodeDetail)},
     summary="One node: resources, labels, pools, pods",
 )
 def get_node(

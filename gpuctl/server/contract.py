@@ -72,12 +72,52 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
     for operations in document["paths"].values():
         for operation in operations.values():
             operation["security"] = [{BEARER_SCHEME: []}]
-    return downgrade(document)
+    return named_enums(downgrade(document))
 
 
 def as_text(document: dict[str, Any]) -> str:
     """The document as committed in docs/openapi.json (keys in the server's order)."""
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _enums() -> dict[str, list[str]]:
+    """The value sets that get a name of their own in the document (one type in a generated
+    client: `JobStatus`, not one per field and parameter that holds a status)."""
+    from gpuctl.inventory.nodes import DOCUMENT_NODE_STATUS
+    from gpuctl.server.views import JOB_STATUS
+    from gpuctl.spec.kinds import job_kinds
+
+    return {
+        "JobStatus": list(JOB_STATUS),
+        "JobKind": job_kinds(),
+        "NodeStatus": list(DOCUMENT_NODE_STATUS),
+    }
+
+
+def named_enums(document: dict[str, Any]) -> dict[str, Any]:
+    """Each string schema whose `enum` is one of `_enums()` replaced by a `$ref` to it."""
+    names = {tuple(values): name for name, values in _enums().items()}
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    used: set[str] = set()
+
+    def named(node: dict[str, Any]) -> dict[str, Any]:
+        name = names.get(tuple(node.get("enum", ())))
+        if name is None or node.get("type") != "string" or node.get("nullable"):
+            return node
+        used.add(name)
+        return {"$ref": f"#/components/schemas/{name}"}
+
+    for schema in schemas.values():
+        for key, child in schema.get("properties", {}).items():
+            schema["properties"][key] = named(child)
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                parameter["schema"] = named(parameter["schema"])
+    for name in sorted(used):
+        values = _enums()[name]
+        schemas[name] = {"type": "string", "enum": values, "title": name}
+    return document
 
 
 def _without_validation_answers(document: dict[str, Any]) -> None:

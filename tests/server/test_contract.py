@@ -94,17 +94,18 @@ def test_every_operation_has_a_stable_id_a_tag_a_summary_and_a_description(api: 
     schemas = document["components"]["schemas"]
     assert not [name for name in schemas if name.endswith(("-Input", "-Output"))]
     assert "HTTPValidationError" not in schemas
-    assert schemas["JobItem"]["properties"]["status"]["enum"][:3] == [
-        "succeeded",
-        "failed",
-        "running",
-    ]
-    assert schemas["JobItem"]["properties"]["kind"]["enum"] == [
-        "training",
-        "inference",
-        "notebook",
-        "compute",
-    ]
+    # one named type for each set of words, wherever it is used
+    status, kind = ({"$ref": f"#/components/schemas/{name}"} for name in ("JobStatus", "JobKind"))
+    assert (
+        schemas["JobItem"]["properties"]["status"] == schemas["JobDetail"]["properties"]["status"]
+    )
+    assert schemas["JobItem"]["properties"]["status"] == status
+    assert schemas["JobCreated"]["properties"]["kind"] == kind
+    listing = document["paths"]["/api/v1/jobs"]["get"]["parameters"]
+    assert [p["schema"] for p in listing if p["name"] in ("status", "kind")] == [kind, status]
+    assert schemas["JobStatus"]["enum"][:3] == ["succeeded", "failed", "running"]
+    assert schemas["JobKind"]["enum"] == ["training", "inference", "notebook", "compute"]
+    assert schemas["NodeStatus"]["enum"] == ["active", "maintaining", "faulty"]
 
 
 def test_spectral_oas_finds_no_error_and_no_warning(tmp_path: Path) -> None:
@@ -249,6 +250,7 @@ def _use_the_client(package: str, base: str, env: Env) -> None:
     made = jobs.create_job.sync(client=client, body=models.JobCreate(yaml_content=training("a")))
     assert isinstance(made, models.JobCreated), made
     assert (made.job_id, made.status, made.kind) == ("default.a", "pending", "training")
+    assert isinstance(made.kind, models.JobKind)
     spec = types.File(payload=io.BytesIO(training("b").encode()), mime_type="application/yaml")
     from_yaml = jobs.create_job.sync(client=client, body=spec)
     assert isinstance(from_yaml, models.JobCreated), from_yaml
@@ -260,7 +262,7 @@ def _use_the_client(package: str, base: str, env: Env) -> None:
     assert [made.job_id for made in both.parsed.success] == ["default.c"]
     assert [(failed.index, failed.error) for failed in both.parsed.failed] == [(1, "InvalidYAML")]
 
-    training_kind = models.ListJobsKind.TRAINING
+    training_kind = models.JobKind.TRAINING
     listed = jobs.list_jobs.sync(client=client, kind=training_kind, page_size=2)
     assert isinstance(listed, models.JobList), listed
     assert listed.total == 3 and len(listed.items) == 2

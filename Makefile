@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install dev run test lint bench binary snapshots docs docs-build e2e kube-build kube-up kube-down kube-status clean
+.PHONY: install dev run test lint bench binary snapshots openapi docs docs-build e2e kube-build kube-up kube-down kube-status clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ binary: dev                     ## the single-file gpuctl, no Python needed: dis
 
 snapshots: dev                  ## rewrite the syrupy snapshots; read the diff before committing
 	$(PYTEST) --snapshot-update tests/core tests/operate
+
+openapi: dev                    ## rewrite docs/openapi.json, the API's committed contract, from the app
+	$(BIN)/python -m gpuctl.server.contract docs/openapi.json
 
 docs: dev                       ## serve the docs site (docs/, mkdocs.yml) at http://127.0.0.1:8000
 	$(BIN)/mkdocs serve

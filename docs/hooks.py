@@ -58,7 +58,12 @@ def _cell(text: object) -> str:
 
 
 def _schema_name(node: dict[str, Any]) -> str:
-    """A schema as a type: a link to a named shape, a list of one, or the JSON type."""
+    """A schema as a type: a link to a named shape, a list of one, or the JSON type (`or
+    null` when the value may be null)."""
+    if node.get("nullable"):
+        return f"{_schema_name({**node, 'nullable': False})} or null"
+    if len(node.get("allOf", [])) == 1:  # a $ref with siblings, in OpenAPI 3.0
+        return _schema_name(node["allOf"][0])
     ref = node.get("$ref") or node.get("items", {}).get("$ref") or ""
     if ref:
         name = str(ref).rsplit("/", 1)[-1]
@@ -108,6 +113,8 @@ def _endpoint(path: str, method: str, operation: dict[str, Any], shared: set[str
     lines = [f"### `{method.upper()} {path}`", ""]
     if operation.get("summary"):
         lines += [f"**{operation['summary']}**", ""]
+    if operation.get("operationId"):
+        lines += [f"Operation id: `{operation['operationId']}`", ""]
     if operation.get("description"):
         lines += [operation["description"].strip(), ""]
     parameters = operation.get("parameters", [])

@@ -3,12 +3,20 @@ Field names are the documents' camelCase; absent values are null, never invented
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from gpuctl.inventory.nodes import DOCUMENT_NODE_STATUS
 from gpuctl.server.views import JOB_STATUS
+from gpuctl.spec.kinds import job_kinds
+
+
+def one_of(values: Sequence[str], description: str = "") -> Any:
+    """A string field whose values the document lists (an `enum`)."""
+    return Field(description=description or None, json_schema_extra={"enum": list(values)})
 
 
 class Answer(BaseModel):
@@ -23,9 +31,9 @@ class JobItem(Answer):
     jobId: str
     name: str
     namespace: str
-    kind: str
+    kind: str = one_of(job_kinds())
     pool: str
-    status: str = Field(description=", ".join(JOB_STATUS))
+    status: str = one_of(JOB_STATUS)
     ready: str
     gpu: int
     gpuType: str | None
@@ -81,11 +89,26 @@ class JobDetail(JobItem):
 
 
 class JobCreated(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "jobId": "alice.qwen2-7b-sft",
+                "name": "qwen2-7b-sft",
+                "namespace": "alice",
+                "kind": "training",
+                "status": "pending",
+                "createdAt": "2024-06-01T10:00:00Z",
+                "message": "job/qwen2-7b-sft created",
+                "warnings": [],
+            }
+        }
+    )
+
     jobId: str
     name: str
     namespace: str
-    kind: str
-    status: str
+    kind: str = one_of(job_kinds())
+    status: str = one_of(["pending"])
     createdAt: str
     message: str
     warnings: list[str]
@@ -105,13 +128,35 @@ class ItemFailure(Answer):
 
 
 class JobBatch(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "success": [
+                    {"jobId": "alice.task1", "name": "task1"},
+                    {"jobId": "alice.task2", "name": "task2"},
+                ],
+                "failed": [],
+            }
+        }
+    )
+
     success: list[JobMade]
     failed: list[ItemFailure]
 
 
 class JobDeleted(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "jobId": "alice.qwen2-7b-sft",
+                "status": "terminating",
+                "message": "job/qwen2-7b-sft deleted",
+            }
+        }
+    )
+
     jobId: str
-    status: str
+    status: str = one_of(["terminating"])
     message: str
 
 
@@ -193,8 +238,25 @@ class PoolChanged(Answer):
 
 
 class NodeItem(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "nodeName": "node-1",
+                "status": "active",
+                "gpuTotal": 8,
+                "gpuUsed": 4,
+                "gpuFree": 4,
+                "boundPools": ["training-pool"],
+                "cpu": "64",
+                "memory": "256Gi",
+                "gpuType": "a100-80g",
+                "createdAt": "2024-06-01T09:00:00Z",
+            }
+        }
+    )
+
     nodeName: str
-    status: str
+    status: str = one_of(DOCUMENT_NODE_STATUS)
     gpuTotal: int
     gpuUsed: int
     gpuFree: int
@@ -234,7 +296,7 @@ class NodePod(Answer):
 
 class NodeDetail(Answer):
     nodeName: str
-    status: str
+    status: str = one_of(DOCUMENT_NODE_STATUS)
     resources: NodeResources
     gpuType: str | None
     labels: list[Label]
@@ -268,6 +330,16 @@ class AllLabels(Answer):
 
 
 class LabelSet(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "nodeName": "node-1",
+                "label": {"key": "g8s.host/gpu-type", "value": "a100-80g"},
+                "message": "node/node-1 labelled g8s.host/gpu-type=a100-80g",
+            }
+        }
+    )
+
     nodeName: str
     label: Label
     message: str
@@ -291,6 +363,22 @@ class NodeFailure(Answer):
 
 
 class LabelBatch(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "success": ["node-2"],
+                "failed": [
+                    {
+                        "nodeName": "node-3",
+                        "error": "NodeNotFound",
+                        "message": "node node-3 not found",
+                    }
+                ],
+                "message": "some nodes failed: see `failed`",
+            }
+        }
+    )
+
     success: list[str]
     failed: list[NodeFailure]
     message: str

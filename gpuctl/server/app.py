@@ -36,9 +36,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gpuctl import __version__
 from gpuctl.cluster.api import FullClusterAPI
 from gpuctl.cluster.cache import Cache, CachedReads
-from gpuctl.server import errors, limits
+from gpuctl.server import contract, errors, limits
 from gpuctl.server.auth import Authenticator, Policy, Tokens
-from gpuctl.server.deps import BEARER, BEARER_SCHEME
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks
 from gpuctl.server.webhooks.worker import Settings, Worker
 
@@ -116,7 +115,7 @@ def create_app(
     for module in (jobs, logs, pools, nodes, quotas, access, webhooks):
         app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
-    _bearer_in_openapi(app)
+    contract.install(app)
     app.add_middleware(limits.Gate, prefix=PREFIX)  # inside Measure: its answers are counted
     _metrics(app)
     _readiness(app)
@@ -130,25 +129,6 @@ def _on_job_change(cache: Cache | None, handler: Callable[[str, dict[str, Any]],
     for informer in cache.informers if cache is not None else ():
         if informer.watched.kind in WORKLOAD_KINDS:
             informer.handlers.append(handler)
-
-
-def _bearer_in_openapi(app: FastAPI) -> None:
-    """The OpenAPI document with the bearer-token scheme, which every operation requires (the
-    routes read the token from the Authorization header: see gpuctl.server.deps.caller)."""
-    generate = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            document = generate()
-            schemes = document.setdefault("components", {}).setdefault("securitySchemes", {})
-            schemes[BEARER_SCHEME] = dict(BEARER)
-            for operations in document["paths"].values():
-                for operation in operations.values():
-                    operation["security"] = [{BEARER_SCHEME: []}]
-            app.openapi_schema = document
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's way to extend the document
 
 
 def _freeze_when_ready(cache: Cache) -> None:

@@ -9,6 +9,35 @@ from pydantic.alias_generators import to_camel
 
 MAX_YAML = 1024 * 1024  # one spec; the CLI's own file cap is larger, for whole folders
 MAX_BATCH = 100
+# The OpenAPI document's examples of a job spec and a quota spec (both valid specs).
+EXAMPLE_SPEC = """\
+kind: training
+version: v0.1
+job:
+  name: qwen2-7b-sft
+  priority: medium
+environment:
+  image: registry.example.com/llama-factory:0.8.0
+  command: ["llamafactory-cli", "train"]
+resources:
+  pool: training-pool
+  gpu: 4
+  gpu-type: a100-80g
+  cpu: 32
+  memory: 128Gi
+"""
+
+QUOTA_EXAMPLE = """\
+kind: quota
+version: v0.1
+metadata:
+  name: team-quota
+users:
+  alice:
+    cpu: 32
+    memory: 128Gi
+    gpu: 8
+"""
 
 
 class Body(BaseModel):
@@ -16,20 +45,37 @@ class Body(BaseModel):
 
 
 class JobCreate(Body):
+    model_config = ConfigDict(json_schema_extra={"example": {"yamlContent": EXAMPLE_SPEC}})
+
     yaml_content: str = Field(max_length=MAX_YAML, description="a job spec, as in a YAML file")
 
 
-class JobBatch(Body):
+class JobBatchCreate(Body):
+    model_config = ConfigDict(json_schema_extra={"example": {"yamlContents": [EXAMPLE_SPEC]}})
+
     yaml_contents: list[Annotated[str, Field(max_length=MAX_YAML)]] = Field(
         max_length=MAX_BATCH, description="job specs, each as in a YAML file (1 MiB each at most)"
     )
 
 
 class QuotaCreate(Body):
+    model_config = ConfigDict(json_schema_extra={"example": {"yamlContent": QUOTA_EXAMPLE}})
+
     yaml_content: str = Field(max_length=MAX_YAML, description="a quota spec (kind: quota)")
 
 
 class PoolCreate(Body):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "name": "training-pool",
+                "description": "A100 nodes for training",
+                "nodes": ["node-1", "node-2"],
+                "gpuType": ["a100-80g"],
+            }
+        }
+    )
+
     name: str
     description: str = ""
     nodes: list[str] = Field(default_factory=list)
@@ -40,13 +86,30 @@ class PoolCreate(Body):
     )
 
 
-class LabelSet(Body):
+class LabelCreate(Body):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {"key": "g8s.host/gpu-type", "value": "a100-80g", "overwrite": False}
+        }
+    )
+
     key: str
     value: str
     overwrite: bool = False
 
 
-class LabelBatch(Body):
+class LabelBatchCreate(Body):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "nodeNames": ["node-2", "node-3"],
+                "key": "g8s.host/gpu-type",
+                "value": "a100-40g",
+                "overwrite": True,
+            }
+        }
+    )
+
     node_names: list[str] = Field(min_length=1, max_length=1000)
     key: str
     value: str
@@ -54,6 +117,10 @@ class LabelBatch(Body):
 
 
 class AuthCheck(Body):
+    model_config = ConfigDict(
+        json_schema_extra={"example": {"resource": "pools", "action": "create"}}
+    )
+
     resource: str = Field(description="jobs, pools, nodes, labels or quotas")
     action: str = Field(description="get, create or delete")
     pool: str | None = None

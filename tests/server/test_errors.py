@@ -29,6 +29,22 @@ def test_invalid_yaml_is_400_with_the_field_and_the_cli_line_and_creates_nothing
     assert api.env.cluster.list("Job", None) == []
 
 
+def test_a_yaml_body_gets_the_same_answer_naming_the_request_body(api: Api) -> None:
+    yaml = {"Content-Type": "application/yaml"}
+    answer = api.call("admin", "POST", "/jobs", content=BAD_GPU.encode(), headers=yaml)
+    assert answer.status_code == 400
+    body = answer.json()
+    assert (body["error"], body["field"]) == ("InvalidYAML", "resources.gpu")
+    line = next(i for i, text in enumerate(BAD_GPU.splitlines(), 1) if "gpu: lots" in text)
+    assert body["problems"][0].startswith(f"request body:{line}:8: resources.gpu: ")
+    assert api.env.cluster.list("Job", None) == []
+    refused = api.call("admin", "POST", "/jobs", content=QUOTA.encode(), headers=yaml)
+    assert refused.json() == {
+        "error": "WrongKind",
+        "message": "request body: kind quota is not accepted by POST /jobs",
+    }
+
+
 def test_broken_yaml_syntax_is_400_with_its_position(api: Api) -> None:
     answer = api.call("admin", "POST", "/jobs", json={"yamlContent": "kind: [training\n"})
     assert answer.status_code == 400

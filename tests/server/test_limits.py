@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 
 from gpuctl.server.limits import MAX_BODY, WRITES_PER_USER
@@ -16,6 +17,14 @@ from gpuctl.server.limits import MAX_BODY, WRITES_PER_USER
 from .conftest import SECRETS, Api, training
 
 CHUNK = 64 * 1024
+YAML = "application/yaml"
+# POST /jobs takes the JSON form ({"yamlContent": ...}) and the spec itself as application/yaml:
+# the same caps and the same order (the caller first, then the body) apply to both.
+MEDIA = ("application/json", "application/yaml")
+
+
+def _job_body(media: str, spec: str) -> bytes:
+    return json.dumps({"yamlContent": spec}).encode() if media.endswith("json") else spec.encode()
 
 
 @dataclass
@@ -74,8 +83,9 @@ def _app(api: Api) -> FastAPI:
     return app
 
 
-def test_an_unknown_caller_is_401_before_a_byte_of_the_body_is_read(api: Api) -> None:
-    huge = {"Content-Type": "application/json", "Content-Length": str(100 * 1024 * 1024)}
+@pytest.mark.parametrize("media", MEDIA)
+def test_an_unknown_caller_is_401_before_a_byte_of_the_body_is_read(api: Api, media: str) -> None:
+    huge = {"Content-Type": media, "Content-Length": str(100 * 1024 * 1024)}
     for headers in (huge, {**huge, "Authorization": "Bearer not-a-token"}):
         answer = _post(_app(api), headers, None, endless=True)
         assert answer.status == 401 and answer.read == 0
@@ -83,8 +93,9 @@ def test_an_unknown_caller_is_401_before_a_byte_of_the_body_is_read(api: Api) ->
         assert answer.headers["www-authenticate"] == "Bearer"
 
 
-def test_a_body_over_the_cap_is_413_without_reading_past_it(api: Api) -> None:
-    admin = {"Authorization": f"Bearer {SECRETS['admin']}", "Content-Type": "application/json"}
+@pytest.mark.parametrize("media", MEDIA)
+def test_a_body_over_the_cap_is_413_without_reading_past_it(api: Api, media: str) -> None:
+    admin = {"Authorization": f"Bearer {SECRETS['admin']}", "Content-Type": media}
     declared = _post(_app(api), {**admin, "Content-Length": str(MAX_BODY + 1)}, None, True)
     assert declared.status == 413 and declared.read == 0
     assert declared.json() == {
@@ -98,11 +109,35 @@ def test_a_body_over_the_cap_is_413_without_reading_past_it(api: Api) -> None:
     assert api.env.cluster.list("Job", None) == []
 
 
-def test_a_body_within_the_cap_is_read_whole(api: Api) -> None:
-    admin = {"Authorization": f"Bearer {SECRETS['admin']}", "Content-Type": "application/json"}
-    body = json.dumps({"yamlContent": training("sft")}).encode()
+@pytest.mark.parametrize("media", MEDIA)
+def test_a_body_within_the_cap_is_read_whole(api: Api, media: str) -> None:
+    admin = {"Authorization": f"Bearer {SECRETS['admin']}", "Content-Type": media}
+    body = _job_body(media, training("sft"))
     answer = _post(_app(api), {**admin, "Content-Length": str(len(body))}, body, endless=False)
     assert answer.status == 201, answer.body
+    assert answer.json()["jobId"] == "default.sft"
+    assert [job["metadata"]["name"] for job in api.env.cluster.list("Job", None)] == ["sft"]
+
+
+def test_a_yaml_spec_over_one_mib_is_refused_as_the_json_form_is(api: Api) -> None:
+    big = training("big") + "#" * (1024 * 1024) + "\n"
+    answer = api.call("admin", "POST", "/jobs", content=big, headers={"Content-Type": "text/yaml"})
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "error": "InvalidRequest",
+        "message": f"the spec is {len(big)} characters, over the 1048576 (1 MiB) one spec may have",
+    }
+    assert api.env.cluster.list("Job", None) == []
+
+
+def test_a_yaml_body_that_is_not_utf8_is_400(api: Api) -> None:
+    body = training("latin").replace("latin", "caf\u00e9").encode("latin-1")
+    answer = api.call("admin", "POST", "/jobs", content=body, headers={"Content-Type": YAML})
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "error": "BadRequest",
+        "message": f"the YAML body is not UTF-8 (byte {body.index(0xE9)}): send UTF-8",
+    }
 
 
 def test_every_spec_of_a_batch_is_capped_at_one_mib(api: Api) -> None:
@@ -113,13 +148,15 @@ def test_every_spec_of_a_batch_is_capped_at_one_mib(api: Api) -> None:
     assert api.env.cluster.list("Job", None) == []
 
 
-def test_an_alias_bomb_is_refused_before_it_expands(api: Api) -> None:
+@pytest.mark.parametrize("media", MEDIA)
+def test_an_alias_bomb_is_refused_before_it_expands(api: Api, media: str) -> None:
     levels = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
     for level in range(1, 9):
         levels.append(f"a{level}: &a{level} [{','.join([f'*a{level - 1}'] * 9)}]")
     bomb = "kind: training\nversion: v0.1\n" + "\n".join(levels) + "\n"
     assert len(bomb) < 700
-    answer = api.call("alice", "POST", "/jobs", json={"yamlContent": bomb})
+    body = _job_body(media, bomb)
+    answer = api.call("alice", "POST", "/jobs", content=body, headers={"Content-Type": media})
     assert answer.status_code == 400
     body = answer.json()
     assert body["error"] == "InvalidYAML"

@@ -52,6 +52,21 @@ def test_list_nodes_with_gpus_filters_pages_and_yaml(api: Api) -> None:
     assert yaml.safe_load(as_yaml.text) == api.call("admin", "GET", "/nodes").json()
 
 
+def test_the_accept_parameter_asks_for_yaml_as_the_header_does(api: Api) -> None:
+    as_json = api.call("admin", "GET", "/nodes").json()
+    by_query = api.call("admin", "GET", "/nodes?accept=application/yaml")
+    assert by_query.headers["content-type"].startswith("application/yaml")
+    assert yaml.safe_load(by_query.text) == as_json
+    node = api.call("admin", "GET", "/nodes/cpu-0?accept=application/yaml")
+    assert yaml.safe_load(node.text) == api.call("admin", "GET", "/nodes/cpu-0").json()
+    # the parameter wins over the header, either way
+    header = {"Accept": "application/yaml"}
+    chosen = api.call("admin", "GET", "/nodes?accept=application/json", headers=header)
+    assert chosen.json() == as_json
+    wrong = api.call("admin", "GET", "/nodes?accept=text/html")
+    assert (wrong.status_code, wrong.json()["field"]) == (400, "query.accept")
+
+
 def test_cordoned_node_is_maintaining(api: Api) -> None:
     api.env.cluster.patch("Node", "cpu-0", None, {"spec": {"unschedulable": True}})
     body = api.call("admin", "GET", "/nodes?status=maintaining").json()

@@ -116,9 +116,7 @@ def test_swagger_page_makes_a_call_in_a_real_browser(env: Env, served: str, brow
     browser.find_element(By.CSS_SELECTOR, ".modal-ux input").send_keys(SECRETS["admin"])
     click(".modal-ux button.authorize")
     click(".modal-ux button.btn-done")
-    operation = wait.until(
-        shown.presence_of_element_located((By.ID, "operations-jobs-list_jobs_api_v1_jobs_get"))
-    )
+    operation = wait.until(shown.presence_of_element_located((By.ID, "operations-jobs-listJobs")))
     click(".opblock-summary", operation)
     click("button.try-out__btn", operation)
     click("button.execute", operation)

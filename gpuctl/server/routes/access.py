@@ -17,6 +17,12 @@ router = APIRouter(tags=["auth"])
 
 @router.post(
     "/auth/check",
+    operation_id="checkAccess",
+    description=(
+        "Whether the caller may do `action` on `resource`: with a token file by gpuctl's rules,"
+        " with `--auth kubernetes` by the cluster's RBAC (a SelfSubjectAccessReview as the "
+        "caller)."
+    ),
     response_model=answers.AuthDecision,
     summary="Whether you may do an action on a resource",
 )

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Query, Request, Response
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
-from gpuctl.server import answers, bodies, idempotency, kubeauth, specs
+from gpuctl.server import answers, bodies, idempotency, kubeauth, media, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists, remembered
 from gpuctl.server.errors import ApiError, body_of, verb_failed
@@ -26,7 +26,7 @@ from gpuctl.spec.check import Spec
 from gpuctl.spec.kinds import job_kinds
 from gpuctl.verbs.create import Marks
 
-router = APIRouter(tags=["jobs"])
+router = APIRouter(tags=["jobs"], route_class=media.YamlBodyRoute)
 JOB_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
@@ -55,10 +55,18 @@ def _default_namespace(cluster: ClusterAPI, principal: Principal) -> str | None:
 
 @router.post(
     "/jobs",
+    operation_id="createJob",
+    description=(
+        'Creates the job a spec describes: JSON `{"yamlContent": ...}`, or the spec itself with'
+        " `Content-Type: application/yaml`. One job per request (`POST /jobs/batch` for "
+        "several); a user's job goes to their own namespace. Answers 201 with the job's id "
+        "(`<namespace>.<name>`), which `GET` and `DELETE /jobs/{jobId}` take."
+    ),
     status_code=201,
     response_model=answers.JobCreated,
     responses={200: {"model": answers.JobCreated, "description": "a repeated Idempotency-Key"}},
     summary="Create a job from its YAML spec",
+    openapi_extra=media.YAML_SPEC_BODY,
 )
 def create_job(
     body: bodies.JobCreate,
@@ -72,8 +80,9 @@ def create_job(
     body sent, 200 with that request's job (nothing is created), 422 when its body differed."""
     require(principal, "jobs", "create")
     idem = idempotency.of_request(idempotency_key, principal, "POST /jobs", body.yaml_content)
+    source = "request body" if media.sent_yaml(request) else specs.SOURCE
     if idem is None:
-        return _create_one(cluster, principal, body.yaml_content, specs.SOURCE, request)
+        return _create_one(cluster, principal, body.yaml_content, source, request)
 
     def repeat() -> dict[str, Any] | None:
         found = idempotency.earlier(cluster, principal, idem, _own_namespace(principal))
@@ -83,7 +92,7 @@ def create_job(
     if answer is None:
         answer, created = idempotency.once(
             lambda: _create_one(
-                cluster, principal, body.yaml_content, specs.SOURCE, request, idem.marks()
+                cluster, principal, body.yaml_content, source, request, idem.marks()
             ),
             repeat,
         )
@@ -140,6 +149,7 @@ def _create_one(
 
 @router.post(
     "/jobs/batch",
+    operation_id="createJobsBatch",
     status_code=201,
     response_model=answers.JobBatch,
     responses={
@@ -150,7 +160,7 @@ def _create_one(
     summary="Create several jobs, each on its own",
 )
 def create_jobs(
-    body: bodies.JobBatch,
+    body: bodies.JobBatchCreate,
     principal: Caller,
     cluster: Kube,
     request: Request,
@@ -211,14 +221,28 @@ def _create_batch_item(
 
 
 @router.get(
-    "/jobs", response_model=answers.JobList, summary="List jobs (yours; every user's for an admin)"
+    "/jobs",
+    operation_id="listJobs",
+    description=(
+        "One page of the jobs the caller may see (a user's own; every namespace's for an "
+        "admin), newest first, filtered by kind, pool, status and namespace; `total` counts "
+        "every match."
+    ),
+    response_model=answers.JobList,
+    summary="List jobs (yours; every user's for an admin)",
 )
 async def list_jobs(
     principal: Caller,
     reads: Reads,
-    kind: LabelValue = None,
+    kind: Annotated[
+        str | None,
+        Query(description="only jobs of this kind", json_schema_extra={"enum": job_kinds()}),
+    ] = None,
     pool: LabelValue = None,
-    status: Annotated[str | None, Query(description=", ".join(JOB_STATUS))] = None,
+    status: Annotated[
+        str | None,
+        Query(description="only jobs in this status", json_schema_extra={"enum": list(JOB_STATUS)}),
+    ] = None,
     namespace: Annotated[
         str | None,
         Query(
@@ -271,6 +295,12 @@ def _jobs(
 
 @router.get(
     "/jobs/{jobId}",
+    operation_id="getJob",
+    description=(
+        "A job's status, resources, pods and why it waits, as `gpuctl describe job` shows them;"
+        " with a Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job "
+        "is 404."
+    ),
     response_model=answers.JobDetail,
     summary="One job: status, resources, pods, why it waits",
 )
@@ -292,7 +322,15 @@ def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> d
 
 
 @router.delete(
-    "/jobs/{jobId}", response_model=answers.JobDeleted, summary="Delete a job and its pods"
+    "/jobs/{jobId}",
+    operation_id="deleteJob",
+    description=(
+        "Deletes the job's workload, its pods and what was rendered with it; `force=true` kills"
+        " the pods without a grace period. Answers once the deletion is under way "
+        "(`terminating`)."
+    ),
+    response_model=answers.JobDeleted,
+    summary="Delete a job and its pods",
 )
 def delete_job(
     jobId: str,

@@ -125,8 +125,19 @@ def _job(cluster: ClusterAPI, principal: Principal, job_id: str, pod: str | None
 
 @router.get(
     "/jobs/{jobId}/logs",
+    operation_id="getJobLogs",
+    description=(
+        "The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked"
+        " `text/plain` stream of lines that ends when the pods stop (the same path also takes a"
+        " WebSocket upgrade: one text message a line)."
+    ),
     response_model=answers.JobLogs,
-    responses={200: {"content": {"text/plain": {}}, "description": "follow=true: lines"}},
+    responses={
+        200: {
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "the lines (JSON); with follow=true, a text/plain stream of lines",
+        }
+    },
     summary="A job's logs; follow=true streams them",
 )
 def job_logs(
@@ -297,6 +308,12 @@ async def _until_closed(websocket: WebSocket, stop: threading.Event) -> None:
 
 @router.get(
     "/jobs/{jobId}/metrics",
+    operation_id="getJobMetrics",
+    description=(
+        "The job's GPU utilisation, GPU memory and throughput over time, from the Prometheus "
+        "that `serve --prometheus-url` names; without one, every series is empty and `source` "
+        "is null."
+    ),
     response_model=answers.JobMetrics,
     response_model_exclude_unset=True,
     summary="A job's GPU metric series from Prometheus (empty series without one)",
@@ -306,7 +323,9 @@ def job_metrics(
     principal: Caller,
     cluster: Kube,
     request: Request,
-    metric: Annotated[str | None, Query(description=", ".join(METRICS))] = None,
+    metric: Annotated[
+        str | None, Query(description="only this series", json_schema_extra={"enum": list(METRICS)})
+    ] = None,
     start_time: Annotated[str | None, Query(alias="startTime")] = None,
     end_time: Annotated[str | None, Query(alias="endTime")] = None,
 ) -> dict[str, Any]:

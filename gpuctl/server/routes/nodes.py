@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import yaml
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import Response
 
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory import nodes
 from gpuctl.inventory.pools import Inventory
-from gpuctl.server import answers, bodies
+from gpuctl.server import answers, bodies, media
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists, remembered
 from gpuctl.server.errors import body_of
@@ -31,21 +29,17 @@ from gpuctl.verbs.errors import LabelNotFound
 from gpuctl.verbs.node_labels import LabelChange
 
 router = APIRouter(tags=["nodes"])
-YAML = "application/yaml"
-
-
-def _as_requested(request: Request, body: dict[str, Any]) -> Any:
-    """JSON, or YAML when the Accept header asks for application/yaml (same structure)."""
-    if YAML in request.headers.get("accept", ""):
-        text = yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
-        return Response(text, media_type=YAML)
-    return body
 
 
 @router.get(
     "/nodes",
+    operation_id="listNodes",
+    description=(
+        "One page of the nodes with their GPUs, filtered by pool, GPU model and status; YAML "
+        "with `Accept: application/yaml` (or `?accept=application/yaml`)."
+    ),
     response_model=answers.NodeList,
-    responses={200: {"content": {"application/yaml": {}}}},
+    responses={200: media.yaml_answer(answers.NodeList)},
     summary="List nodes with their GPUs (Accept: application/yaml for YAML)",
 )
 async def list_nodes(
@@ -56,9 +50,15 @@ async def list_nodes(
     gpu_type: Annotated[
         str | None, Query(alias="gpuType", max_length=63, pattern=LABEL_VALUE)
     ] = None,
-    status: Annotated[str | None, Query(description=", ".join(NODE_STATUS))] = None,
+    status: Annotated[
+        str | None,
+        Query(
+            description="only nodes in this status", json_schema_extra={"enum": list(NODE_STATUS)}
+        ),
+    ] = None,
     page: Page = 1,
     page_size: PageSize = 20,
+    accept: media.Accept = None,
 ) -> Any:
     require(principal, "nodes", "get")
     one_of("status", status, NODE_STATUS)
@@ -76,11 +76,13 @@ async def list_nodes(
 
     key = ("nodes", pool, gpu_type, status, page, page_size)
     body = await from_lists(reads, lambda source: remembered(source, key, lambda: one_page(source)))
-    return _as_requested(request, body)
+    return media.as_requested(request, accept, body)
 
 
 @router.get(
     "/nodes/labels",
+    operation_id="listNodeLabelValues",
+    description="The value of one label key on every node that has it.",
     response_model=answers.LabelValues,
     summary="One label key on every node that has it",
 )
@@ -110,6 +112,8 @@ async def label_values(
 
 @router.get(
     "/nodes/labels/all",
+    operation_id="listAllNodeLabels",
+    description="Every node's GPU labels (`g8s.host/`) and the pools it is bound to.",
     response_model=answers.AllLabels,
     summary="Every node's GPU labels and pools",
 )
@@ -137,11 +141,17 @@ async def all_labels(
 
 @router.post(
     "/nodes/labels/batch",
+    operation_id="setNodeLabelsBatch",
+    description=(
+        "Sets one `g8s.host/` label on several nodes, each on its own: 200 with `success` and "
+        "`failed` (each failure in the error shape). A refused key or value fails the whole "
+        "request and nothing is written."
+    ),
     response_model=answers.LabelBatch,
     summary="Set one label on several nodes, each on its own",
 )
 def label_batch(
-    body: bodies.LabelBatch, principal: Caller, cluster: Kube, request: Request
+    body: bodies.LabelBatchCreate, principal: Caller, cluster: Kube, request: Request
 ) -> dict[str, Any]:
     require(principal, "labels", "create")
     change = LabelChange(body.key, body.value)
@@ -162,8 +172,13 @@ def label_batch(
 
 @router.get(
     "/nodes/{nodeName}",
+    operation_id="getNode",
+    description=(
+        "One node: its resources, labels, pools and pods (a user sees other users' pods only as"
+        " counts); YAML with `Accept: application/yaml` (or `?accept=application/yaml`)."
+    ),
     response_model=answers.NodeDetail,
-    responses={200: {"content": {"application/yaml": {}}}},
+    responses={200: media.yaml_answer(answers.NodeDetail)},
     summary="One node: resources, labels, pools, pods",
 )
 def get_node(
@@ -172,22 +187,28 @@ def get_node(
     principal: Caller,
     cluster: Kube,
     reads: Reads,
+    accept: media.Accept = None,
 ) -> Any:
     require(principal, "nodes", "get")
     node = nodes.get_node(cluster, nodeName)
     inventory = Inventory.read(reads)
     inventory.nodes[nodeName] = node
-    return _as_requested(request, node_detail(inventory, node, principal.sees))
+    return media.as_requested(request, accept, node_detail(inventory, node, principal.sees))
 
 
 @router.post(
     "/nodes/{nodeName}/labels",
+    operation_id="setNodeLabel",
+    description=(
+        "Sets a `g8s.host/` label on a node; a label the node has with another value is 409 "
+        "`LabelConflict` unless `overwrite` is true."
+    ),
     response_model=answers.LabelSet,
     summary="Set a g8s.host/ label on a node",
 )
 def set_label(
     nodeName: NodeName,
-    body: bodies.LabelSet,
+    body: bodies.LabelCreate,
     principal: Caller,
     cluster: Kube,
     request: Request,
@@ -206,6 +227,11 @@ def set_label(
 
 @router.get(
     "/nodes/{nodeName}/labels/{key:path}",
+    operation_id="getNodeLabel",
+    description=(
+        "One label of one node (the key may contain a slash); 404 `LabelNotFound` when the node"
+        " has none."
+    ),
     response_model=answers.LabelRead,
     summary="One label of one node",
 )
@@ -221,6 +247,8 @@ def get_label(
 
 @router.delete(
     "/nodes/{nodeName}/labels/{key:path}",
+    operation_id="deleteNodeLabel",
+    description="Removes a `g8s.host/` label from a node.",
     response_model=answers.LabelDeleted,
     summary="Remove a g8s.host/ label",
 )

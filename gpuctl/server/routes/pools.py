@@ -28,7 +28,14 @@ router = APIRouter(tags=["pools"])
 
 
 @router.get(
-    "/pools", response_model=answers.PoolList, summary="List resource pools with their GPUs"
+    "/pools",
+    operation_id="listPools",
+    description=(
+        "Every resource pool with its GPUs: total, used, free, their models and the models it "
+        "allows."
+    ),
+    response_model=answers.PoolList,
+    summary="List resource pools with their GPUs",
 )
 async def list_pools(principal: Caller, reads: Reads) -> dict[str, Any]:
     require(principal, "pools", "get")
@@ -42,6 +49,11 @@ async def list_pools(principal: Caller, reads: Reads) -> dict[str, Any]:
 
 @router.get(
     "/pools/{poolName}",
+    operation_id="getPool",
+    description=(
+        "One pool: its nodes, its GPUs by model, and the jobs on it (a user sees other users' "
+        "jobs only as counts)."
+    ),
     response_model=answers.PoolDetail,
     summary="One pool: nodes, GPU types, jobs on it",
 )
@@ -71,6 +83,12 @@ def pool_spec(name: str, description: str, nodes: list[str], gpu_types: list[str
 
 @router.post(
     "/pools",
+    operation_id="createPool",
+    description=(
+        "Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label on"
+        " its nodes. A node of another pool, or of a GPU model `gpuType` does not allow, is "
+        "refused (409) and nothing is written. Admin only."
+    ),
     status_code=201,
     response_model=answers.PoolChanged,
     summary="Create a pool and label its nodes (admin)",
@@ -89,6 +107,8 @@ def create_pool(
 
 @router.delete(
     "/pools/{poolName}",
+    operation_id="deletePool",
+    description="Deletes a pool's record and takes the pool label off its nodes. Admin only.",
     response_model=answers.PoolChanged,
     summary="Delete a pool and unlabel its nodes (admin)",
 )

@@ -22,6 +22,10 @@ router = APIRouter(tags=["quotas"])
 
 @router.get(
     "/quotas",
+    operation_id="listQuotas",
+    description=(
+        "Quotas with what is used of them: every user's for an admin, the caller's own for a user."
+    ),
     response_model=answers.QuotaList,
     summary="Quotas: every user's for an admin, your own for a user",
 )
@@ -38,6 +42,8 @@ def list_quotas(principal: Caller, cluster: Kube) -> dict[str, Any]:
 
 @router.get(
     "/quotas/{userName}",
+    operation_id="getQuota",
+    description="One user's quotas: used, hard and percent for each resource.",
     response_model=answers.QuotaList,
     summary="One user's quota: used/hard and percent",
 )
@@ -48,6 +54,11 @@ def get_quota(userName: UserName, principal: Caller, cluster: Kube) -> dict[str,
 
 @router.post(
     "/quotas",
+    operation_id="createQuota",
+    description=(
+        "Creates the quotas a quota spec (`kind: quota`) describes, and each user's namespace. "
+        "Admin only."
+    ),
     status_code=201,
     response_model=answers.QuotasCreated,
     summary="Create quotas from a quota spec (admin)",
@@ -75,6 +86,8 @@ def create_quota(
 
 @router.delete(
     "/quotas/{userName}",
+    operation_id="deleteQuota",
+    description="Deletes a user's quotas (their namespace and jobs stay). Admin only.",
     response_model=answers.QuotaDeleted,
     summary="Delete a user's quotas (not their namespace)",
 )

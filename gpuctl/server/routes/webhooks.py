@@ -127,6 +127,8 @@ def create_webhook(
     summary="List webhook subscriptions (yours; every user's for an admin)",
 )
 def list_webhooks(principal: Caller, request: Request) -> dict[str, Any]:
+    """A user sees the subscriptions they made; an admin sees every user's. The secret is
+    never shown again (`POST /webhooks/{webhookId}/rotate` gives a new one)."""
     found = store.listed(_store(request))
     items = [_item(s) for s in found if principal.admin or s.owner == principal.user]
     return {"total": len(items), "items": items}
@@ -139,6 +141,8 @@ def list_webhooks(principal: Caller, request: Request) -> dict[str, Any]:
     summary="One webhook subscription and its recent deliveries",
 )
 def get_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+    """With how many events wait for delivery and the latest deliveries (status, attempts,
+    the receiver's answer). Another user's subscription is 404 WebhookNotFound."""
     sub = _visible(request, principal, webhookId)
     pending = len(store.outbox(_store(request), sub.id))
     return {**_item(sub), "pending": pending, "deliveries": list(sub.deliveries)}
@@ -151,6 +155,8 @@ def get_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str
     summary="Delete a webhook subscription, its secret and what it had still to deliver",
 )
 def delete_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+    """Nothing more is delivered to its URL: the subscription, its signing secret and the
+    events it had still to deliver are deleted together."""
     sub = _visible(request, principal, webhookId)
     store.delete(_store(request), sub.id)
     message = f"webhook {sub.id} deleted, with its secret and undelivered events"
@@ -200,6 +206,8 @@ def rotate_webhook_secret(webhookId: str, principal: Caller, request: Request) -
     summary="Deliver again to a subscription that was disabled after its failures",
 )
 def enable_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+    """A subscription is disabled after its deliveries failed for the whole retry window;
+    enabling it checks its URL again and delivers new events from then on."""
     sub = _visible(request, principal, webhookId)
     _checked_url(sub.url, _settings(request))
     store.update(_store(request), sub.id, lambda data: data.update(disabled=""))

@@ -1,0 +1,105 @@
+"""The contract checks' tools that are not Python packages, installed once, pinned, into the
+cache (~/.cache/gpuctl-tools), as tests/kube caches its Go builds:
+
+- Spectral (`@stoplight/spectral-cli`, from the npm registry with npm) lints the OpenAPI
+  document with its `spectral:oas` rules;
+- oasdiff (`github.com/oasdiff/oasdiff`, `go install` from the Go module proxy) finds the
+  breaking changes between two versions of the document.
+
+`python -m tests.support.tools` installs both (.ci/run does, so that a failure to install shows
+first); the tests install what is missing themselves. A tool that cannot be installed is an
+error naming what is missing, never a skipped check."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SPECTRAL = "6.16.3"
+OASDIFF = "v1.37.0"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpuctl-tools"
+GO_FALLBACK = Path("/usr/local/go/bin/go")
+
+
+class ToolUnavailable(Exception):
+    """A tool could not be installed: the message says which and why."""
+
+
+@contextmanager
+def _locked(name: str) -> Iterator[None]:
+    """One installer at a time (pytest-xdist workers start together)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with (CACHE / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _run(command: list[str], cwd: Path, what: str, **environ: str) -> None:
+    done = subprocess.run(
+        command,
+        cwd=cwd,
+        env={**os.environ, **environ},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+        raise ToolUnavailable(f"{what}: `{' '.join(command)}` failed ({done.returncode}):\n{tail}")
+
+
+def spectral() -> Path:
+    """The `spectral` command, pinned at SPECTRAL (npm install into the cache when missing)."""
+    home = CACHE / f"spectral-{SPECTRAL}"
+    binary = home / "node_modules" / ".bin" / "spectral"
+    with _locked("spectral"):
+        if not binary.exists():
+            npm = shutil.which("npm")
+            if npm is None:
+                raise ToolUnavailable(
+                    "Spectral needs npm (Node.js) to install: apt-get install npm, or see .ci/run"
+                )
+            home.mkdir(parents=True, exist_ok=True)
+            package = f"@stoplight/spectral-cli@{SPECTRAL}"
+            command = [npm, "install", "--no-audit", "--no-fund", "--prefix", str(home), package]
+            _run(command, home, f"installing Spectral {SPECTRAL}")
+    return binary
+
+
+def oasdiff() -> Path:
+    """The `oasdiff` command, pinned at OASDIFF (go install into the cache when missing)."""
+    home = CACHE / f"oasdiff-{OASDIFF}"
+    binary = home / "oasdiff"
+    with _locked("oasdiff"):
+        if not binary.exists():
+            found = shutil.which("go")
+            go = Path(found) if found else GO_FALLBACK
+            if not go.exists():
+                raise ToolUnavailable(
+                    "oasdiff is built with Go (go install from the Go module proxy): no `go` "
+                    f"on PATH nor {GO_FALLBACK}"
+                )
+            home.mkdir(parents=True, exist_ok=True)
+            command = [str(go), "install", f"github.com/oasdiff/oasdiff@{OASDIFF}"]
+            _run(
+                command,
+                home,
+                f"installing oasdiff {OASDIFF}",
+                GOBIN=str(home),
+                GOTOOLCHAIN="local",
+                GOFLAGS="-buildvcs=false",
+            )
+    return binary
+
+
+if __name__ == "__main__":
+    print(f"spectral: {spectral()}")
+    print(f"oasdiff: {oasdiff()}")

@@ -22,7 +22,15 @@ from gpuctl.server import answers, bodies, deps, kubeauth, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube, caught_up, from_lists, remembered
 from gpuctl.server.errors import ApiError, body_of, verb_failed
-from gpuctl.server.params import DNS_LABEL, LABEL_VALUE, one_of, page_of
+from gpuctl.server.params import (
+    DNS_LABEL,
+    LABEL_VALUE,
+    VALIDATION_ERROR,
+    one_of,
+    page_of,
+    query_of,
+    query_parameters,
+)
 from gpuctl.server.views import JOB_STATUS, job_detail, job_item, status_word
 from gpuctl.spec.check import Spec
 from gpuctl.spec.kinds import job_kinds
@@ -125,10 +133,9 @@ def create_jobs(
 
 
 class JobsQuery(BaseModel):
-    """GET /jobs's query parameters, checked in one validation (one model rather than one
-    FastAPI parameter each, which FastAPI inspects and validates one by one on every request).
-    Each is still its own parameter in the OpenAPI document; a bad value is a 400 with
-    `field: query.<name>`; unknown parameters are ignored, as on every route."""
+    """GET /jobs's query parameters, checked in one validation (`params.query_of`): each is
+    still its own parameter in the OpenAPI document, a bad value a 400 with `field:
+    query.<name>`, an unknown parameter ignored."""
 
     kind: str | None = Field(None, max_length=63, pattern=LABEL_VALUE, description="a label value")
     pool: str | None = Field(None, max_length=63, pattern=LABEL_VALUE, description="a label value")
@@ -144,9 +151,14 @@ class JobsQuery(BaseModel):
 
 
 @router.get(
-    "/jobs", response_model=answers.JobList, summary="List jobs (yours; every user's for an admin)"
+    "/jobs",
+    response_model=answers.JobList,
+    summary="List jobs (yours; every user's for an admin)",
+    openapi_extra={"parameters": query_parameters(JobsQuery)},
+    responses=VALIDATION_ERROR,
 )
-async def list_jobs(request: Request, query: Annotated[JobsQuery, Query()]) -> Response:
+async def list_jobs(request: Request) -> Response:
+    query = query_of(JobsQuery, request)
     # the caller and the reads asked for directly, not as Depends: FastAPI solves each
     # dependency anew on every request, an eighth of what the job list costs
     principal = await deps.caller(request)

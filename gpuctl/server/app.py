@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, Final, TypedDict
 
 from fastapi import FastAPI, Response
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -41,10 +41,22 @@ from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.deps import BEARER, BEARER_SCHEME
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas
 
+if TYPE_CHECKING:
+    from fastapi.telemetry import TelemetryConfig  # (a type only: not in older FastAPI)
+
 PREFIX = "/api/v1"
 DOCS = f"{PREFIX}/docs"
 ASSETS = f"{DOCS}/assets"
 READY_WAIT = 600.0  # seconds the heap freeze waits for the cache's first lists
+# FastAPI's OpenTelemetry hooks, off: nothing in `gpuctl serve` sets up an OpenTelemetry
+# provider (the server's metrics are its own /metrics), yet each request would look for one
+# at every step (an older FastAPI keeps the unknown keyword unused)
+NO_TELEMETRY: Final[TelemetryConfig] = {
+    "tracing": False,
+    "metrics": False,
+    "logs": False,
+    "operation_spans": False,
+}
 
 
 def create_app(
@@ -91,6 +103,7 @@ def create_app(
         openapi_url=f"{PREFIX}/openapi.json",
         docs_url=None,
         redoc_url=None,
+        telemetry=NO_TELEMETRY,
     )
     app.state.cluster = cluster
     app.state.cache = watch_cache

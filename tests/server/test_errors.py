@@ -76,6 +76,8 @@ def test_each_bad_job_list_parameter_is_400_naming_it(api: Api) -> None:
         body = answer.json()
         assert body["error"] == "InvalidRequest" and body["field"] == field, (query, body)
         assert body["message"].startswith(f"{field}: ") and what in body["message"], body
+    # the token is checked first: an anonymous client learns nothing of the parameters
+    assert api.client.get("/api/v1/jobs?pageSize=0").status_code == 401
     # the last of a repeated parameter counts; one the route does not know is ignored
     fine = api.call("admin", "GET", "/jobs?pageSize=0&pageSize=5&page_size=0&colour=red")
     assert fine.status_code == 200 and fine.json() == {"total": 0, "items": []}

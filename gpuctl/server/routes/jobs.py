@@ -158,11 +158,12 @@ class JobsQuery(BaseModel):
     responses=VALIDATION_ERROR,
 )
 async def list_jobs(request: Request) -> Response:
-    query = query_of(JobsQuery, request)
     # the caller and the reads asked for directly, not as Depends: FastAPI solves each
-    # dependency anew on every request, an eighth of what the job list costs
+    # dependency anew on every request, an eighth of what the job list costs. The caller
+    # first, as FastAPI did: a client without a valid token gets 401 whatever its query
     principal = await deps.caller(request)
     source = await deps.reads(request)
+    query = query_of(JobsQuery, request)
     namespace, pool, kind, status = query.namespace, query.pool, query.kind, query.status
     page, page_size = query.page, query.page_size
     require(principal, "jobs", "get", namespace)

@@ -58,12 +58,20 @@ GPUCTL = Path(sys.executable).with_name("gpuctl")
 SELECTOR = "app.kubernetes.io/managed-by=gpuctl"
 TOKEN = "bench-admin-token"
 PATH = "/api/v1/jobs?pageSize=20"
+RELISTS = "gpuctl_api_cache_relists_total"
+STALE = "gpuctl_api_cache_stale"
 
 
 @dataclass
 class Load:
     requests_per_second: float
     p99: float  # seconds
+    requests: int = 0
+    cpu: float = 0.0  # seconds of the server's CPU meanwhile (0: not measured)
+
+    @property
+    def cpu_per_request(self) -> float:
+        return self.cpu / self.requests if self.requests else 0.0
 
 
 def _specs() -> str:
@@ -125,8 +133,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def _serving(kubeconfig: Path, folder: Path, env: dict[str, str]) -> Iterator[str]:
-    """`gpuctl serve` with a token file; its base URL once /readyz says the cache is ready."""
+def _serving(kubeconfig: Path, folder: Path, env: dict[str, str]) -> Iterator[tuple[str, int]]:
+    """`gpuctl serve` with a token file; its base URL and process id once /readyz says the
+    cache is ready."""
     tokens = folder / "tokens.yaml"
     tokens.write_text(f"tokens:\n  - {{token: {TOKEN}, user: ops, role: admin}}\n")
     port = _free_port()
@@ -146,7 +155,7 @@ def _serving(kubeconfig: Path, folder: Path, env: dict[str, str]) -> Iterator[st
                 time.sleep(0.2)
         else:
             raise RuntimeError(f"gpuctl serve did not become ready: see {folder}/serve.log")
-        yield url
+        yield url, server.pid
     finally:
         server.terminate()
         server.wait(10)
@@ -159,10 +168,19 @@ def _seconds(text: str) -> float:
     return float(number) * {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}[unit]
 
 
-def _wrk(url: str, path: str = PATH, seconds: int = SECONDS) -> Load:
+def _cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user and system, all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wrk(url: str, pid: int, path: str = PATH, seconds: int = SECONDS) -> Load:
+    cpu = _cpu_seconds(pid)
     command = ["wrk", f"-t{THREADS}", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency"]
     command += ["-H", f"Authorization: Bearer {TOKEN}", url + path]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    cpu = _cpu_seconds(pid) - cpu
+    done = re.search(r"(\d+) requests in", out)
     rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
     p99 = re.search(r"^\s+99%\s+(\S+)", out, re.MULTILINE)
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
@@ -170,7 +188,8 @@ def _wrk(url: str, path: str = PATH, seconds: int = SECONDS) -> Load:
         raise RuntimeError(f"cannot read wrk's report:\n{out}")
     if non_2xx:
         raise RuntimeError(f"{non_2xx.group(1)} answers were errors:\n{out}")
-    return Load(float(rps.group(1)), _seconds(p99.group(1)))
+    requests = int(done.group(1)) if done else 0
+    return Load(float(rps.group(1)), _seconds(p99.group(1)), requests, cpu)
 
 
 def _answer_total(url: str) -> Any:
@@ -179,12 +198,17 @@ def _answer_total(url: str) -> Any:
         return yaml.safe_load(answer.read())["total"]
 
 
-def _cache_changes(url: str) -> float:
-    """The server's watch cache changes so far (its /metrics), over every kind."""
+def _cache_total(url: str, metric: str = "gpuctl_api_cache_changes_total") -> float:
+    """A watch cache metric of the server's /metrics so far (changes by default), summed over
+    every kind."""
     with urllib.request.urlopen(f"{url}/metrics", timeout=10) as answer:
         text = answer.read().decode()
-    found = re.findall(r"^gpuctl_api_cache_changes_total\{[^}]*\} (\S+)$", text, re.MULTILINE)
+    found = re.findall(rf"^{metric}\{{[^}}]*\}} (\S+)$", text, re.MULTILINE)
     return sum(float(value) for value in found)
+
+
+def _cache_changes(url: str) -> float:
+    return _cache_total(url)
 
 
 def _until_quiet(url: str) -> None:
@@ -227,24 +251,35 @@ def measure(kubeconfig: Path, folder: Path, where: str) -> bool:
     pods, pending = _pods(kubeconfig)
     print(f"{pods} pods, {pending} Pending, after {time.monotonic() - started:.0f} s")
     print(f"load average before: {_load_average()}")
-    with _serving(kubeconfig, folder, env) as url:
+    with _serving(kubeconfig, folder, env) as (url, pid):
         _until_quiet(url)
         total = _answer_total(url)
-        changes = _cache_changes(url)
-        ours = _wrk(url)
+        changes, relists = _cache_changes(url), _cache_total(url, RELISTS)
+        ours = _wrk(url, pid)
         changes = _cache_changes(url) - changes
-        floor = _wrk(url, YARDSTICK_PATH, YARDSTICK_SECONDS)
+        relists = _cache_total(url, RELISTS) - relists
+        stale = _cache_total(url, STALE)
+        floor = _wrk(url, pid, YARDSTICK_PATH, YARDSTICK_SECONDS)
     theirs = _kubectl(kubeconfig, folder)
     print(f"load average after: {_load_average()} (2 cores shared with other work)")
     print(
         f"GET {PATH} ({total} jobs), wrk {CONNECTIONS} connections {THREADS} threads "
         f"{SECONDS} s: {ours.requests_per_second:.0f} requests/s, p99 {ours.p99 * 1000:.1f} ms"
     )
-    print(f"changes the server's watch cache applied meanwhile: {changes:.0f}")
+    print(
+        f"changes the server's watch cache applied meanwhile: {changes:.0f}, relists "
+        f"{relists:.0f}, sets stale right after: {stale:.0f} (a stale set is read from the "
+        "cluster)"
+    )
     print(
         f"GET {YARDSTICK_PATH} of the same server right after, {YARDSTICK_SECONDS} s: "
         f"{floor.requests_per_second:.0f} requests/s, p99 {floor.p99 * 1000:.1f} ms; "
         f"ratio job list to {YARDSTICK_PATH}: p99 {ours.p99 / floor.p99:.2f}"
+    )
+    print(
+        f"the server's CPU a request (less dependent on the machine's load): job list "
+        f"{ours.cpu_per_request * 1e6:.0f} us, {YARDSTICK_PATH} "
+        f"{floor.cpu_per_request * 1e6:.0f} us"
     )
     print(
         f"kubectl get pods -A -l {SELECTOR}, {KUBECTL_RUNS} runs in a row: "

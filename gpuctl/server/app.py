@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, TypedDict
 
 from fastapi import FastAPI, Response
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -41,10 +41,22 @@ from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks
 from gpuctl.server.webhooks.worker import Settings, Worker
 
+if TYPE_CHECKING:
+    from fastapi.telemetry import TelemetryConfig  # (a type only: not in older FastAPI)
+
 PREFIX = "/api/v1"
 DOCS = f"{PREFIX}/docs"
 ASSETS = f"{DOCS}/assets"
 READY_WAIT = 600.0  # seconds the heap freeze waits for the cache's first lists
+# FastAPI's OpenTelemetry hooks, off: nothing in `gpuctl serve` sets up an OpenTelemetry
+# provider (the server's metrics are its own /metrics), yet each request would look for one
+# at every step (an older FastAPI keeps the unknown keyword unused)
+NO_TELEMETRY: Final[TelemetryConfig] = {
+    "tracing": False,
+    "metrics": False,
+    "logs": False,
+    "operation_spans": False,
+}
 
 
 def create_app(
@@ -101,6 +113,7 @@ def create_app(
         openapi_url=f"{PREFIX}/openapi.json",
         docs_url=None,
         redoc_url=None,
+        telemetry=NO_TELEMETRY,
     )
     app.state.cluster = cluster
     app.state.cache = watch_cache
@@ -112,13 +125,16 @@ def create_app(
     app.state.log_streams = logs.Streams(max_streams, max_streams_per_user)
     app.state.writes = limits.PerUser(limits.WRITES_PER_USER, "TooManyRequests", "writes")
     errors.install(app)
+    # the health routes first: Starlette tries the routes in order, and a probe (or a load
+    # balancer's check) should not pay for matching every route of the API before its own
+    _readiness(app)
+    measure = _metrics(app)
     for module in (jobs, logs, pools, nodes, quotas, access, webhooks):
         app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
     contract.install(app)
     app.add_middleware(limits.Gate, prefix=PREFIX)  # inside Measure: its answers are counted
-    _metrics(app)
-    _readiness(app)
+    app.add_middleware(Measure, **measure)
     return app
 
 
@@ -175,7 +191,8 @@ def _docs(app: FastAPI) -> None:
         )
 
 
-def _metrics(app: FastAPI) -> None:
+def _metrics(app: FastAPI) -> MeasureMetrics:
+    """The server's /metrics route; the metrics that `Measure` (added last, outermost) keeps."""
     registry = CollectorRegistry()
     requests = Counter(
         "gpuctl_api_requests",
@@ -190,7 +207,6 @@ def _metrics(app: FastAPI) -> None:
         registry=registry,
     )
 
-    app.add_middleware(Measure, requests=requests, latency=latency)
     registry.register(StreamsCollector(app.state.log_streams))
     if app.state.cache is not None:
         registry.register(CacheCollector(app.state.cache))
@@ -198,6 +214,13 @@ def _metrics(app: FastAPI) -> None:
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+    return {"requests": requests, "latency": latency}
+
+
+class MeasureMetrics(TypedDict):
+    requests: Counter
+    latency: Histogram
 
 
 class StreamsCollector(Collector):
@@ -255,6 +278,22 @@ class Measure:
         self.app = app
         self.requests = requests
         self.latency = latency
+        # each label set's child, found once (prometheus_client's labels() takes a lock and
+        # builds its key on every call); bounded: route templates x methods x codes
+        self._counts: dict[tuple[str, str, int], Counter] = {}
+        self._latencies: dict[tuple[str, str], Histogram] = {}
+
+    def _count(self, route: str, method: str, code: int, seconds: float) -> None:
+        latency = self._latencies.get((route, method))
+        if latency is None:
+            latency = self._latencies[route, method] = self.latency.labels(route, method)
+        latency.observe(seconds)
+        count = self._counts.get((route, method, code))
+        if count is None:
+            count = self._counts[route, method, code] = self.requests.labels(
+                route, method, str(code)
+            )
+        count.inc()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -264,9 +303,8 @@ class Measure:
         answered = False
 
         def count(code: int) -> None:
-            route = _route_template(scope)
-            self.latency.labels(route, scope["method"]).observe(time.perf_counter() - started)
-            self.requests.labels(route, scope["method"], str(code)).inc()
+            seconds = time.perf_counter() - started
+            self._count(_route_template(scope), scope["method"], code, seconds)
 
         async def measured_send(message: Message) -> None:
             nonlocal answered

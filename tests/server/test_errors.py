@@ -74,6 +74,32 @@ def test_request_validation_is_400_with_the_field(api: Api) -> None:
     assert extra.json()["field"] == "other"
 
 
+BAD_JOB_QUERIES = [
+    ("pageSize=0", "query.pageSize", "greater than or equal to 1"),
+    ("pageSize=1001", "query.pageSize", "less than or equal to 1000"),
+    ("pageSize=lots", "query.pageSize", "valid integer"),
+    ("page=0", "query.page", "greater than or equal to 1"),
+    ("namespace=Not_A_Namespace", "query.namespace", "should match pattern"),
+    ("kind=a%20b", "query.kind", "is not one of training, inference, notebook, compute"),
+    ("status=nope", "query.status", "is not one of succeeded, failed, running"),
+    (f"pool={'p' * 64}", "query.pool", "at most 63 characters"),
+]
+
+
+def test_each_bad_job_list_parameter_is_400_naming_it(api: Api) -> None:
+    for query, field, what in BAD_JOB_QUERIES:
+        answer = api.call("admin", "GET", f"/jobs?{query}")
+        assert answer.status_code == 400, query
+        body = answer.json()
+        assert body["error"] == "InvalidRequest" and body["field"] == field, (query, body)
+        assert body["message"].startswith(f"{field}: ") and what in body["message"], body
+    # the token is checked first: an anonymous client learns nothing of the parameters
+    assert api.client.get("/api/v1/jobs?pageSize=0").status_code == 401
+    # the last of a repeated parameter counts; one the route does not know is ignored
+    fine = api.call("admin", "GET", "/jobs?pageSize=0&pageSize=5&page_size=0&colour=red")
+    assert fine.status_code == 200 and fine.json() == {"total": 0, "items": []}
+
+
 def test_unknown_routes_and_methods_use_the_error_shape(api: Api) -> None:
     missing = api.call("admin", "GET", "/nothing")
     assert missing.status_code == 404

@@ -22,6 +22,7 @@ from websockets.sync.client import connect
 from gpuctl.sandbox.config import SandboxConfig
 
 from ..conftest import GPUCTL, Env
+from ..support.sandbox import SandboxCluster
 from .conftest import QUOTA, SECRETS, inference
 
 MIB = 1024 * 1024
@@ -265,3 +266,43 @@ def test_websocket_refusals_close_with_1008_and_the_reason_after_the_handshake(
                 answer = server.call("admin", "GET", path)
                 assert answer.status_code == 400
                 assert received.reason == f"InvalidRequest: {answer.json()['message']}"[:123]
+
+
+def test_a_client_that_leaves_mid_delete_leaves_the_job_gone_and_the_server_serving(
+    env: Env, token_file: Path
+) -> None:
+    """`DELETE /jobs/{id}` whose client goes away while the server deletes the job's objects
+    (each delete slowed to a second): the delete still runs to its end, so the job is gone
+    (nothing left for GET /jobs to list as partial), the server answers the next requests, and
+    the same job can be created again."""
+    assert isinstance(env.sandbox, SandboxCluster)
+    with served(env, token_file) as server:
+        job = _quiet_job(server)
+        env.sandbox.requests.clear()
+        env.sandbox.faults.latency(1.0, method="DELETE", namespace="default")
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=20)
+        sock.sendall(
+            f"DELETE /api/v1/jobs/{job} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {SECRETS['admin']}\r\n\r\n".encode()
+        )
+        _eventually(
+            lambda: any(r.method == "DELETE" for r in env.sandbox.requests),
+            "the server never started deleting the job's objects",
+        )
+        sock.close()  # the client leaves: the job's other objects are still being deleted
+        env.sandbox.faults.clear()
+        assert server.call("admin", "GET", "/jobs").status_code == 200  # served meanwhile
+        _eventually(
+            lambda: server.call("admin", "GET", f"/jobs/{job}").status_code == 404,
+            "the job was left half deleted",
+            20,
+        )
+        assert not [
+            item
+            for item in server.call("admin", "GET", "/jobs").json()["items"]
+            if item["jobId"] == job
+        ]
+        assert httpx.get(f"{server.base}/readyz").status_code == 200
+        assert server.process.poll() is None
+        again = server.call("admin", "POST", "/jobs", json={"yamlContent": inference("quiet", 1)})
+        assert again.status_code == 201, again.text

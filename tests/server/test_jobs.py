@@ -295,9 +295,9 @@ def test_a_batch_where_every_item_fails_is_422(api: Api) -> None:
 
 def test_a_filter_value_that_names_nothing_is_400_with_the_allowed_values(api: Api) -> None:
     for path, field, allowed in (
-        ("/jobs?status=runing", "status", "succeeded, failed, running, partially-running"),
-        ("/jobs?kind=trainin", "kind", "training, inference, notebook, compute"),
-        ("/nodes?status=up", "status", "active, maintaining, faulty"),
+        ("/jobs?status=runing", "query.status", "succeeded, failed, running, partially-running"),
+        ("/jobs?kind=trainin", "query.kind", "training, inference, notebook, compute"),
+        ("/nodes?status=up", "query.status", "active, maintaining, faulty"),
     ):
         answer = api.call("admin", "GET", path)
         assert answer.status_code == 400, (path, answer.text)

@@ -61,7 +61,7 @@ async def list_nodes(
     accept: media.Accept = None,
 ) -> Any:
     require(principal, "nodes", "get")
-    one_of("status", status, NODE_STATUS)
+    one_of("query.status", status, NODE_STATUS)
 
     def one_page(source: ClusterAPI) -> dict[str, Any]:
         inventory = Inventory.read(source)

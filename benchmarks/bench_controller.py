@@ -23,7 +23,6 @@ Run: python benchmarks/bench_controller.py
 
 from __future__ import annotations
 
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from gpuctl.controller.install import wait_established
 from gpuctl.controller.workload import Workload, render_job
 from gpuctl.sandbox.config import NodeSpec
 from tests.kube import controlplane
+from tests.support.ports import free_port
 
 NODES = 1_000
 WORKLOADS = 500
@@ -129,13 +129,6 @@ def yardstick(client: Cluster) -> tuple[float, float]:
     return create_seconds, _wait_bound(client, namespace, started)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _metrics(port: int) -> str:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as answer:
         text: str = answer.read().decode()
@@ -158,7 +151,7 @@ def _peak_rss_mb(pid: int) -> float:
 
 
 def _start_controller(kubeconfig: Path, namespace: str, log: Path) -> tuple[Any, int]:
-    metrics_port, health_port = _free_port(), _free_port()
+    metrics_port, health_port = free_port(), free_port()
     command = [str(GPUCTL), "controller", "run", "--kubeconfig", str(kubeconfig)]
     command += ["--namespace", namespace, "--metrics-port", str(metrics_port)]
     command += ["--health-port", str(health_port)]

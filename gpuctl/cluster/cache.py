@@ -38,7 +38,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.api import ClusterAPI, VersionedLists
 from gpuctl.cluster.errors import Gone, KubeError, NotFound, Unreachable
 
 log = logging.getLogger("gpuctl.cache")
@@ -61,17 +61,9 @@ _recording: ContextVar[list[tuple[Informer, int] | None] | None] = ContextVar(
 )
 
 
-class Source(Protocol):
-    """What the cache needs of a cluster connection (gpuctl.cluster.client.Cluster has it)."""
-
-    def list_versioned(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        *,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-    ) -> tuple[list[Obj], str]: ...
+class Source(VersionedLists, Protocol):
+    """What the cache needs of a cluster connection: versioned lists, watches and finding one
+    object (gpuctl.cluster.client.Cluster has them)."""
 
     def watch(
         self,
@@ -83,15 +75,6 @@ class Source(Protocol):
         label_selector: str | None = None,
         timeout_seconds: int = 30,
     ) -> Iterator[tuple[str, Obj]]: ...
-
-    def current_version(
-        self,
-        kind: str,
-        namespace: str | None = None,
-        *,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-    ) -> str: ...
 
     def find(self, kind: str, name: str, namespace: str | None = None) -> Obj | None: ...
 

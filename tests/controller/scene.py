@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -30,19 +29,13 @@ from gpuctl.controller import resource
 from gpuctl.controller.install import wait_established
 from gpuctl.controller.workload import workload_selector
 from tests.conftest import GPUCTL
+from tests.support.ports import free_port
 from tests.support.sandbox import Cluster, wait_for
 
 SCENE_LABEL = "gpuctl.test/scene"
 # kwok leaves the conditions of a node with this label as written (tests/kube/stages)
 MANUAL_CONDITIONS = {"gpuctl.test/conditions": "manual"}
 CHEAP = {"gpu-orchestrator/cheap-node": "true"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def http_get(port: int, path: str) -> tuple[int, str]:

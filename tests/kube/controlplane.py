@@ -25,7 +25,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -41,6 +40,7 @@ from typing import Any
 
 from gpuctl.sandbox.config import NodeSpec, SandboxConfig, default_nodes
 from tests.kube import pki
+from tests.support.ports import free_port
 
 KUBERNETES = "v1.33.4"
 KWOK = "v0.7.0"
@@ -237,13 +237,6 @@ def load(directory: Path) -> State | None:
         return None
     data: dict[str, Any] = json.loads(path.read_text())
     return State(**data)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 # ------------------------------------------------------------------ configuration

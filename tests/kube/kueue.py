@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.kube import controlplane
+from tests.support.ports import free_port
 
 KUEUE = "v0.12.3"
 MODULE = "sigs.k8s.io/kueue"
@@ -176,7 +177,7 @@ def running(kubeconfig: Path) -> Iterator[Path]:
     build()
     install(kubeconfig)
     directory = Path(tempfile.mkdtemp(prefix="gpuctl-kueue-"))
-    ports = {name: controlplane.free_port() for name in ("health", "metrics", "webhook")}
+    ports = {name: free_port() for name in ("health", "metrics", "webhook")}
     log = directory / "kueue.log"
     with log.open("wb") as out:
         process = subprocess.Popen(

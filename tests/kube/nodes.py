@@ -25,6 +25,7 @@ from typing import Any
 from gpuctl.constants import Labels
 from tests.kube import controlplane as cp
 from tests.kube import host, images, pki
+from tests.support.ports import free_port
 
 PREFIX = "real-"
 POOL = "real-nodes"
@@ -350,9 +351,9 @@ def prepare(state: cp.State, count: int) -> None:
     """Ports, tokens and the machine (claimed, its bridge, guard and cgroups made)."""
     for name in names(count):
         for port in (f"kubelet-{name}", f"kubelet-healthz-{name}"):
-            state.ports[port] = cp.free_port()
+            state.ports[port] = free_port()
     for port in ("kube-proxy-healthz", "kube-proxy-metrics", "coredns-health", "coredns-ready"):
-        state.ports[port] = cp.free_port()
+        state.ports[port] = free_port()
     state.real_nodes = names(count)
     state.save()
     try:

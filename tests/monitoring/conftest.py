@@ -7,7 +7,6 @@ prometheus-client's HTTP server in this process, its gauges set by the tests.
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,15 +19,10 @@ from prometheus_client import CollectorRegistry, Gauge, start_http_server
 
 from gpuctl.monitoring import gpu
 from gpuctl.monitoring.prometheus import Prometheus
+from tests.support.ports import free_port
 
 LABELS = ("gpu", "UUID", "modelName", "Hostname", "namespace", "pod", "container")
 READY_TIMEOUT = 60.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass

@@ -12,9 +12,10 @@ from fastapi.testclient import TestClient
 
 from gpuctl.server.app import create_app
 from tests.conftest import Env
+from tests.support.ports import free_port
 from tests.support.sandbox import wait_for
 
-from .conftest import Exporter, free_port
+from .conftest import Exporter
 from .test_top import table
 
 POOL = """kind: pool

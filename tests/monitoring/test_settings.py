@@ -5,7 +5,6 @@ the same way, against the real Prometheus of this folder's conftest."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from gpuctl import settings
 from gpuctl.errors import SpecError
 from gpuctl.monitoring import prometheus
 from tests.conftest import GPUCTL, Env
+from tests.support.ports import free_port
 
 from .conftest import Exporter
 from .test_top import serve, table
@@ -168,13 +168,6 @@ def test_a_context_name_that_yaml_reads_as_a_number_must_be_quoted(
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def test_serve_takes_the_contexts_prometheus_from_the_config_file(
     env: Env, exporter: Exporter, prometheus_url: str, own_gpuctl_config: Path
 ) -> None:
@@ -184,7 +177,7 @@ def test_serve_takes_the_contexts_prometheus_from_the_config_file(
         own_gpuctl_config,
         f"prometheusUrl: {DEAD}\ncontexts:\n  {context}: {{prometheusUrl: {prometheus_url}}}\n",
     )
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [str(GPUCTL), "serve", "--port", str(port), "--kubeconfig", str(env.kubeconfig)],
         stdout=subprocess.DEVNULL,

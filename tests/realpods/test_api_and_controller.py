@@ -19,10 +19,11 @@ from gpuctl.cluster.client import Cluster as Client
 from gpuctl.controller import resource
 from gpuctl.controller.workload import WORKLOAD_LABEL
 from tests.conftest import GPUCTL
-from tests.controller.scene import ensure_crd, free_port, http_get, run_controller
+from tests.controller.scene import ensure_crd, http_get, run_controller
 from tests.kube import images, nodes
 from tests.realpods.conftest import gpuctl
 from tests.realpods.test_training import training_spec
+from tests.support.ports import free_port
 from tests.support.sandbox import Cluster, wait_for
 
 pytestmark = pytest.mark.realpods

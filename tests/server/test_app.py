@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+
+from tests.support.ports import free_port
 
 from ..conftest import EXAMPLES, GPUCTL, REPO, Env
 from .conftest import SECRETS, Api
@@ -118,15 +119,8 @@ def test_serve_takes_one_auth_mode(tmp_path: Path) -> None:
     assert done.stderr.strip() == "error: give --tokens FILE or --auth kubernetes, not both"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def test_installed_serve_answers_over_http(env: Env, token_file: Path) -> None:
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [
             *(str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file)),
@@ -168,7 +162,7 @@ def test_serve_over_tls_warns_of_a_token_file_others_may_read(env: Env, token_fi
     pki.generate(token_file.parent / "pki")
     cert, key = token_file.parent / "pki" / "server.crt", token_file.parent / "pki" / "server.key"
     token_file.chmod(0o644)
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [
             *(str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file)),

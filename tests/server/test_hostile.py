@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from gpuctl.sandbox.config import SandboxConfig
+from tests.support.ports import free_port
 
 from ..conftest import GPUCTL, Env
 from ..support.sandbox import SandboxCluster
@@ -70,17 +71,10 @@ class Served:
         return int(kib) * 1024
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def served(env: Env, token_file: Path, *extra: str) -> Iterator[Served]:
     """`gpuctl serve --tokens` on a free port, answering; terminated afterwards."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [
             *(str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file)),

@@ -23,22 +23,16 @@ from gpuctl.cluster.client import Cluster, Unreachable
 from gpuctl.sandbox import SandboxConfig
 from gpuctl.sandbox.runner import Sandbox
 from tests.conftest import GPUCTL
+from tests.support.ports import free_port
 from tests.support.sandbox import wait_for
 
 from .conftest import training
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextmanager
 def _serving(kubeconfig: Path, *options: str) -> Iterator[str]:
     """`gpuctl serve` (no tokens, loopback) over `kubeconfig`; its base URL."""
-    port = _free_port()
+    port = free_port()
     command = [str(GPUCTL), "serve", "--port", str(port), "--kubeconfig", str(kubeconfig)]
     server = subprocess.Popen(
         [*command, *options], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -18,6 +17,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests.support.ports import free_port
+
 from ..conftest import GPUCTL, Env
 from .conftest import SECRETS, training
 
@@ -27,17 +28,10 @@ BROWSER_FLAGS = ("--headless", "--no-sandbox", "--disable-background-networking"
 WAIT = 30.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def served(env: Env, token_file: Path) -> Iterator[str]:
     """The installed `gpuctl serve` on the sandbox; its base URL."""
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [
             *(str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file)),

@@ -7,7 +7,6 @@ rotation with both signatures during the overlap."""
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ import httpx
 import pytest
 
 from gpuctl.sandbox.config import SandboxConfig
+from tests.support.ports import free_port
 from tests.support.sandbox import wait_for
 
 from ..conftest import GPUCTL, Env
@@ -33,13 +33,6 @@ def sandbox_config() -> SandboxConfig:
     return SandboxConfig.fast(job_run_seconds=3.0)  # a job runs long enough to be seen running
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @dataclass
 class Serve:
     """The installed `gpuctl serve`, started (and started again) with the same flags."""
@@ -47,7 +40,7 @@ class Serve:
     env: Env
     token_file: Path
     extra: tuple[str, ...]
-    port: int = field(default_factory=_free_port)
+    port: int = field(default_factory=free_port)
     process: subprocess.Popen[str] | None = None
 
     @property

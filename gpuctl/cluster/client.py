@@ -23,7 +23,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -821,22 +821,39 @@ def _drive(client: Any, stdin: Iterable[bytes] | None, timeout: float, what: str
 
     deadline = time.monotonic() + timeout
     try:
-        for chunk in stdin or ():
-            client.write_stdin(chunk)
-            client.update(timeout=0)
-            drain()
-        if stdin is not None:
-            client.close_channel(0)
+        cut = not _feed(client, stdin, drain)
         while client.is_open():
             if time.monotonic() > deadline:
                 raise ExecTimeout(f"{what}: the command did not finish within {timeout:g}s")
             client.update(timeout=1)
             drain()
         drain()
-        code, failure = exit_status(client.read_channel(ERROR_CHANNEL))
+        status = client.read_channel(ERROR_CHANNEL)
+        code, failure = exit_status(status)
+        if cut and not status.strip():
+            code, failure = 1, "the exec stream closed before the command's exit status came"
     finally:
         client.close()
     return ExecResult(bytes(out), bytes(err), code, failure)
+
+
+def _feed(client: Any, stdin: Iterable[bytes] | None, drain: Callable[[], None]) -> bool:
+    """Send `stdin`, then close it; False when the stream closed first. A command may end
+    before it has read all of it (tar stops at the end-of-archive blocks, before the padding
+    of the last record): the server then closes the stream while we write, and what the
+    command wrote and its status still tell how it went."""
+    from websocket import WebSocketConnectionClosedException
+
+    try:
+        for chunk in stdin or ():
+            client.write_stdin(chunk)
+            client.update(timeout=0)
+            drain()
+        if stdin is not None:
+            client.close_channel(0)
+    except (WebSocketConnectionClosedException, BrokenPipeError, ConnectionResetError):
+        return False
+    return True
 
 
 def exit_status(error_channel: str) -> tuple[int, str]:

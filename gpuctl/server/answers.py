@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from gpuctl.constants import Labels
 from gpuctl.inventory.nodes import DOCUMENT_NODE_STATUS
 from gpuctl.server.views import JOB_STATUS
 from gpuctl.spec.kinds import job_kinds
@@ -334,8 +335,8 @@ class LabelSet(Answer):
         json_schema_extra={
             "example": {
                 "nodeName": "node-1",
-                "label": {"key": "g8s.host/gpu-type", "value": "a100-80g"},
-                "message": "node/node-1 labelled g8s.host/gpu-type=a100-80g",
+                "label": {"key": Labels.GPU_TYPE_USER, "value": "a100-80g"},
+                "message": f"node/node-1 labelled {Labels.GPU_TYPE_USER}=a100-80g",
             }
         }
     )

@@ -7,6 +7,8 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from gpuctl.constants import Labels
+
 MAX_YAML = 1024 * 1024  # one spec; the CLI's own file cap is larger, for whole folders
 MAX_BATCH = 100
 # The OpenAPI document's examples of a job spec and a quota spec (both valid specs).
@@ -89,7 +91,7 @@ class PoolCreate(Body):
 class LabelCreate(Body):
     model_config = ConfigDict(
         json_schema_extra={
-            "example": {"key": "g8s.host/gpu-type", "value": "a100-80g", "overwrite": False}
+            "example": {"key": Labels.GPU_TYPE_USER, "value": "a100-80g", "overwrite": False}
         }
     )
 
@@ -103,7 +105,7 @@ class LabelBatchCreate(Body):
         json_schema_extra={
             "example": {
                 "nodeNames": ["node-2", "node-3"],
-                "key": "g8s.host/gpu-type",
+                "key": Labels.GPU_TYPE_USER,
                 "value": "a100-40g",
                 "overwrite": True,
             }

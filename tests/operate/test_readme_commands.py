@@ -30,7 +30,8 @@ def example_runs() -> list[list[list[str]]]:
     runs = []
     blocks = [b for text in PAGES.values() for b in re.findall(r"```bash\n(.*?)```", text, re.S)]
     for block in blocks:
-        lines = [shlex.split(line, comments=True) for line in block.splitlines()]
+        joined = block.replace("\\\n", " ")  # a line ending in a backslash goes on
+        lines = [shlex.split(line, comments=True) for line in joined.splitlines()]
         wanted = [
             words
             for words in lines

@@ -36,7 +36,7 @@ snapshots: dev                  ## rewrite the syrupy snapshots; read the diff b
 	$(PYTEST) --snapshot-update tests/core tests/operate
 
 openapi: dev                    ## rewrite docs/openapi.json, the API's committed contract, from the app
-	$(BIN)/python -m gpuctl.server.contract docs/openapi.json
+	$(BIN)/python -m gpuctl.server.write_contract docs/openapi.json
 
 docs: dev                       ## serve the docs site (docs/, mkdocs.yml) at http://127.0.0.1:8000
 	$(BIN)/mkdocs serve

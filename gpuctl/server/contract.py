@@ -202,18 +202,3 @@ def _nullable(node: dict[str, Any]) -> None:
     else:
         for key, value in others[0].items():
             node.setdefault(key, value)
-
-
-def served_text() -> str:
-    """The document an app serves, as committed (what `make openapi` writes)."""
-    from gpuctl.server.app import create_app
-
-    app = create_app(None, None)  # type: ignore[arg-type]  # an app for its document only
-    return as_text(app.openapi())
-
-
-if __name__ == "__main__":  # make openapi: python -m gpuctl.server.contract docs/openapi.json
-    import sys
-    from pathlib import Path
-
-    Path(sys.argv[1]).write_text(served_text(), encoding="utf-8")

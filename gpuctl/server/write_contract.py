@@ -1,6 +1,6 @@
 """`make openapi`: write the document the server serves, as committed, to the file named.
 
-    python -m gpuctl.server.write_contract docs/openapi.json
+python -m gpuctl.server.write_contract docs/openapi.json
 """
 
 from __future__ import annotations

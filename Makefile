@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install dev run test lint bench binary snapshots openapi docs docs-build e2e kube-build kube-up kube-down kube-status clean
+.PHONY: install dev run test lint bench binary snapshots openapi sdk-go docs docs-build e2e kube-build kube-up kube-down kube-status clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,9 @@ snapshots: dev                  ## rewrite the syrupy snapshots; read the diff b
 
 openapi: dev                    ## rewrite docs/openapi.json, the API's committed contract, from the app
 	$(BIN)/python -m gpuctl.server.write_contract docs/openapi.json
+
+sdk-go:                         ## rewrite sdk/go/types.gen.go (the Go SDK's models) from docs/openapi.json
+	cd sdk/go && GOTOOLCHAIN=local go generate ./...
 
 docs: dev                       ## serve the docs site (docs/, mkdocs.yml) at http://127.0.0.1:8000
 	$(BIN)/mkdocs serve

@@ -4,9 +4,11 @@ cache (~/.cache/gpuctl-tools), as tests/kube caches its Go builds:
 - Spectral (`@stoplight/spectral-cli`, from the npm registry with npm) lints the OpenAPI
   document with its `spectral:oas` rules;
 - oasdiff (`github.com/oasdiff/oasdiff`, `go install` from the Go module proxy) finds the
-  breaking changes between two versions of the document.
+  breaking changes between two versions of the document;
+- oapi-codegen (`github.com/oapi-codegen/oapi-codegen/v2`, `go install` likewise) writes the Go
+  SDK's models (sdk/go/types.gen.go) from the document, checked to be up to date.
 
-`python -m tests.support.tools` installs both (.ci/run does, so that a failure to install shows
+`python -m tests.support.tools` installs them all (.ci/run does, so that a failure to install shows
 first); the tests install what is missing themselves. A tool that cannot be installed is an
 error naming what is missing, never a skipped check."""
 
@@ -22,6 +24,7 @@ from pathlib import Path
 
 SPECTRAL = "6.16.3"
 OASDIFF = "v1.37.0"
+OAPI_CODEGEN = "v2.8.2"  # also in sdk/go/generate.go
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpuctl-tools"
 GO_FALLBACK = Path("/usr/local/go/bin/go")
 
@@ -76,23 +79,34 @@ def spectral() -> Path:
 
 def oasdiff() -> Path:
     """The `oasdiff` command, pinned at OASDIFF (go install into the cache when missing)."""
-    home = CACHE / f"oasdiff-{OASDIFF}"
-    binary = home / "oasdiff"
-    with _locked("oasdiff"):
+    return _go_install("oasdiff", "github.com/oasdiff/oasdiff", OASDIFF)
+
+
+def oapi_codegen() -> Path:
+    """The `oapi-codegen` command, pinned at OAPI_CODEGEN (go install into the cache)."""
+    package = "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen"
+    return _go_install("oapi-codegen", package, OAPI_CODEGEN)
+
+
+def _go_install(name: str, package: str, version: str) -> Path:
+    """`name`, built by `go install package@version` into the cache when it is not there."""
+    home = CACHE / f"{name}-{version}"
+    binary = home / name
+    with _locked(name):
         if not binary.exists():
             found = shutil.which("go")
             go = Path(found) if found else GO_FALLBACK
             if not go.exists():
                 raise ToolUnavailable(
-                    "oasdiff is built with Go (go install from the Go module proxy): no `go` "
+                    f"{name} is built with Go (go install from the Go module proxy): no `go` "
                     f"on PATH nor {GO_FALLBACK}"
                 )
             home.mkdir(parents=True, exist_ok=True)
-            command = [str(go), "install", f"github.com/oasdiff/oasdiff@{OASDIFF}"]
+            command = [str(go), "install", f"{package}@{version}"]
             _run(
                 command,
                 home,
-                f"installing oasdiff {OASDIFF}",
+                f"installing {name} {version}",
                 GOBIN=str(home),
                 GOTOOLCHAIN="local",
                 GOFLAGS="-buildvcs=false",
@@ -103,3 +117,4 @@ def oasdiff() -> Path:
 if __name__ == "__main__":
     print(f"spectral: {spectral()}")
     print(f"oasdiff: {oasdiff()}")
+    print(f"oapi-codegen: {oapi_codegen()}")

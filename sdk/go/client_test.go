@@ -240,3 +240,18 @@ func TestAPagerFollowsEveryPage(t *testing.T) {
 		t.Fatalf("walked %v asking pages %v: %v", ids, asked, pager.Err())
 	}
 }
+
+func TestABatchThatFailedWholeIsStillItsItemsAndAReusedKeyAnError(t *testing.T) {
+	_, client := newFake(t,
+		answer{422, nil, `{"success":[],"failed":[{"index":0,"error":"InvalidYAML","message":"bad","field":"job.name"}]}`},
+		answer{422, nil, `{"error":"IdempotencyKeyReused","message":"another body","field":"Idempotency-Key"}`})
+	batch, err := client.CreateJobsBatch(context.Background(), []string{"kind: training"})
+	if err != nil || len(batch.Failed) != 1 || *batch.Failed[0].Field != "job.name" {
+		t.Fatalf("%+v, %v", batch, err)
+	}
+	_, err = client.CreateJobsBatch(context.Background(), []string{"kind: training"})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != "IdempotencyKeyReused" || apiErr.Field != IdempotencyHeader {
+		t.Fatalf("a reused key: %v", err)
+	}
+}

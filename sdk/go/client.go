@@ -67,6 +67,7 @@ func NewClient(serverURL, token string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("gpuctl: server URL %q: the scheme must be http or https", serverURL)
 	}
 	base.Path = strings.TrimSuffix(base.Path, APIPrefix)
+	base.RawPath, base.RawQuery, base.Fragment = "", "", ""
 	c := &Client{
 		base:      base,
 		token:     token,

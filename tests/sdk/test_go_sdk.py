@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,15 @@ def test_the_go_models_are_what_the_generator_writes_from_the_contract(tmp_path:
         "sdk/go/types.gen.go is not what oapi-codegen writes from docs/openapi.json: "
         "run `make sdk-go` and commit the result"
     )
+
+
+def test_without_go_the_suite_is_skipped_here_and_fails_under_ci(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "go_binary", lambda: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="need Go"):
+        _go()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI runs the Go SDK's tests, but"):
+        _go()

@@ -84,7 +84,7 @@ func (s *LogStream) Transport() string {
 }
 
 // Close ends the stream (the server stops reading the pods' logs within a second or two) and
-// waits until Lines is closed.
+// waits until Lines is closed; Err is then context.Canceled, unless the stream had ended.
 func (s *LogStream) Close() {
 	s.cancel()
 	for range s.lines { // what was sent before the end is dropped

@@ -4,15 +4,19 @@ cache (~/.cache/gpuctl-tools), as tests/kube caches its Go builds:
 - Spectral (`@stoplight/spectral-cli`, from the npm registry with npm) lints the OpenAPI
   document with its `spectral:oas` rules;
 - oasdiff (`github.com/oasdiff/oasdiff`, `go install` from the Go module proxy) finds the
-  breaking changes between two versions of the document.
+  breaking changes between two versions of the document;
+- the web console's node_modules (`npm ci` of console/package-lock.json, one folder per
+  lockfile), which its build check, its unit tests (Vitest) and its browser tests (axe-core)
+  use.
 
-`python -m tests.support.tools` installs both (.ci/run does, so that a failure to install shows
+`python -m tests.support.tools` installs them all (.ci/run does, so that a failure to install shows
 first); the tests install what is missing themselves. A tool that cannot be installed is an
 error naming what is missing, never a skipped check."""
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
@@ -24,6 +28,7 @@ SPECTRAL = "6.16.3"
 OASDIFF = "v1.37.0"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpuctl-tools"
 GO_FALLBACK = Path("/usr/local/go/bin/go")
+CONSOLE = Path(__file__).resolve().parents[2] / "console"
 
 
 class ToolUnavailable(Exception):
@@ -100,6 +105,29 @@ def oasdiff() -> Path:
     return binary
 
 
+def console_modules() -> Path:
+    """console/'s node_modules as its package-lock.json pins them (`npm ci` into the cache
+    when missing, keyed by the lockfile's digest)."""
+    lock = (CONSOLE / "package-lock.json").read_bytes()
+    home = CACHE / f"console-{hashlib.sha256(lock).hexdigest()[:16]}"
+    modules = home / "node_modules"
+    with _locked("console"):
+        if not (home / "done").exists():
+            npm = shutil.which("npm")
+            if npm is None:
+                raise ToolUnavailable(
+                    "the console's build needs npm (Node.js): apt-get install npm, or see .ci/run"
+                )
+            home.mkdir(parents=True, exist_ok=True)
+            for name in ("package.json", "package-lock.json"):
+                (home / name).write_bytes((CONSOLE / name).read_bytes())
+            command = [npm, "ci", "--no-audit", "--no-fund"]
+            _run(command, home, "installing the console's npm packages")
+            (home / "done").write_text("npm ci finished\n")
+    return modules
+
+
 if __name__ == "__main__":
     print(f"spectral: {spectral()}")
     print(f"oasdiff: {oasdiff()}")
+    print(f"console node_modules: {console_modules()}")

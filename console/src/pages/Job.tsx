@@ -162,6 +162,15 @@ function Logs(props: { token: string; jobId: string; pods: string[] }) {
   const [pod, setPod] = useState<string>("");
   const [lines, setLines] = useState<string[]>([]);
   const [state, setState] = useState("connecting");
+  const pane = useRef<HTMLPreElement>(null);
+
+  // new lines keep the pane at its end, unless the reader scrolled up to read
+  useEffect(() => {
+    const shown = pane.current;
+    if (shown && shown.scrollHeight - shown.scrollTop - shown.clientHeight < 80) {
+      shown.scrollTop = shown.scrollHeight;
+    }
+  }, [lines]);
 
   useEffect(() => {
     setLines([]);
@@ -194,7 +203,7 @@ function Logs(props: { token: string; jobId: string; pods: string[] }) {
           {state}
         </span>
       </div>
-      <pre class="code logs" role="log" aria-label="Log lines" tabIndex={0} data-testid="logs">
+      <pre ref={pane} class="code logs" role="log" aria-label="Log lines" tabIndex={0} data-testid="logs">
         {lines.join("\n")}
       </pre>
     </>

@@ -3,6 +3,7 @@ served from the installed `fastapi-offline` package (no CDN: the page works offl
 OpenAPI document at `/api/v1/openapi.json`, the server's own Prometheus metrics at
 `/metrics` (requests by route, method and code; a latency histogram), and `/readyz` (200 once
 the watch cache has its first lists, 503 before and while the cache is stale).
+The web console (gpuctl.server.console) at `/`, on the public API only.
 
 The list endpoints read from a watch cache (gpuctl.cluster.cache) that the app's lifespan
 starts and stops: lists across the cluster cost no request to it, and before the cache is
@@ -36,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gpuctl import __version__
 from gpuctl.cluster.api import FullClusterAPI
 from gpuctl.cluster.cache import Cache, CachedReads
-from gpuctl.server import contract, errors, limits
+from gpuctl.server import console, contract, errors, limits
 from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks
 from gpuctl.server.webhooks.worker import Settings, Worker
@@ -133,6 +134,7 @@ def create_app(
         app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
     contract.install(app)
+    console.install(app)  # last: its catch-all answers the paths no route above takes
     app.add_middleware(limits.Gate, prefix=PREFIX)  # inside Measure: its answers are counted
     app.add_middleware(Measure, **measure)
     return app

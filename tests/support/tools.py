@@ -7,6 +7,9 @@ cache (~/.cache/gpuctl-tools), as tests/kube caches its Go builds:
   breaking changes between two versions of the document;
 - oapi-codegen (`github.com/oapi-codegen/oapi-codegen/v2`, `go install` likewise) writes the Go
   SDK's models (sdk/go/types.gen.go) from the document, checked to be up to date.
+- the web console's node_modules (`npm ci` of console/package-lock.json, one folder per
+  lockfile), which its build check, its unit tests (Vitest) and its browser tests (axe-core)
+  use.
 
 `python -m tests.support.tools` installs them all (.ci/run does, so that a failure to install shows
 first); the tests install what is missing themselves. A tool that cannot be installed is an
@@ -15,6 +18,7 @@ error naming what is missing, never a skipped check."""
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
@@ -27,6 +31,7 @@ OASDIFF = "v1.37.0"
 OAPI_CODEGEN = "v2.8.2"  # also in sdk/go/generate.go
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpuctl-tools"
 GO_FALLBACK = Path("/usr/local/go/bin/go")
+CONSOLE = Path(__file__).resolve().parents[2] / "console"
 
 
 class ToolUnavailable(Exception):
@@ -114,7 +119,30 @@ def _go_install(name: str, package: str, version: str) -> Path:
     return binary
 
 
+def console_modules() -> Path:
+    """console/'s node_modules as its package-lock.json pins them (`npm ci` into the cache
+    when missing, keyed by the lockfile's digest)."""
+    lock = (CONSOLE / "package-lock.json").read_bytes()
+    home = CACHE / f"console-{hashlib.sha256(lock).hexdigest()[:16]}"
+    modules = home / "node_modules"
+    with _locked("console"):
+        if not (home / "done").exists():
+            npm = shutil.which("npm")
+            if npm is None:
+                raise ToolUnavailable(
+                    "the console's build needs npm (Node.js): apt-get install npm, or see .ci/run"
+                )
+            home.mkdir(parents=True, exist_ok=True)
+            for name in ("package.json", "package-lock.json"):
+                (home / name).write_bytes((CONSOLE / name).read_bytes())
+            command = [npm, "ci", "--no-audit", "--no-fund"]
+            _run(command, home, "installing the console's npm packages")
+            (home / "done").write_text("npm ci finished\n")
+    return modules
+
+
 if __name__ == "__main__":
     print(f"spectral: {spectral()}")
     print(f"oasdiff: {oasdiff()}")
     print(f"oapi-codegen: {oapi_codegen()}")
+    print(f"console node_modules: {console_modules()}")

@@ -15,6 +15,7 @@ without a Prometheus every series is empty (`source` null) rather than invented.
 from __future__ import annotations
 
 import asyncio
+import base64
 import concurrent.futures
 import logging
 import threading
@@ -48,6 +49,8 @@ WAKE = 1.0  # seconds: how often a waiting stream looks whether it was ended
 METRICS = ("gpuUtilization", "memoryUsage", "throughput")
 MAX_TAIL = 100_000
 Tail = Annotated[int, Query(ge=0, le=MAX_TAIL, description="last N lines of each pod")]
+LOGS_PROTOCOL = "logs.gpuctl.v1"  # the subprotocol a browser offers beside its token's
+BEARER_PROTOCOL = "base64url.bearer.authorization.k8s.io."
 _TAIL: TypeAdapter[int] = TypeAdapter(Annotated[int, Field(ge=0, le=MAX_TAIL)])
 
 
@@ -251,15 +254,19 @@ async def follow_logs(
     websocket: WebSocket, jobId: str, tail: str | None = None, pod: str | None = None
 ) -> None:
     """Each log line as one text message, until the job's pods stop or the client leaves.
-    Authentication is the Authorization header of the upgrade request. A refusal (no or an
+    Authentication is the Authorization header of the upgrade request, or (a browser cannot
+    set that header) the token in the subprotocol `base64url.bearer.authorization.k8s.io.
+    <token, base64url without padding>` offered beside `logs.gpuctl.v1`, which the server
+    then answers with. A refusal (no or an
     unknown token, another user's job, no such job or pod, a bad `tail`, too many streams)
     accepts the connection and closes it with code 1008 and the reason."""
-    await websocket.accept()
+    offered = [str(name) for name in websocket.scope.get("subprotocols", [])]
+    await websocket.accept(subprotocol=LOGS_PROTOCOL if LOGS_PROTOCOL in offered else None)
     app = websocket.app
     streams: Streams = app.state.log_streams
     try:
         lines = _tail(tail)
-        header = websocket.headers.get("authorization")
+        header = websocket.headers.get("authorization") or bearer_of_subprotocols(offered)
         principal = await run_in_threadpool(authenticate, app.state.auth, header)
         cluster = acting(app.state.cluster, principal)
         job = await run_in_threadpool(_job, cluster, principal, jobId, pod)
@@ -278,6 +285,21 @@ async def follow_logs(
     finally:
         watcher.cancel()
         streams.give_back(stream)
+
+
+def bearer_of_subprotocols(offered: list[str]) -> str | None:
+    """`Bearer <token>` from a subprotocol that carries it (as Kubernetes' own API takes a
+    browser's token), None when none does or it is not base64url."""
+    for name in offered:
+        if name.startswith(BEARER_PROTOCOL):
+            encoded = name.removeprefix(BEARER_PROTOCOL)
+            try:
+                padded = encoded + "=" * (-len(encoded) % 4)
+                token = base64.b64decode(padded, altchars=b"-_", validate=True).decode()
+            except (ValueError, UnicodeDecodeError):
+                return None
+            return f"Bearer {token}"
+    return None
 
 
 def _tail(text: str | None) -> int:

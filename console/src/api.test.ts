@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { API, Client, type JobItem, jobsQuery, logProtocols, logsUrl } from "./api";
+
+function job(n: number): JobItem {
+  return {
+    jobId: `alice.job-${n}`, name: `job-${n}`, namespace: "alice", kind: "training", pool: "default",
+    status: "running", ready: "1/1", gpu: 1, gpuType: null, createdAt: null, startedAt: null,
+  };
+}
+
+function answer(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+}
+
+describe("Client", () => {
+  it("sends the token as a bearer header, never in the URL", async () => {
+    const seen: { url: string; auth: string | null }[] = [];
+    const client = new Client("s3cret", async (input, init) => {
+      seen.push({ url: String(input), auth: new Headers(init?.headers).get("Authorization") });
+      return answer(200, { total: 0, items: [] });
+    });
+    await client.jobs({});
+    expect(seen).toEqual([{ url: `${API}/jobs?page=1&pageSize=1000`, auth: "Bearer s3cret" }]);
+  });
+
+  it("reads every page of a long list", async () => {
+    const all = Array.from({ length: 2500 }, (_, n) => job(n));
+    const client = new Client("t", async (input) => {
+      const query = new URL(String(input), "http://x").searchParams;
+      const page = Number(query.get("page"));
+      const size = Number(query.get("pageSize"));
+      return answer(200, { total: all.length, items: all.slice((page - 1) * size, page * size) });
+    });
+    const found = await client.jobs({ status: "running" });
+    expect(found.map((j) => j.jobId)).toEqual(all.map((j) => j.jobId));
+  });
+
+  it("fails with the API's own message", async () => {
+    const client = new Client("wrong", async () =>
+      answer(401, { error: "Unauthorized", message: "unknown token: ask your admin for one" }),
+    );
+    await expect(client.whoAmI()).rejects.toThrow("unknown token: ask your admin for one");
+  });
+
+  it("says what came back when the answer is not the error shape", async () => {
+    const client = new Client("t", async () => new Response("<html>bad gateway</html>", { status: 502 }));
+    await expect(client.job("a.b")).rejects.toThrow("the server answered 502");
+  });
+});
+
+describe("jobsQuery", () => {
+  it("sends only the filters chosen", () => {
+    expect(jobsQuery({ kind: "training", pool: "", status: "failed" }, 2, 50)).toBe(
+      "kind=training&status=failed&page=2&pageSize=50",
+    );
+  });
+});
+
+describe("log stream", () => {
+  it("carries the token in a subprotocol, base64url without padding, not in the URL", () => {
+    const [first, bearer] = logProtocols("tok/en+?");
+    expect(first).toBe("logs.gpuctl.v1");
+    expect(bearer).toBe("base64url.bearer.authorization.k8s.io.dG9rL2VuKz8");
+    const url = logsUrl({ protocol: "https:", host: "gpu.example:8443" } as Location, "alice.a", "p-0");
+    expect(url).toBe("wss://gpu.example:8443/api/v1/jobs/alice.a/logs?tail=200&pod=p-0");
+    expect(url).not.toContain("tok");
+  });
+});

@@ -1,0 +1,141 @@
+// The public REST API (/api/v1), the console's only way to the cluster: whatever it shows,
+// a script with the same token can do.
+export const API = "/api/v1";
+
+/** An answer of the API in its error shape ({"error", "message", "field"?}). */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface JobItem {
+  jobId: string;
+  name: string;
+  namespace: string;
+  kind: string;
+  pool: string;
+  status: string;
+  ready: string;
+  gpu: number;
+  gpuType: string | null;
+  createdAt: string | null;
+  startedAt: string | null;
+}
+
+export interface JobList {
+  total: number;
+  items: JobItem[];
+}
+
+export interface JobDetail extends JobItem {
+  yamlContent: string | null;
+  yamlContentNote?: string | null;
+  image: string;
+  priority: string;
+  why: string;
+  access: string;
+  k8sResources: { kind: string | null; pods: string[]; service: string | null };
+}
+
+export interface Caller {
+  user: string;
+  role: string;
+}
+
+export interface Filters {
+  kind?: string;
+  pool?: string;
+  status?: string;
+}
+
+/** The failure an answer carries: the API's own message where it sent one. */
+export async function failureOf(answer: Response): Promise<ApiFailure> {
+  try {
+    const body = (await answer.json()) as { error?: unknown; message?: unknown };
+    if (typeof body.message === "string") {
+      return new ApiFailure(answer.status, String(body.error ?? "Error"), body.message);
+    }
+  } catch {
+    // not the error shape: say what came back
+  }
+  return new ApiFailure(answer.status, "Error", `the server answered ${answer.status}`);
+}
+
+export class Client {
+  constructor(
+    readonly token: string,
+    private readonly fetcher: typeof fetch = (input, init) => fetch(input, init),
+  ) {}
+
+  private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const headers = new Headers(init.headers);
+    headers.set("Authorization", `Bearer ${this.token}`);
+    headers.set("Accept", "application/json");
+    const answer = await this.fetcher(`${API}${path}`, { ...init, headers });
+    if (!answer.ok) throw await failureOf(answer);
+    return (await answer.json()) as T;
+  }
+
+  /** Who the token is (a wrong token: the API's 401 message). */
+  async whoAmI(): Promise<Caller> {
+    const body = JSON.stringify({ resource: "jobs", action: "get" });
+    const headers = { "Content-Type": "application/json" };
+    return this.call<Caller>("/auth/check", { method: "POST", body, headers });
+  }
+
+  /** Every job the caller may see that matches `filters`, page after page. */
+  async jobs(filters: Filters, pageSize = 1000): Promise<JobItem[]> {
+    const items: JobItem[] = [];
+    for (let page = 1; ; page += 1) {
+      const query = jobsQuery(filters, page, pageSize);
+      const answer = await this.call<JobList>(`/jobs?${query}`);
+      items.push(...answer.items);
+      if (answer.items.length === 0 || items.length >= answer.total) return items;
+    }
+  }
+
+  async job(jobId: string): Promise<JobDetail> {
+    return this.call<JobDetail>(`/jobs/${encodeURIComponent(jobId)}`);
+  }
+
+  async deleteJob(jobId: string): Promise<{ message: string }> {
+    return this.call(`/jobs/${encodeURIComponent(jobId)}`, { method: "DELETE" });
+  }
+}
+
+export function jobsQuery(filters: Filters, page: number, pageSize: number): string {
+  const query = new URLSearchParams();
+  for (const key of ["kind", "pool", "status"] as const) {
+    const value = filters[key];
+    if (value) query.set(key, value);
+  }
+  query.set("page", String(page));
+  query.set("pageSize", String(pageSize));
+  return query.toString();
+}
+
+/** The WebSocket subprotocols that carry the token: a browser cannot set the upgrade's
+ * Authorization header, and a token in the URL would end up in logs. The server answers
+ * with LOGS_PROTOCOL, never echoing the token. */
+export const LOGS_PROTOCOL = "logs.gpuctl.v1";
+export const BEARER_PROTOCOL = "base64url.bearer.authorization.k8s.io.";
+
+export function logProtocols(token: string): string[] {
+  const bytes = new TextEncoder().encode(token);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  const encoded = btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return [LOGS_PROTOCOL, `${BEARER_PROTOCOL}${encoded}`];
+}
+
+export function logsUrl(location: Location, jobId: string, pod: string | null): string {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const query = new URLSearchParams({ tail: "200" });
+  if (pod) query.set("pod", pod);
+  return `${scheme}//${location.host}${API}/jobs/${encodeURIComponent(jobId)}/logs?${query}`;
+}

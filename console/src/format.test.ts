@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { age, statusLabel } from "./format";
+
+describe("age", () => {
+  const now = Date.parse("2026-01-02T00:00:00Z");
+  it("writes seconds, minutes, hours and days as kubectl does", () => {
+    expect(age("2026-01-01T23:59:15Z", now)).toBe("45s");
+    expect(age("2026-01-01T23:48:00Z", now)).toBe("12m");
+    expect(age("2026-01-01T21:00:00Z", now)).toBe("3h");
+    expect(age("2025-12-28T00:00:00Z", now)).toBe("5d");
+  });
+  it("writes a dash for no time or an unreadable one", () => {
+    expect(age(null, now)).toBe("-");
+    expect(age("yesterday", now)).toBe("-");
+  });
+});
+
+describe("statusLabel", () => {
+  it("writes the API's status words as the status rules do", () => {
+    expect(statusLabel("partially-running")).toBe("Partially running");
+    expect(statusLabel("running")).toBe("Running");
+  });
+});

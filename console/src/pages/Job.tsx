@@ -1,0 +1,211 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { type Client, type JobDetail, logProtocols, logsUrl } from "../api";
+import { statusLabel } from "../format";
+import { follow, go } from "../router";
+
+const POLL_MS = 5000;
+const MAX_LINES = 5000; // the log pane keeps the last lines only
+
+/** One job: its status and why, pods, the spec as submitted, logs followed live, delete. */
+export function JobPage(props: { client: Client; jobId: string }) {
+  const [job, setJob] = useState<JobDetail | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [deleted, setDeleted] = useState<string | null>(null);
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    async function poll() {
+      try {
+        const found = await props.client.job(props.jobId);
+        if (!stopped) {
+          setJob(found);
+          setProblem(null);
+        }
+      } catch (failure) {
+        if (!stopped) setProblem(failure instanceof Error ? failure.message : String(failure));
+      }
+      if (!stopped) timer = setTimeout(poll, POLL_MS);
+    }
+    poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [props.client, props.jobId]);
+
+  return (
+    <section aria-labelledby="job-title">
+      <p>
+        <a href="/" onClick={(e) => follow(e, "/")}>
+          ← All jobs
+        </a>
+      </p>
+      <h1 id="job-title">{props.jobId}</h1>
+      {problem && (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      )}
+      {deleted && (
+        <p class="notice" role="status">
+          {deleted}
+        </p>
+      )}
+      {job && <Summary job={job} />}
+      {job && <Delete client={props.client} jobId={props.jobId} onDeleted={setDeleted} />}
+      {job && <Logs token={props.client.token} jobId={props.jobId} pods={job.k8sResources.pods} />}
+      {job && <Spec job={job} />}
+    </section>
+  );
+}
+
+function Summary(props: { job: JobDetail }) {
+  const { job } = props;
+  const rows: [string, string][] = [
+    ["Status", statusLabel(job.status)],
+    ["Kind", job.kind],
+    ["Pool", job.pool],
+    ["Ready", job.ready],
+    ["GPUs", job.gpu > 0 ? `${job.gpu}${job.gpuType ? ` × ${job.gpuType}` : ""}` : "0"],
+    ["Image", job.image],
+    ["Created", job.createdAt ?? "-"],
+  ];
+  if (job.access) rows.push(["Access", job.access]);
+  return (
+    <>
+      <dl class="summary" data-testid="summary">
+        {rows.map(([name, value]) => (
+          <div key={name}>
+            <dt>{name}</dt>
+            <dd data-field={name.toLowerCase()}>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <h2>Why</h2>
+      <p class="why" data-testid="why">
+        {job.why || "Nothing to report."}
+      </p>
+      <h2>Pods</h2>
+      {job.k8sResources.pods.length === 0 ? (
+        <p>No pods yet.</p>
+      ) : (
+        <ul data-testid="pods">
+          {job.k8sResources.pods.map((pod) => (
+            <li key={pod}>{pod}</li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function Spec(props: { job: JobDetail }) {
+  return (
+    <>
+      <h2>Spec as submitted</h2>
+      {props.job.yamlContent ? (
+        <pre class="code" data-testid="spec" tabIndex={0} aria-label="The job's YAML spec">
+          {props.job.yamlContent}
+        </pre>
+      ) : (
+        <p>{props.job.yamlContentNote ?? "This job was made without a gpuctl spec."}</p>
+      )}
+    </>
+  );
+}
+
+function Delete(props: { client: Client; jobId: string; onDeleted: (message: string) => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  async function confirmed() {
+    try {
+      const answer = await props.client.deleteJob(props.jobId);
+      dialog.current?.close();
+      props.onDeleted(answer.message);
+      setTimeout(() => go("/"), 1500);
+    } catch (failure) {
+      setProblem(failure instanceof Error ? failure.message : String(failure));
+    }
+  }
+
+  return (
+    <>
+      <button type="button" class="danger" onClick={() => dialog.current?.showModal()}>
+        Delete job
+      </button>
+      <dialog ref={dialog} aria-labelledby="delete-title">
+        <h2 id="delete-title">Delete {props.jobId}?</h2>
+        <p>Its workload, its pods and what was made with it are deleted. This cannot be undone.</p>
+        {problem && (
+          <p class="problem" role="alert">
+            {problem}
+          </p>
+        )}
+        <div class="actions">
+          <button type="button" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button type="button" class="danger" onClick={confirmed}>
+            Delete
+          </button>
+        </div>
+      </dialog>
+    </>
+  );
+}
+
+/** The job's logs, followed over the WebSocket (the token in its subprotocol), from all pods
+ * or the one chosen; the stream starts again when the choice changes. */
+function Logs(props: { token: string; jobId: string; pods: string[] }) {
+  const [pod, setPod] = useState<string>("");
+  const [lines, setLines] = useState<string[]>([]);
+  const [state, setState] = useState("connecting");
+  const pane = useRef<HTMLPreElement>(null);
+
+  // new lines keep the pane at its end, unless the reader scrolled up to read
+  useEffect(() => {
+    const shown = pane.current;
+    if (shown && shown.scrollHeight - shown.scrollTop - shown.clientHeight < 80) {
+      shown.scrollTop = shown.scrollHeight;
+    }
+  }, [lines]);
+
+  useEffect(() => {
+    setLines([]);
+    setState("connecting");
+    const socket = new WebSocket(logsUrl(location, props.jobId, pod || null), logProtocols(props.token));
+    socket.onopen = () => setState("following");
+    socket.onmessage = (event) =>
+      setLines((kept) => [...kept, String(event.data)].slice(-MAX_LINES));
+    socket.onclose = (event) =>
+      setState(event.code === 1008 ? `refused: ${event.reason}` : "ended");
+    return () => socket.close();
+  }, [props.token, props.jobId, pod]);
+
+  return (
+    <>
+      <h2>Logs</h2>
+      <div class="log-bar">
+        <label class="choice">
+          Pod
+          <select name="pod" value={pod} onChange={(e) => setPod((e.target as HTMLSelectElement).value)}>
+            <option value="">all pods</option>
+            {props.pods.map((name) => (
+              <option value={name} key={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span data-testid="log-state" role="status">
+          {state}
+        </span>
+      </div>
+      <pre ref={pane} class="code logs" role="log" aria-label="Log lines" tabIndex={0} data-testid="logs">
+        {lines.join("\n")}
+      </pre>
+    </>
+  );
+}

@@ -1,0 +1,185 @@
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { Client, Filters, JobItem } from "../api";
+import { age, statusLabel } from "../format";
+import { follow } from "../router";
+import { visibleRows } from "../virtual";
+
+export const KINDS = ["training", "inference", "notebook", "compute"];
+export const STATUSES = [
+  "pending",
+  "queued",
+  "running",
+  "partially-running",
+  "paused",
+  "succeeded",
+  "failed",
+  "terminating",
+  "partial",
+];
+const POLL_MS = 5000;
+const ROW_HEIGHT = 36; // px: the CSS gives every row this height
+const VIEWPORT = 600; // px: the table's scroll box
+
+function filtersFromUrl(): Filters {
+  const query = new URLSearchParams(location.search);
+  return {
+    kind: query.get("kind") ?? "",
+    pool: query.get("pool") ?? "",
+    status: query.get("status") ?? "",
+  };
+}
+
+function showFilters(filters: Filters): void {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) if (value) query.set(key, value);
+  const search = query.toString();
+  history.replaceState(null, "", search ? `/?${search}` : "/");
+}
+
+/** The caller's jobs (an admin: everyone's), asked for again every few seconds: the rows
+ * change in place, the page is never reloaded. */
+export function JobsPage(props: { client: Client; admin: boolean; pollMs?: number }) {
+  const [filters, setFilters] = useState<Filters>(filtersFromUrl);
+  const [jobs, setJobs] = useState<JobItem[] | null>(null);
+  const [pools, setPools] = useState<string[]>([]);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [now, setNow] = useState(Date.now());
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    async function poll() {
+      try {
+        const found = await props.client.jobs(filters);
+        if (stopped) return;
+        setJobs(found);
+        setPools((known) => mergePools(known, found));
+        setProblem(null);
+      } catch (failure) {
+        if (!stopped) setProblem(failure instanceof Error ? failure.message : String(failure));
+      }
+      setNow(Date.now());
+      if (!stopped) timer = setTimeout(poll, props.pollMs ?? POLL_MS);
+    }
+    poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [props.client, filters.kind, filters.pool, filters.status]);
+
+  function choose(key: keyof Filters, value: string) {
+    const next = { ...filters, [key]: value };
+    showFilters(next);
+    setFilters(next);
+  }
+
+  return (
+    <section aria-labelledby="jobs-title">
+      <h1 id="jobs-title">{props.admin ? "All jobs" : "Your jobs"}</h1>
+      <form class="filters" aria-label="Filter jobs" onSubmit={(e) => e.preventDefault()}>
+        <Choice id="kind" label="Kind" value={filters.kind ?? ""} options={KINDS} onChange={choose} />
+        <Choice id="pool" label="Pool" value={filters.pool ?? ""} options={pools} onChange={choose} />
+        <Choice id="status" label="Status" value={filters.status ?? ""} options={STATUSES} onChange={choose} />
+      </form>
+      {problem && (
+        <p class="problem" role="alert">
+          {problem}
+        </p>
+      )}
+      {jobs === null ? <p>Loading jobs…</p> : <JobTable jobs={jobs} now={now} />}
+    </section>
+  );
+}
+
+function mergePools(known: string[], jobs: JobItem[]): string[] {
+  const all = new Set(known);
+  for (const job of jobs) all.add(job.pool);
+  return [...all].sort();
+}
+
+function Choice(props: {
+  id: keyof Filters;
+  label: string;
+  value: string;
+  options: string[];
+  onChange: (key: keyof Filters, value: string) => void;
+}) {
+  const options = props.value && !props.options.includes(props.value) ? [...props.options, props.value] : props.options;
+  return (
+    <label class="choice">
+      {props.label}
+      <select
+        name={props.id}
+        value={props.value}
+        onChange={(e) => props.onChange(props.id, (e.target as HTMLSelectElement).value)}
+      >
+        <option value="">any</option>
+        {options.map((option) => (
+          <option value={option} key={option}>
+            {props.id === "status" ? statusLabel(option) : option}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function JobTable(props: { jobs: JobItem[]; now: number }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const shown = useMemo(
+    () => visibleRows(scrollTop, VIEWPORT, ROW_HEIGHT, props.jobs.length),
+    [scrollTop, props.jobs.length],
+  );
+  if (props.jobs.length === 0) return <p data-testid="no-jobs">No jobs match.</p>;
+  return (
+    <div class="table-box" ref={box} onScroll={() => setScrollTop(box.current?.scrollTop ?? 0)}>
+      <table aria-rowcount={props.jobs.length + 1} data-testid="jobs">
+        <caption class="visually-hidden">
+          {props.jobs.length} jobs, newest first
+        </caption>
+        <thead>
+          <tr aria-rowindex={1}>
+            {["Job", "Kind", "Pool", "Status", "Ready", "GPUs", "Age"].map((name) => (
+              <th scope="col" key={name}>
+                {name}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {shown.above > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${shown.above}px` }} />}
+          {props.jobs.slice(shown.first, shown.last).map((job, index) => (
+            <JobRow job={job} now={props.now} rowIndex={shown.first + index + 2} key={job.jobId} />
+          ))}
+          {shown.below > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${shown.below}px` }} />}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function JobRow(props: { job: JobItem; now: number; rowIndex: number }) {
+  const { job } = props;
+  const path = `/jobs/${encodeURIComponent(job.jobId)}`;
+  return (
+    <tr aria-rowindex={props.rowIndex} data-job={job.jobId}>
+      <td>
+        <a href={path} onClick={(e) => follow(e, path)}>
+          {job.jobId}
+        </a>
+      </td>
+      <td>{job.kind}</td>
+      <td>{job.pool}</td>
+      <td>
+        <span class={`status status-${job.status}`}>{statusLabel(job.status)}</span>
+      </td>
+      <td>{job.ready}</td>
+      <td>{job.gpu > 0 ? `${job.gpu}${job.gpuType ? ` × ${job.gpuType}` : ""}` : "0"}</td>
+      <td>
+        <time dateTime={job.createdAt ?? undefined}>{age(job.createdAt, props.now)}</time>
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,36 @@
+// The console's pages are paths (`/`, `/jobs/<id>`) that the server answers with the same
+// index.html; moving between them is history.pushState, not a page load.
+import { useEffect, useState } from "preact/hooks";
+
+export type Route = { page: "jobs" } | { page: "job"; jobId: string } | { page: "missing" };
+
+export function routeOf(path: string): Route {
+  if (path === "/" || path === "" || path === "/jobs") return { page: "jobs" };
+  const job = /^\/jobs\/([^/]+)$/.exec(path);
+  if (job) return { page: "job", jobId: decodeURIComponent(job[1]) };
+  return { page: "missing" };
+}
+
+export function go(path: string): void {
+  history.pushState(null, "", path);
+  dispatchEvent(new PopStateEvent("popstate"));
+}
+
+export function useRoute(): Route {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const moved = () => setPath(location.pathname);
+    addEventListener("popstate", moved);
+    return () => removeEventListener("popstate", moved);
+  }, []);
+  return routeOf(path);
+}
+
+/** A click on an in-console link, without a modifier: a route change, not a page load. */
+export function follow(event: MouseEvent, path: string): void {
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+    return;
+  }
+  event.preventDefault();
+  go(path);
+}

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from gpuctl import settings
+from gpuctl.errors import SpecError, UsageError
 from gpuctl.monitoring import custom
 
 
@@ -24,3 +28,32 @@ def test_progress_column_only_when_a_listed_job_reports_one() -> None:
     assert custom.progress_cells(listed, {("b", "one"): 5.0}) is None
     assert custom.progress_cells(listed, {("a", "two"): 42.5}) == ["-", "42.5%"]
     assert custom.progress_cells(listed, {("a", "one"): 100.0}) == ["100%", "-"]
+
+
+def test_serve_finds_the_pushgateway_like_prometheus(
+    own_gpuctl_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuctl.server.cli import _pushgateway_url
+
+    monkeypatch.delenv(custom.ENV_VAR, raising=False)
+    assert _pushgateway_url(None, "prod") is None  # no file: none, and pushes are 503
+    own_gpuctl_config.parent.mkdir(parents=True)
+    own_gpuctl_config.write_text(
+        "pushgatewayUrl: http://default:9091\n"
+        "contexts:\n"
+        "  prod: {pushgatewayUrl: http://prod:9091}\n"
+        "  dev: {prometheusUrl: http://dev:9090}\n"  # its own Prometheus, the default gateway
+    )
+    assert _pushgateway_url(None, "prod") == "http://prod:9091"
+    assert _pushgateway_url(None, "dev") == "http://default:9091"
+    assert settings.load().prometheus_url_for("dev") == "http://dev:9090"
+    assert _pushgateway_url("http://flag:9091", "prod") == "http://flag:9091"
+    with pytest.raises(UsageError, match="--pushgateway-url pushgateway:9091: not an http"):
+        _pushgateway_url("pushgateway:9091", "prod")
+    own_gpuctl_config.write_text("contexts:\n  prod: {pushgatewayUrl: 9091}\n")
+    with pytest.raises(SpecError) as raised:
+        settings.load()
+    assert str(raised.value.problems[0]).endswith(
+        "contexts.prod.pushgatewayUrl: expected an http(s) URL, got 9091 "
+        "(e.g. http://pushgateway.monitoring:9091)"
+    )

@@ -69,14 +69,24 @@ def checked(values: Mapping[str, Any]) -> dict[str, float]:
                 f"{name!r} is not a metric name: letters, digits and '_', not starting with a "
                 "digit, at most 64 characters (e.g. tokensPerSecond)",
             )
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise InvalidValues(where, f"{value!r} is not a number")
-        if not math.isfinite(value):
-            raise InvalidValues(where, f"{value!r} is not a finite number")
-        if name == PROGRESS and not 0 <= value <= 100:
-            raise InvalidValues(where, f"{value} is not a percentage (0 to 100)")
-        result[name] = float(value)
+        number = _finite(where, value)
+        if name == PROGRESS and not 0 <= number <= 100:
+            raise InvalidValues(where, f"{number:g} is not a percentage (0 to 100)")
+        result[name] = number
     return result
+
+
+def _finite(where: str, value: Any) -> float:
+    """`value` as a float: a JSON number (not a boolean) that a float holds, not NaN or ±inf."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidValues(where, f"{value!r} is not a number")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of 400 digits
+        raise InvalidValues(where, "an integer beyond a float's range is not finite") from None
+    if not math.isfinite(number):
+        raise InvalidValues(where, f"{value!r} is not a finite number")
+    return number
 
 
 def series_name(name: str) -> str:

@@ -190,6 +190,7 @@ def test_hostile_pushes_are_refused_and_reach_nothing(
         invalid: list[tuple[Any, str]] = [
             ({"loss": float("nan")}, "metrics.loss"),
             ({"loss": float("inf")}, "metrics.loss"),
+            ({"loss": 10**400}, "metrics.loss"),
             ({"loss": "0.5"}, "metrics.loss"),
             ({"loss": True}, "metrics.loss"),
             ({"bad-name": 1}, "metrics.bad-name"),

@@ -57,3 +57,10 @@ def test_serve_finds_the_pushgateway_like_prometheus(
         "contexts.prod.pushgatewayUrl: expected an http(s) URL, got 9091 "
         "(e.g. http://pushgateway.monitoring:9091)"
     )
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400), float("nan"), float("-inf")])
+def test_numbers_beyond_a_float_are_refused_not_an_error(value: float) -> None:
+    with pytest.raises(custom.InvalidValues) as raised:
+        custom.checked({"loss": value})
+    assert raised.value.field == "metrics.loss" and "not a finite number" in str(raised.value)

@@ -93,8 +93,13 @@ def pushgateway_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url = f"http://127.0.0.1:{free_port()}"
     log = (workdir / "pushgateway.log").open("w")
     address = url.removeprefix("http://")
+    # Debian's build persists every instance's groups in one file under /var/lib: each of ours
+    # keeps its own, so that no run sees another's (or an earlier run's) values
+    persistence = f"--persistence.file={workdir / 'pushgateway.data'}"
     process = subprocess.Popen(
-        [binary, f"--web.listen-address={address}"], stdout=log, stderr=subprocess.STDOUT
+        [binary, f"--web.listen-address={address}", persistence],
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     try:
         _wait_ready(url, process, workdir / "pushgateway.log")

@@ -70,15 +70,15 @@ def push_custom_metrics(
         values = custom.checked(body.metrics)
     except custom.InvalidValues as exc:
         raise ApiError(400, "InvalidRequest", str(exc), field=exc.field) from None
+    inventory.find_job(cluster, name, namespace)  # 404 JobNotFound when there is none
     gateway: custom.Pushgateway | None = request.app.state.pushgateway
-    if gateway is None:
+    if gateway is None:  # (after the request's own faults: those are the caller's to fix)
         raise ApiError(
             503,
             "PushgatewayNotConfigured",
             "this server has no Pushgateway: start it with --pushgateway-url URL "
             f"(or ${custom.ENV_VAR}); nothing was stored",
         )
-    inventory.find_job(cluster, name, namespace)  # 404 JobNotFound when there is none
     gateway.push(namespace, name, values)
     return {"jobId": body.job_id, "stored": sorted(values), "pushgateway": gateway.url}
 

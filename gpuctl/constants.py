@@ -130,6 +130,16 @@ DISRUPTION_BUDGET_MIN_PODS: Final = 2
 
 # Inference autoscaling metric, served per pod by the NVIDIA DCGM exporter through an adapter.
 GPU_UTILIZATION_METRIC: Final = "DCGM_FI_DEV_GPU_UTIL"
+# A job's own metrics endpoint (spec `metrics`): the pod annotations a plain Prometheus's
+# kubernetes_sd relabelling reads by convention (the PodMonitor of `monitoring manifests` reads
+# them too), and the name of its container port when it is not the service port.
+PROMETHEUS_SCRAPE_ANNOTATION: Final = "prometheus.io/scrape"
+PROMETHEUS_PORT_ANNOTATION: Final = "prometheus.io/port"
+PROMETHEUS_PATH_ANNOTATION: Final = "prometheus.io/path"
+METRICS_PORT_NAME: Final = "metrics"
+# Values a job pushes (POST /api/v1/metrics/custom) are series named this prefix + their name,
+# in the Pushgateway group job=<job name>, namespace=<its namespace>.
+CUSTOM_METRIC_PREFIX: Final = "gpuctl_job_"
 
 # Apply bookkeeping: a hash of the rendered object, written at creation.
 RENDER_HASH_ANNOTATION: Final = ANNOTATION_PREFIX + "render-hash"

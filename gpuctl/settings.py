@@ -1,8 +1,10 @@
-"""gpuctl's own config file: settings per kubeconfig context (today: where Prometheus is).
+"""gpuctl's own config file: settings per kubeconfig context (where Prometheus is, and the
+Pushgateway that `gpuctl serve` relays the jobs' own metrics to).
 
 It lives at ${XDG_CONFIG_HOME:-~/.config}/gpuctl/config.yaml; a missing file is no settings:
 
     prometheusUrl: http://prometheus.monitoring:9090   # for every context without its own
+    pushgatewayUrl: http://pushgateway.monitoring:9091 # the same, for `gpuctl serve`
     contexts:
       prod:                                            # a kubeconfig context's name
         prometheusUrl: https://prometheus.prod.example.com
@@ -24,9 +26,11 @@ from gpuctl.errors import SpecError, UsageError
 from gpuctl.spec.document import Document, Path_, load_text, read_text
 
 PROMETHEUS_URL = "prometheusUrl"
+PUSHGATEWAY_URL = "pushgatewayUrl"
 CONTEXTS = "contexts"
-_TOP_FIELDS = [PROMETHEUS_URL, CONTEXTS]
-_CONTEXT_FIELDS = [PROMETHEUS_URL]
+_TOP_FIELDS = [PROMETHEUS_URL, PUSHGATEWAY_URL, CONTEXTS]
+_CONTEXT_FIELDS = [PROMETHEUS_URL, PUSHGATEWAY_URL]
+_URL_FIELDS = (PROMETHEUS_URL, PUSHGATEWAY_URL)
 _URL = re.compile(r"^https?://[^\s/]+")
 _ONLY_COMMENTS = re.compile(r"\s*(#[^\n]*\s*)*")
 
@@ -41,12 +45,20 @@ def config_path() -> Path:
 class Settings:
     prometheus_url: str | None = None  # the default, for contexts without their own
     context_urls: dict[str, str] = field(default_factory=dict)
+    pushgateway_url: str | None = None  # the default, for contexts without their own
+    context_pushgateway_urls: dict[str, str] = field(default_factory=dict)
 
     def prometheus_url_for(self, context: str | None) -> str | None:
         """The context's own Prometheus, else the file's default, else None."""
         if context is not None and context in self.context_urls:
             return self.context_urls[context]
         return self.prometheus_url
+
+    def pushgateway_url_for(self, context: str | None) -> str | None:
+        """The context's own Pushgateway, else the file's default, else None."""
+        if context is not None and context in self.context_pushgateway_urls:
+            return self.context_pushgateway_urls[context]
+        return self.pushgateway_url
 
 
 def load(path: Path | None = None) -> Settings:
@@ -55,7 +67,9 @@ def load(path: Path | None = None) -> Settings:
     contexts = data.get(CONTEXTS) or {}
     return Settings(
         data.get(PROMETHEUS_URL),
-        {name: entry[PROMETHEUS_URL] for name, entry in contexts.items() if entry},
+        {n: e[PROMETHEUS_URL] for n, e in contexts.items() if e and PROMETHEUS_URL in e},
+        data.get(PUSHGATEWAY_URL),
+        {n: e[PUSHGATEWAY_URL] for n, e in contexts.items() if e and PUSHGATEWAY_URL in e},
     )
 
 
@@ -96,7 +110,9 @@ def _read(path: Path) -> dict[str, Any]:
 def _check(document: Document) -> None:
     data = document.data
     if not isinstance(data, dict):
-        raise SpecError([document.problem((), "expected a mapping (prometheusUrl, contexts)")])
+        raise SpecError(
+            [document.problem((), "expected a mapping (prometheusUrl, pushgatewayUrl, contexts)")]
+        )
     _check_fields(document, (), data, _TOP_FIELDS)
     contexts = data.get(CONTEXTS)
     if contexts is None:
@@ -112,7 +128,7 @@ def _check(document: Document) -> None:
         if entry is None:
             continue
         if not isinstance(entry, dict):
-            _fail(document, (CONTEXTS, name), f"expected a mapping ({PROMETHEUS_URL})")
+            _fail(document, (CONTEXTS, name), f"expected a mapping ({', '.join(_URL_FIELDS)})")
         _check_fields(document, (CONTEXTS, name), entry, _CONTEXT_FIELDS)
 
 
@@ -125,10 +141,14 @@ def _check_fields(document: Document, at: Path_, data: dict[str, Any], known: li
             raise SpecError(
                 [document.problem(where, "unknown field", did_you_mean(str(key), known), key=True)]
             )
-        if key == PROMETHEUS_URL and not (isinstance(value, str) and _URL.match(value)):
+        if key in _URL_FIELDS and not (isinstance(value, str) and _URL.match(value)):
             _fail(document, (*at, key), f"expected an http(s) URL, got {value!r}")
 
 
 def _fail(document: Document, path: Path_, message: str) -> NoReturn:
-    hint = "e.g. http://prometheus.monitoring:9090" if path[-1] == PROMETHEUS_URL else ""
+    hints = {
+        PROMETHEUS_URL: "e.g. http://prometheus.monitoring:9090",
+        PUSHGATEWAY_URL: "e.g. http://pushgateway.monitoring:9091",
+    }
+    hint = hints.get(str(path[-1]), "")
     raise SpecError([document.problem(path, message, hint)])

@@ -7,6 +7,7 @@ import gc
 import re
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import click
 
@@ -39,6 +40,12 @@ from gpuctl.spec import kinds
     help="Only jobs of this kind.",
 )
 @click.option("--pods", is_flag=True, help="One row per pod instead of per job.")
+@click.option(
+    "--prometheus-url",
+    metavar="URL",
+    help="Prometheus for PROGRESS (else $GPUCTL_PROMETHEUS_URL, else the context's "
+    "prometheusUrl in gpuctl's config file; without one, no PROGRESS column).",
+)
 @output_option
 @no_headers_option
 def get_jobs(
@@ -49,20 +56,25 @@ def get_jobs(
     pool: str | None,
     kind: str | None,
     pods: bool,
+    prometheus_url: str | None,
     output: str | None,
     no_headers: bool,
 ) -> None:
-    """One row per job: NAME, KIND, POOL, STATUS, READY, GPU, AGE (--pods: one per pod).
+    """One row per job: NAME, KIND, POOL, STATUS, READY, GPU, AGE (--pods: one per pod), and
+    PROGRESS when a listed job reports its progress (POST /api/v1/metrics/custom).
 
     \b
     gpuctl get jobs
     gpuctl get jobs --pool training-pool --kind training -o wide
     gpuctl get jobs --pods -A
     """
+    from gpuctl.monitoring.prometheus import configured_url
+
     cluster = Cluster.connect(kubeconfig, context)
     where = None if all_namespaces else (namespace or cluster.namespace)
+    progress_from = None if pods else configured_url(prometheus_url, cluster.context)
     with _collector_paused():
-        _list_jobs(cluster, where, pool, kind, pods, output, no_headers)
+        _list_jobs(cluster, where, pool, kind, pods, output, no_headers, progress_from)
 
 
 @contextlib.contextmanager
@@ -87,6 +99,7 @@ def _list_jobs(
     pods: bool,
     output: str | None,
     no_headers: bool,
+    progress_from: str | None = None,
 ) -> None:
     if pods and output in (None, "name"):
         # The server's printed Table has all these need (no pod specs: GPU is wide's).
@@ -106,11 +119,37 @@ def _list_jobs(
         headers, rows = job_views.job_rows(
             found, all_namespaces=where is None, wide=output == "wide"
         )
+        if progress_from and output in (None, "wide"):
+            _add_progress(progress_from, where, found, headers, rows)
         # -o yaml|json|name: a partial job is the objects that are left of it
         items = [part for item in found for part in item.get("leftovers") or [item]]
     names = [ref(item.get("kind", "Pod"), item["metadata"]["name"]) for item in items]
     if not echo_objects(items, output, names):
         _echo_rows(headers, rows, where=where, no_headers=no_headers)
+
+
+def _add_progress(
+    prometheus_url: str,
+    where: str | None,
+    found: list[dict[str, Any]],
+    headers: list[str],
+    rows: list[list[str]],
+) -> None:
+    """PROGRESS, the percent each job pushed last, when some listed job reports one; a
+    Prometheus that fails leaves the table without it, and says why on stderr."""
+    from gpuctl.monitoring import custom
+    from gpuctl.monitoring.prometheus import Prometheus, PrometheusError
+
+    try:
+        reported = custom.progress_now(Prometheus(prometheus_url), where)
+    except PrometheusError as exc:
+        click.echo(f"warning: PROGRESS: {exc}", err=True)
+        return
+    cells = custom.progress_cells([jobs.job_of(obj) for obj in found], reported)
+    if cells is not None:
+        headers.append("PROGRESS")
+        for row, cell in zip(rows, cells, strict=True):
+            row.append(cell)
 
 
 def _echo_rows(
@@ -149,19 +188,22 @@ def describe_job(
     since: str,
 ) -> None:
     """A job in detail: spec summary, status and why, pods, events, access address, and each
-    pod's GPU usage now with a curve of its GPU utilisation (from Prometheus).
+    pod's GPU usage now with a curve of its GPU utilisation (from Prometheus); and the values
+    the job pushed (loss, throughput, progress: POST /api/v1/metrics/custom) with their curves.
 
     \b
     gpuctl describe job qwen2-7b-llamafactory-sft
     gpuctl describe job qwen2-7b-llamafactory-sft --since 6h --prometheus-url http://prom:9090
     """
-    from gpuctl.cli.monitoring import usage_section
+    from gpuctl.cli.monitoring import own_metrics_section, usage_section
 
     window = duration(since)
     cluster = Cluster.connect(kubeconfig, context)
     details = jobs.gather(cluster, name, namespace or cluster.namespace)
     click.echo(job_views.describe(details), nl=False)
     click.echo(usage_section(details, prometheus_url, cluster.context, window, since), nl=False)
+    own = own_metrics_section(details, prometheus_url, cluster.context, window, since)
+    click.echo(own, nl=False)
 
 
 @click.command()

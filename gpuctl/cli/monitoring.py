@@ -131,7 +131,8 @@ def _label_value(value: str, option: str) -> str:
 )
 def manifests(namespace: str, release: str) -> None:
     """Print a PrometheusRule (GPU temperature >= 85 °C, a pod's GPUs idle for 30 minutes, a
-    gpuctl pod pending for 15 minutes) and a Grafana dashboard ConfigMap (pools, nodes, jobs).
+    gpuctl pod pending for 15 minutes), a Grafana dashboard ConfigMap (pools, nodes, jobs) and a
+    PodMonitor that scrapes the jobs' own metrics endpoints (a job spec's `metrics`).
 
     \b
     gpuctl monitoring manifests | kubectl apply -f -
@@ -200,3 +201,45 @@ def usage_section(
     headers = ["POD", "GPUS", "GPU-UTIL", "GPU-MEM", "TEMP", f"UTIL LAST {since_text}"]
     body = table.table(headers, rows)
     return "GPU usage (Prometheus):\n" + "".join(f"  {line}\n" for line in body.splitlines())
+
+
+def range_sparkline(values: list[float], width: int = SPARK_WIDTH) -> str:
+    """`values` (oldest first) as block characters from their lowest to their highest: a
+    loss going from 2.1 to 1.7 fills the range, as a curve of it would."""
+    if not values:
+        return "-"
+    low = min(values)
+    return sparkline([v - low for v in values], max(values) - low, width)
+
+
+def own_metrics_section(
+    details: jobs.Details,
+    prometheus_url: str | None,
+    context: str | None,
+    since: float,
+    since_text: str,
+) -> str:
+    """`describe job`'s curves of the values the job pushed (loss, throughput, progress, ...):
+    each one's last value and its curve over the last `since` seconds. Nothing when the job
+    pushed none, or without a Prometheus (the GPU usage section above says why)."""
+    import time
+
+    from gpuctl.errors import GpuctlError
+    from gpuctl.monitoring import custom
+
+    try:
+        prometheus = Prometheus(url_from(prometheus_url, context))
+        namespace, name = jobs.job_of(details.job)
+        end = time.time()
+        step = max(since / gpu.HISTORY_POINTS, 1.0)
+        series = custom.job_series(prometheus, namespace, name, end - since, end, step)
+    except GpuctlError:
+        return ""
+    if not series:
+        return ""
+    rows = []
+    for key in custom.drawing_order(series):
+        values = [point["value"] for point in series[key]]
+        rows.append([key, f"{values[-1]:.4g}", range_sparkline(values)])
+    body = table.table(["METRIC", "NOW", f"LAST {since_text} (LOW TO HIGH)"], rows)
+    return "Job metrics (pushed):\n" + "".join(f"  {line}\n" for line in body.splitlines())

@@ -1,4 +1,5 @@
-"""`gpuctl monitoring manifests`: the alert rules and the Grafana dashboard, rendered."""
+"""`gpuctl monitoring manifests`: the alert rules, the Grafana dashboard and the PodMonitor of the
+jobs' own metrics endpoints, rendered."""
 
 from __future__ import annotations
 
@@ -171,4 +172,32 @@ def render(
         },
         "<monitoring dashboard>",
     )
-    return board + rules
+    return board + rules + pod_monitor(namespace, release)
+
+
+def _sd_annotation(key: str) -> str:
+    """A pod annotation as Prometheus' Kubernetes service discovery names it:
+    __meta_kubernetes_pod_annotation_ and every character not a letter or digit turned to _."""
+    return "__meta_kubernetes_pod_annotation_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
+
+
+def pod_monitor(namespace: str, release: str) -> list[engine.Manifest]:
+    """The PodMonitor that scrapes the jobs' own metrics endpoints (spec `metrics`): gpuctl's
+    pods annotated prometheus.io/scrape "true", on the port and path their annotations name."""
+    labels = {c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE}
+    return engine.render_template(
+        "_monitoring/podmonitor.yaml.j2",
+        {
+            "monitor_name": "gpuctl-job-metrics",
+            "namespace": namespace,
+            "labels": {**labels, "release": release},
+            "pod_labels": labels,
+            "scrape_label": _sd_annotation(c.PROMETHEUS_SCRAPE_ANNOTATION),
+            "path_label": _sd_annotation(c.PROMETHEUS_PATH_ANNOTATION),
+            "port_label": _sd_annotation(c.PROMETHEUS_PORT_ANNOTATION),
+            # the pod's address (IPv4 or [IPv6], with or without a port) and the annotated port
+            "address_regex": r"(.+?)(?::\d+)?;(\d+)",
+            "address_replacement": "$1:$2",
+        },
+        "<monitoring pod monitor>",
+    )

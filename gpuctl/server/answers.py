@@ -174,9 +174,32 @@ class Point(Answer):
 class JobMetrics(Answer):
     gpuUtilization: list[Point] | None = None
     memoryUsage: list[Point] | None = None
-    throughput: list[Point] | None = None
+    throughput: list[Point] | None = Field(
+        default=None,
+        description="per second, from the job's own tokensPerSecond or samplesPerSecond",
+    )
+    custom: dict[str, list[Point]] | None = Field(
+        default=None,
+        description="the job's own series (POST /metrics/custom), by name: loss, progress, ...",
+    )
     source: str | None
     message: str
+
+
+class CustomMetricsPushed(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "jobId": "alice.qwen2-7b-sft",
+                "stored": ["loss", "progress", "tokensPerSecond"],
+                "pushgateway": "http://pushgateway.monitoring:9091",
+            }
+        }
+    )
+
+    jobId: str
+    stored: list[str] = Field(description="the names whose values the Pushgateway now holds")
+    pushgateway: str
 
 
 # ------------------------------------------------------------------------------ pools

@@ -40,6 +40,7 @@ from gpuctl.cluster.cache import Cache, CachedReads
 from gpuctl.server import console, contract, errors, limits
 from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks
+from gpuctl.server.routes import metrics as custom_metrics
 from gpuctl.server.webhooks.worker import Settings, Worker
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ def create_app(
     policy: Policy | None = None,
     webhook_settings: Settings | None = None,
     deliver: bool = False,
+    pushgateway_url: str | None = None,
 ) -> FastAPI:
     """The API over one cluster; `auth` is the token file (Tokens) or the cluster's token
     reviews (TokenReviews), None for no authentication (loopback only); `prometheus_url` None
@@ -79,8 +81,11 @@ def create_app(
     path for a user). With token reviews there is no cache: every caller reads as themselves.
     `max_streams` caps the followed log streams open at once, `max_streams_per_user` one
     user's. `webhook_settings`: where and how webhooks are delivered; `deliver` runs the
-    webhook worker (`gpuctl serve` does; it delivers while it holds the webhook Lease)."""
+    webhook worker (`gpuctl serve` does; it delivers while it holds the webhook Lease).
+    `pushgateway_url`: where the jobs' own metrics (POST /metrics/custom) are relayed; None
+    refuses them (503)."""
     from gpuctl.inventory.watched import LISTED
+    from gpuctl.monitoring.custom import Pushgateway
     from gpuctl.monitoring.prometheus import Prometheus
 
     as_server = auth is None or isinstance(auth, Tokens)  # reads made with our credentials
@@ -123,6 +128,7 @@ def create_app(
     app.state.auth = auth
     app.state.policy = policy or Policy()
     app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
+    app.state.pushgateway = Pushgateway(pushgateway_url.rstrip("/")) if pushgateway_url else None
     app.state.log_streams = logs.Streams(max_streams, max_streams_per_user)
     app.state.writes = limits.PerUser(limits.WRITES_PER_USER, "TooManyRequests", "writes")
     errors.install(app)
@@ -130,7 +136,7 @@ def create_app(
     # balancer's check) should not pay for matching every route of the API before its own
     _readiness(app)
     measure = _metrics(app)
-    for module in (jobs, logs, pools, nodes, quotas, access, webhooks):
+    for module in (jobs, logs, custom_metrics, pools, nodes, quotas, access, webhooks):
         app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
     contract.install(app)

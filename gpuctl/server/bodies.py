@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -127,3 +127,23 @@ class AuthCheck(Body):
     action: str = Field(description="get, create or delete")
     pool: str | None = None
     user: str | None = Field(None, description="the owner, for jobs and quotas")
+
+
+class CustomMetricsPush(Body):
+    """A job's own values, by name (at most 32 in one push)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "jobId": "alice.qwen2-7b-sft",
+                "metrics": {"loss": 0.12, "tokensPerSecond": 5100, "progress": 42.5},
+            }
+        }
+    )
+
+    job_id: str = Field(max_length=320, description="the job's id, `<namespace>.<name>`")
+    metrics: dict[str, Any] = Field(
+        description="name -> a finite number; `progress` is percent (0-100), `tokensPerSecond`"
+        " or `samplesPerSecond` the job's throughput",
+        json_schema_extra={"additionalProperties": {"type": "number"}},
+    )

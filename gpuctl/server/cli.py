@@ -66,6 +66,14 @@ def is_loopback(host: str) -> bool:
     "without one the series are empty).",
 )
 @click.option(
+    "--pushgateway-url",
+    envvar="GPUCTL_PUSHGATEWAY_URL",
+    help="Prometheus Pushgateway that the jobs' own metrics (POST /api/v1/metrics/custom) are "
+    "relayed to; Prometheus scrapes it with honor_labels: true (default: "
+    "$GPUCTL_PUSHGATEWAY_URL, else the context's pushgatewayUrl in gpuctl's config file; "
+    "without one a push is 503).",
+)
+@click.option(
     "--tls-cert",
     type=click.Path(dir_okay=False, exists=True),
     help="Serve HTTPS with this certificate (PEM; with --tls-key). Give it, or put a TLS "
@@ -144,6 +152,7 @@ def serve(
     kubeconfig: str | None,
     context: str | None,
     prometheus_url: str | None,
+    pushgateway_url: str | None,
     tls_cert: str | None,
     tls_key: str | None,
     max_log_streams: int,
@@ -164,6 +173,7 @@ def serve(
     gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml --allow-host-path /data
     gpuctl serve --host 0.0.0.0 --port 8000 --auth kubernetes
     gpuctl serve --tokens tokens.yaml --webhook-allow-cidr 10.20.0.0/16
+    gpuctl serve --tokens tokens.yaml --pushgateway-url http://pushgateway.monitoring:9091
     """
     import uvicorn
 
@@ -203,6 +213,7 @@ def serve(
         policy=policy,
         webhook_settings=_webhook_settings(webhook_cidrs, webhook_timeout, webhook_retry_base),
         deliver=True,
+        pushgateway_url=_pushgateway_url(pushgateway_url, cluster.context),
     )
     config = uvicorn.Config(
         app,
@@ -222,6 +233,17 @@ def serve(
         raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from exc
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)
+
+
+def _pushgateway_url(option: str | None, context: str | None) -> str | None:
+    """--pushgateway-url (or $GPUCTL_PUSHGATEWAY_URL), else the config file's for `context`."""
+    from gpuctl import settings
+
+    if option:
+        if not option.startswith(("http://", "https://")):
+            raise UsageError(f"--pushgateway-url {option}: not an http(s) URL")
+        return option
+    return settings.load().pushgateway_url_for(context)
 
 
 def _webhook_settings(cidrs: tuple[str, ...], timeout: float, retry_base: float) -> Settings:

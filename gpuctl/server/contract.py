@@ -39,6 +39,7 @@ TAGS: Final[list[dict[str, str]]] = [
     {"name": "quotas", "description": "Per-user quotas: used and hard limits"},
     {"name": "auth", "description": "What the caller may do"},
     {"name": "webhooks", "description": "Signed notifications of job events to your URLs"},
+    {"name": "metrics", "description": "A job's own metric values, pushed by the job"},
 ]
 CONTACT: Final = {"name": "gpuctl"}
 _VALIDATION_SCHEMAS: Final = ("HTTPValidationError", "ValidationError")

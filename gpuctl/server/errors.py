@@ -22,6 +22,7 @@ from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.inventory.nodes import NodeNotFound
 from gpuctl.inventory.pools import PoolConflict, PoolNotFound
 from gpuctl.inventory.quotas import NoQuota
+from gpuctl.monitoring.custom import PushgatewayRefused, PushgatewayUnreachable
 from gpuctl.monitoring.prometheus import PrometheusError
 from gpuctl.verbs.common import VerbResult
 from gpuctl.verbs.errors import ApplyFailed, LabelConflict, LabelNotFound, LabelRefused, LockTimeout
@@ -90,6 +91,8 @@ ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
     (LockTimeout, 409, "Busy"),  # another change of the same job holds its lease
     (NoQuota, 404, "QuotaNotFound"),
     (PrometheusError, 503, "MetricsUnavailable"),  # Prometheus down, or a wrong answer
+    (PushgatewayUnreachable, 503, "PushgatewayUnavailable"),
+    (PushgatewayRefused, 502, "PushgatewayError"),
     (kube.Unreachable, 503, "ClusterUnreachable"),
     (kube.NotFound, 404, "NotFound"),
     (kube.AlreadyExists, 409, "AlreadyExists"),

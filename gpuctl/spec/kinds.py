@@ -104,6 +104,15 @@ def _workload_problems(document: Document, spec: dict[str, Any]) -> list[Problem
             )
         )
     problems += _gpu_share_problems(document, res)
+    metrics_port = spec.get("metrics", {}).get("port")
+    if metrics_port == c.MASTER_PORT and res.get("node_count", 1) > 1:
+        problems.append(
+            document.problem(
+                ("metrics", "port"),
+                f"port {c.MASTER_PORT} is the rendezvous port of a multi-node job",
+                "serve the metrics on another port, e.g. 9100",
+            )
+        )
     if "placement" in res and res.get("gpu", 0) < 1:
         problems.append(
             document.problem(
@@ -240,6 +249,7 @@ def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = Fa
             "autoscaling": service.get("autoscaling"),
             "disruption_budget": _least_pods(service) >= c.DISRUPTION_BUDGET_MIN_PODS,
             "gpu_metric": c.GPU_UTILIZATION_METRIC,
+            **_metrics_endpoint(spec.get("metrics"), service.get("port")),
             "node_count": node_count,
             "distributed": node_count > 1,
             "rendezvous": {
@@ -257,6 +267,22 @@ def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = Fa
         return context, _workload_problems(document, spec)
 
     return build
+
+
+def _metrics_endpoint(metrics: dict[str, Any] | None, service_port: int | None) -> dict[str, Any]:
+    """The pod annotations that point a Prometheus at the job's own metrics, and the container
+    port to declare for them (none when they are served on the service port)."""
+    if not metrics:
+        return {"metrics_annotations": {}, "metrics_port": None}
+    return {
+        "metrics_annotations": {
+            c.PROMETHEUS_SCRAPE_ANNOTATION: "true",
+            c.PROMETHEUS_PORT_ANNOTATION: str(metrics["port"]),
+            c.PROMETHEUS_PATH_ANNOTATION: metrics["path"],
+        },
+        "metrics_port": None if metrics["port"] == service_port else metrics["port"],
+        "metrics_port_name": c.METRICS_PORT_NAME,
+    }
 
 
 def _least_pods(service: dict[str, Any]) -> int:

@@ -6,6 +6,7 @@ prometheus-client's HTTP server in this process, its gauges set by the tests.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import time
@@ -76,16 +77,72 @@ def exporter() -> Iterator[Exporter]:
 
 @pytest.fixture(scope="module")
 def prometheus_url(exporter: Exporter, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    workdir = tmp_path_factory.mktemp("prometheus")
+    with running_prometheus(workdir, exporter.url) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def pushgateway_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Pushgateway (Debian's `prometheus-pushgateway`) on a loopback port."""
+    binary = shutil.which("prometheus-pushgateway") or shutil.which("pushgateway")
+    assert binary, (
+        "the custom metrics tests need the Pushgateway: apt-get install -y prometheus-pushgateway"
+    )
+    workdir = tmp_path_factory.mktemp("pushgateway")
+    url = f"http://127.0.0.1:{free_port()}"
+    log = (workdir / "pushgateway.log").open("w")
+    address = url.removeprefix("http://")
+    # Debian's build persists every instance's groups in one file under /var/lib: each of ours
+    # keeps its own, so that no run sees another's (or an earlier run's) values
+    persistence = f"--persistence.file={workdir / 'pushgateway.data'}"
+    process = subprocess.Popen(
+        [binary, f"--web.listen-address={address}", persistence],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        _wait_ready(url, process, workdir / "pushgateway.log")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def prometheus_and_pushgateway(
+    exporter: Exporter, pushgateway_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    """(Prometheus, Pushgateway): Prometheus scrapes the exporter and, keeping the pushed job
+    and namespace labels (honor_labels), the Pushgateway."""
+    workdir = tmp_path_factory.mktemp("prometheus-pushgateway")
+    gateway = pushgateway_url.removeprefix("http://")
+    with running_prometheus(workdir, exporter.url, gateway) as url:
+        yield url, pushgateway_url
+
+
+@contextlib.contextmanager
+def running_prometheus(
+    workdir: Path, exporter: str, pushgateway: str | None = None
+) -> Iterator[str]:
+    """Prometheus scraping `exporter` (and `pushgateway`, honor_labels) every second."""
     binary = shutil.which("prometheus")
     assert binary, "the monitoring tests need Prometheus: apt-get install -y prometheus"
-    workdir = tmp_path_factory.mktemp("prometheus")
     config = workdir / "prometheus.yml"
-    config.write_text(
+    text = (
         "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
         "scrape_configs:\n"
         "  - job_name: dcgm\n"
-        f"    static_configs: [{{targets: ['{exporter.url}']}}]\n"
+        f"    static_configs: [{{targets: ['{exporter}']}}]\n"
     )
+    if pushgateway:
+        text += (
+            "  - job_name: pushgateway\n"
+            "    honor_labels: true\n"
+            f"    static_configs: [{{targets: ['{pushgateway}']}}]\n"
+        )
+    config.write_text(text)
     port = free_port()
     log = (workdir / "prometheus.log").open("w")
     process = subprocess.Popen(

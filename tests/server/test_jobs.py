@@ -250,6 +250,7 @@ def test_metrics_are_documented_empty_series(api: Api) -> None:
         "gpuUtilization": [],
         "memoryUsage": [],
         "throughput": [],
+        "custom": {},
         "source": None,
         "message": "no metrics source is configured: the series are empty",
     }

@@ -346,9 +346,9 @@ def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> d
     "/jobs/{jobId}",
     operation_id="deleteJob",
     description=(
-        "Deletes the job's workload, its pods and what was rendered with it; `force=true` kills"
-        " the pods without a grace period. Answers once the deletion is under way "
-        "(`terminating`)."
+        "Deletes the job's workload, its pods and what was rendered with it, and the values it"
+        " pushed (POST /metrics/custom); `force=true` kills the pods without a grace period. "
+        "Answers once the deletion is under way (`terminating`)."
     ),
     response_model=answers.JobDeleted,
     summary="Delete a job and its pods",
@@ -369,4 +369,12 @@ def delete_job(
         raise verb_failed(result, 502, "DeleteFailed")
     for item in result.objects:  # a list right after shows the job terminating, or gone
         caught_up(request, item.kind, [item.name], namespace)
-    return {"jobId": jobId, "status": "terminating", "message": "; ".join(result.lines())}
+    from gpuctl.server.routes.metrics import forget_job
+
+    lines = result.lines()
+    lines.append(forget_job(request, namespace, name) or "")
+    return {
+        "jobId": jobId,
+        "status": "terminating",
+        "message": "; ".join(line for line in lines if line),
+    }

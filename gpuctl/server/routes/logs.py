@@ -46,7 +46,7 @@ router = APIRouter(tags=["jobs"])
 MAX_STREAMS = 32  # followed log streams open at once, all users together
 MAX_STREAMS_PER_USER = 8  # ... and of one user
 WAKE = 1.0  # seconds: how often a waiting stream looks whether it was ended
-METRICS = ("gpuUtilization", "memoryUsage", "throughput")
+METRICS = ("gpuUtilization", "memoryUsage", "throughput", "custom")
 MAX_TAIL = 100_000
 Tail = Annotated[int, Query(ge=0, le=MAX_TAIL, description="last N lines of each pod")]
 LOGS_PROTOCOL = "logs.gpuctl.v1"  # the subprotocol a browser offers beside its token's
@@ -333,8 +333,9 @@ async def _until_closed(websocket: WebSocket, stop: threading.Event) -> None:
     operation_id="getJobMetrics",
     description=(
         "The job's GPU utilisation, GPU memory and throughput over time, from the Prometheus "
-        "that `serve --prometheus-url` names; without one, every series is empty and `source` "
-        "is null."
+        "that `serve --prometheus-url` names, and `custom`: the series of the values the job "
+        "pushed (POST /metrics/custom) by name; `throughput` is its tokensPerSecond (else "
+        "samplesPerSecond). Without a Prometheus every series is empty and `source` is null."
     ),
     response_model=answers.JobMetrics,
     response_model_exclude_unset=True,
@@ -358,23 +359,30 @@ def job_metrics(
     prometheus = request.app.state.prometheus
     if prometheus is None:
         return {
-            **{name: [] for name in wanted},
+            **{name: {} if name == "custom" else [] for name in wanted},
             "source": None,
             "message": "no metrics source is configured: the series are empty",
         }
-    from gpuctl.monitoring.gpu import job_metrics_range
+    from gpuctl.monitoring import custom
+    from gpuctl.monitoring.gpu import HISTORY_POINTS, job_metrics_range
 
     end = _when(end_time, time.time())
     start = _when(start_time, end - 3600)
     if start >= end:
         raise ApiError(400, "BadRequest", "startTime must be before endTime")
     pods = [p["metadata"]["name"] for p in inventory.pods_of(cluster, job)]
-    series = job_metrics_range(prometheus, job["metadata"]["namespace"], pods, start, end)
+    namespace, name = inventory.job_of(job)
+    series: dict[str, Any] = job_metrics_range(prometheus, namespace, pods, start, end)
+    if "throughput" in wanted or "custom" in wanted:
+        step = max((end - start) / HISTORY_POINTS, 1.0)
+        own = custom.job_series(prometheus, namespace, name, start, end, step)
+        series.update(custom=own, throughput=custom.throughput_of(own))
+    no_throughput = "throughput" in wanted and not series["throughput"]
     return {
-        **{name: series.get(name, []) for name in wanted},
+        **{key: series.get(key, []) for key in wanted},
         "source": prometheus.url,
-        "message": "throughput has no DCGM series: it stays empty"
-        if "throughput" in wanted
+        "message": "throughput is empty: the job pushed no tokensPerSecond or samplesPerSecond"
+        if no_throughput
         else "",
     }
 

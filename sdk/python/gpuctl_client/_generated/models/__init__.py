@@ -11,7 +11,6 @@ from .job_batch import JobBatch
 from .job_batch_create import JobBatchCreate
 from .job_create import JobCreate
 from .job_created import JobCreated
-from .job_created_status import JobCreatedStatus
 from .job_deleted import JobDeleted
 from .job_deleted_status import JobDeletedStatus
 from .job_detail import JobDetail
@@ -83,7 +82,6 @@ __all__ = (
     "JobBatchCreate",
     "JobCreate",
     "JobCreated",
-    "JobCreatedStatus",
     "JobDeleted",
     "JobDeletedStatus",
     "JobDetail",

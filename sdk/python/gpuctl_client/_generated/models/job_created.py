@@ -8,8 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.job_created_status import JobCreatedStatus
 from ..models.job_kind import JobKind
+from ..models.job_status import JobStatus
 from typing import cast
 
 
@@ -33,7 +33,7 @@ class JobCreated:
             name (str):
             namespace (str):
             kind (JobKind):
-            status (JobCreatedStatus):
+            status (JobStatus):
             created_at (str):
             message (str):
             warnings (list[str]):
@@ -43,7 +43,7 @@ class JobCreated:
     name: str
     namespace: str
     kind: JobKind
-    status: JobCreatedStatus
+    status: JobStatus
     created_at: str
     message: str
     warnings: list[str]
@@ -103,7 +103,7 @@ class JobCreated:
 
 
 
-        status = JobCreatedStatus(d.pop("status"))
+        status = JobStatus(d.pop("status"))
 
 
 

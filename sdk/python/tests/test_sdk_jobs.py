@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from gpuctl_client import Client, NotFound, models
+from sdk_helpers import spec
 
 from gpuctl.sandbox.config import SandboxConfig
 from tests.conftest import Env
@@ -27,27 +28,12 @@ def sandbox_config() -> SandboxConfig:
     return SandboxConfig.fast(job_run_seconds=3.0, log_interval_seconds=0.3)
 
 
-def spec(name: str) -> str:
-    return f"""kind: training
-version: v0.1
-job:
-  name: {name}
-environment:
-  image: registry.example.com/trainer:1.0
-  command: ["python", "train.py"]
-resources:
-  gpu: 1
-  cpu: 1
-  memory: 1Gi
-"""
-
-
 def test_a_jobs_whole_life(admin: Client, env: Env) -> None:
     made = admin.jobs.create(spec("sft-a"))
     assert (made.job_id, made.kind, made.status) == (
         "default.sft-a",
         models.JobKind.TRAINING,
-        models.JobCreatedStatus.PENDING,
+        models.JobStatus.PENDING,
     )
     for name in ("sft-b", "sft-c"):
         admin.jobs.create(spec(name))

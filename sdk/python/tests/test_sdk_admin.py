@@ -57,10 +57,10 @@ def test_pools_quotas_webhooks_and_access(admin: Client, alice: Client) -> None:
     assert admin.quotas.get("bob").items[0].user_name == "bob"
     assert "deleted" in admin.quotas.delete("bob").message
 
-    hook = alice.webhooks.create("https://hooks.example.com/gpuctl", ["job.succeeded"])
+    hook = alice.webhooks.create("https://1.1.1.1/gpuctl-hook", ["job.succeeded"])
     assert hook.secret.startswith("whsec_")
     assert [h.id for h in alice.webhooks.list().items] == [hook.id]
-    assert alice.webhooks.get(hook.id).url == "https://hooks.example.com/gpuctl"
+    assert alice.webhooks.get(hook.id).url == "https://1.1.1.1/gpuctl-hook"
     assert alice.webhooks.delete(hook.id).id == hook.id
 
     decision = alice.auth.check("pools", "create")

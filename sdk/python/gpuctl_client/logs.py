@@ -81,8 +81,9 @@ def _websocket(client: Client, job_id: str, query: dict[str, str]) -> Iterator[s
                     return
                 if code == REFUSED and not started:
                     raise _Refused() from None
+                how = f"closed with code {code}" if code is not None else "cut, no close frame"
                 raise LogStreamBroken(
-                    f"the log stream of {job_id} broke before its end (close code {code}): "
+                    f"the log stream of {job_id} broke before its end ({how}): "
                     "the job may still be running"
                 ) from exc
             started = True

@@ -4,6 +4,8 @@ the body's `error`, `message`, `field` and the status."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from gpuctl_client import (
     ApiError,
@@ -108,3 +110,22 @@ def test_errors_are_typed_with_error_message_field_and_status(
 
 def test_a_list_page_is_the_generated_model(admin: Client) -> None:
     assert isinstance(admin.jobs.list(), models.JobList)
+
+
+def test_a_refused_websocket_falls_back_to_the_chunked_stream_and_its_typed_error(
+    admin: Client,
+) -> None:
+    """The WebSocket's refusal (close code 1008) carries no HTTP status: the chunked request
+    made instead answers the typed error."""
+    with pytest.raises(NotFound) as missing:
+        list(admin.jobs.follow("default.nothing"))
+    assert missing.value.error == "JobNotFound"
+
+
+def test_without_websockets_the_chunked_stream_is_followed(
+    admin: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "websockets.sync.client", None)  # import fails
+    job = admin.jobs.create(spec("quick")).job_id
+    lines = list(admin.jobs.follow(job))
+    assert lines[0].endswith(": started") and lines[-1].endswith(": done"), lines

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install dev run test lint bench binary snapshots openapi sdk-go docs docs-build e2e kube-build kube-up kube-down kube-status clean
+.PHONY: install dev run test lint bench binary snapshots openapi sdk sdk-python sdk-go docs docs-build e2e kube-build kube-up kube-down kube-status clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -12,8 +12,8 @@ $(BIN)/python:
 install: $(BIN)/python          ## the gpuctl command alone
 	$(BIN)/pip install -q .
 
-dev: $(BIN)/python              ## editable install with the test and lint tools
-	$(BIN)/pip install -q -e '.[test]'
+dev: $(BIN)/python              ## editable install with the test and lint tools (and the Python SDK)
+	$(BIN)/pip install -q -e '.[test]' -e sdk/python
 
 run: install                    ## the README's first command: a sandbox with every example on it
 	eval "$$($(BIN)/gpuctl sandbox up --config examples/sandbox/cluster.yaml)" && $(BIN)/gpuctl apply -f examples/ && $(BIN)/gpuctl get jobs
@@ -37,6 +37,11 @@ snapshots: dev                  ## rewrite the syrupy snapshots; read the diff b
 
 openapi: dev                    ## rewrite docs/openapi.json, the API's committed contract, from the app
 	$(BIN)/python -m gpuctl.server.write_contract docs/openapi.json
+
+sdk: sdk-python sdk-go          ## rewrite both SDKs' generated code from docs/openapi.json
+
+sdk-python: dev                 ## rewrite the Python SDK's generated code (sdk/python) from docs/openapi.json
+	$(BIN)/python sdk/python/generate.py
 
 sdk-go:                         ## rewrite sdk/go/types.gen.go (the Go SDK's models) from docs/openapi.json
 	cd sdk/go && GOTOOLCHAIN=local go generate ./...

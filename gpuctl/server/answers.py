@@ -109,7 +109,8 @@ class JobCreated(Answer):
     name: str
     namespace: str
     kind: str = one_of(job_kinds())
-    status: str = one_of(["pending"])
+    # pending for a new job; a repeated Idempotency-Key answers the job's status now
+    status: str = one_of(JOB_STATUS)
     createdAt: str
     message: str
     warnings: list[str]

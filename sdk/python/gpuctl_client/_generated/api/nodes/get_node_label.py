@@ -1,0 +1,249 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET, Unset
+from ... import errors
+
+from ...models.error_body import ErrorBody
+from ...models.label_read import LabelRead
+from typing import cast
+
+
+
+def _get_kwargs(
+    node_name: str,
+    key: str,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/nodes/{node_name}/labels/{key}".format(node_name=quote(str(node_name), safe=""),key=quote(str(key), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | LabelRead | None:
+    if response.status_code == 200:
+        response_200 = LabelRead.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | LabelRead]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    node_name: str,
+    key: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[ErrorBody | LabelRead]:
+    """ One label of one node
+
+     One label of one node (the key may contain a slash); 404 `LabelNotFound` when the node has none.
+
+    Args:
+        node_name (str):
+        key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | LabelRead]
+     """
+
+
+    kwargs = _get_kwargs(
+        node_name=node_name,
+key=key,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    node_name: str,
+    key: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> ErrorBody | LabelRead | None:
+    """ One label of one node
+
+     One label of one node (the key may contain a slash); 404 `LabelNotFound` when the node has none.
+
+    Args:
+        node_name (str):
+        key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | LabelRead
+     """
+
+
+    return sync_detailed(
+        node_name=node_name,
+key=key,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    node_name: str,
+    key: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[ErrorBody | LabelRead]:
+    """ One label of one node
+
+     One label of one node (the key may contain a slash); 404 `LabelNotFound` when the node has none.
+
+    Args:
+        node_name (str):
+        key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | LabelRead]
+     """
+
+
+    kwargs = _get_kwargs(
+        node_name=node_name,
+key=key,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    node_name: str,
+    key: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> ErrorBody | LabelRead | None:
+    """ One label of one node
+
+     One label of one node (the key may contain a slash); 404 `LabelNotFound` when the node has none.
+
+    Args:
+        node_name (str):
+        key (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | LabelRead
+     """
+
+
+    return (await asyncio_detailed(
+        node_name=node_name,
+key=key,
+client=client,
+
+    )).parsed

@@ -1,0 +1,260 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET, Unset
+from ... import errors
+
+from ...models.all_labels import AllLabels
+from ...models.error_body import ErrorBody
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    *,
+    page: int | Unset = 1,
+    page_size: int | Unset = 20,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    params["page"] = page
+
+    params["pageSize"] = page_size
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/nodes/labels/all",
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> AllLabels | ErrorBody | None:
+    if response.status_code == 200:
+        response_200 = AllLabels.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[AllLabels | ErrorBody]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    page_size: int | Unset = 20,
+
+) -> Response[AllLabels | ErrorBody]:
+    """ Every node's GPU labels and pools
+
+     Every node's GPU labels (`g8s.host/`) and the pools it is bound to.
+
+    Args:
+        page (int | Unset): 1-based page number Default: 1.
+        page_size (int | Unset): items a page Default: 20.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[AllLabels | ErrorBody]
+     """
+
+
+    kwargs = _get_kwargs(
+        page=page,
+page_size=page_size,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    page_size: int | Unset = 20,
+
+) -> AllLabels | ErrorBody | None:
+    """ Every node's GPU labels and pools
+
+     Every node's GPU labels (`g8s.host/`) and the pools it is bound to.
+
+    Args:
+        page (int | Unset): 1-based page number Default: 1.
+        page_size (int | Unset): items a page Default: 20.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        AllLabels | ErrorBody
+     """
+
+
+    return sync_detailed(
+        client=client,
+page=page,
+page_size=page_size,
+
+    ).parsed
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    page_size: int | Unset = 20,
+
+) -> Response[AllLabels | ErrorBody]:
+    """ Every node's GPU labels and pools
+
+     Every node's GPU labels (`g8s.host/`) and the pools it is bound to.
+
+    Args:
+        page (int | Unset): 1-based page number Default: 1.
+        page_size (int | Unset): items a page Default: 20.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[AllLabels | ErrorBody]
+     """
+
+
+    kwargs = _get_kwargs(
+        page=page,
+page_size=page_size,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    page: int | Unset = 1,
+    page_size: int | Unset = 20,
+
+) -> AllLabels | ErrorBody | None:
+    """ Every node's GPU labels and pools
+
+     Every node's GPU labels (`g8s.host/`) and the pools it is bound to.
+
+    Args:
+        page (int | Unset): 1-based page number Default: 1.
+        page_size (int | Unset): items a page Default: 20.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        AllLabels | ErrorBody
+     """
+
+
+    return (await asyncio_detailed(
+        client=client,
+page=page,
+page_size=page_size,
+
+    )).parsed

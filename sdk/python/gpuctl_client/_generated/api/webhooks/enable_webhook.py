@@ -1,0 +1,240 @@
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET, Unset
+from ... import errors
+
+from ...models.error_body import ErrorBody
+from ...models.webhook_detail import WebhookDetail
+from typing import cast
+
+
+
+def _get_kwargs(
+    webhook_id: str,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/webhooks/{webhook_id}/enable".format(webhook_id=quote(str(webhook_id), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | WebhookDetail | None:
+    if response.status_code == 200:
+        response_200 = WebhookDetail.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_413
+
+    if response.status_code == 429:
+        response_429 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | WebhookDetail]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    webhook_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[ErrorBody | WebhookDetail]:
+    """ Deliver again to a subscription that was disabled after its failures
+
+     A subscription is disabled after its deliveries failed for the whole retry window;
+    enabling it checks its URL again and delivers new events from then on.
+
+    Args:
+        webhook_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | WebhookDetail]
+     """
+
+
+    kwargs = _get_kwargs(
+        webhook_id=webhook_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    webhook_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> ErrorBody | WebhookDetail | None:
+    """ Deliver again to a subscription that was disabled after its failures
+
+     A subscription is disabled after its deliveries failed for the whole retry window;
+    enabling it checks its URL again and delivers new events from then on.
+
+    Args:
+        webhook_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | WebhookDetail
+     """
+
+
+    return sync_detailed(
+        webhook_id=webhook_id,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    webhook_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[ErrorBody | WebhookDetail]:
+    """ Deliver again to a subscription that was disabled after its failures
+
+     A subscription is disabled after its deliveries failed for the whole retry window;
+    enabling it checks its URL again and delivers new events from then on.
+
+    Args:
+        webhook_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorBody | WebhookDetail]
+     """
+
+
+    kwargs = _get_kwargs(
+        webhook_id=webhook_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    webhook_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> ErrorBody | WebhookDetail | None:
+    """ Deliver again to a subscription that was disabled after its failures
+
+     A subscription is disabled after its deliveries failed for the whole retry window;
+    enabling it checks its URL again and delivers new events from then on.
+
+    Args:
+        webhook_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorBody | WebhookDetail
+     """
+
+
+    return (await asyncio_detailed(
+        webhook_id=webhook_id,
+client=client,
+
+    )).parsed

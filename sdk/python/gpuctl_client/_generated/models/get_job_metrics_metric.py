@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+class GetJobMetricsMetric(StrEnum):
+    GPUUTILIZATION = "gpuUtilization"
+    MEMORYUSAGE = "memoryUsage"
+    THROUGHPUT = "throughput"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,15 @@
+from enum import StrEnum
+
+class JobStatus(StrEnum):
+    FAILED = "failed"
+    PARTIAL = "partial"
+    PARTIALLY_RUNNING = "partially-running"
+    PAUSED = "paused"
+    PENDING = "pending"
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    TERMINATING = "terminating"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,163 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.other_work import OtherWork
+  from ..models.pool_detail_gputype import PoolDetailGputype
+  from ..models.pool_job import PoolJob
+
+
+
+
+
+T = TypeVar("T", bound="PoolDetail")
+
+
+
+@_attrs_define
+class PoolDetail:
+    """ 
+        Attributes:
+            name (str):
+            description (str):
+            nodes (list[str]):
+            gpu_total (int):
+            gpu_used (int):
+            gpu_free (int):
+            gpu_type (PoolDetailGputype):
+            status (str):
+            jobs (list[PoolJob]):
+            other_jobs (OtherWork): Other users' work, counted and never named (what a user may not see by name).
+     """
+
+    name: str
+    description: str
+    nodes: list[str]
+    gpu_total: int
+    gpu_used: int
+    gpu_free: int
+    gpu_type: PoolDetailGputype
+    status: str
+    jobs: list[PoolJob]
+    other_jobs: OtherWork
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.other_work import OtherWork # noqa: PLC0415
+        from ..models.pool_detail_gputype import PoolDetailGputype # noqa: PLC0415
+        from ..models.pool_job import PoolJob # noqa: PLC0415
+        name = self.name
+
+        description = self.description
+
+        nodes = self.nodes
+
+
+
+        gpu_total = self.gpu_total
+
+        gpu_used = self.gpu_used
+
+        gpu_free = self.gpu_free
+
+        gpu_type = self.gpu_type.to_dict()
+
+        status = self.status
+
+        jobs = []
+        for jobs_item_data in self.jobs:
+            jobs_item = jobs_item_data.to_dict()
+            jobs.append(jobs_item)
+
+
+
+        other_jobs = self.other_jobs.to_dict()
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+            "name": name,
+            "description": description,
+            "nodes": nodes,
+            "gpuTotal": gpu_total,
+            "gpuUsed": gpu_used,
+            "gpuFree": gpu_free,
+            "gpuType": gpu_type,
+            "status": status,
+            "jobs": jobs,
+            "otherJobs": other_jobs,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.other_work import OtherWork # noqa: PLC0415
+        from ..models.pool_detail_gputype import PoolDetailGputype # noqa: PLC0415
+        from ..models.pool_job import PoolJob # noqa: PLC0415
+        d = dict(src_dict)
+        name = d.pop("name")
+
+        description = d.pop("description")
+
+        nodes = cast(list[str], d.pop("nodes"))
+
+
+        gpu_total = d.pop("gpuTotal")
+
+        gpu_used = d.pop("gpuUsed")
+
+        gpu_free = d.pop("gpuFree")
+
+        gpu_type = PoolDetailGputype.from_dict(d.pop("gpuType"))
+
+
+
+
+        status = d.pop("status")
+
+        jobs = []
+        _jobs = d.pop("jobs")
+        for jobs_item_data in (_jobs):
+            jobs_item = PoolJob.from_dict(jobs_item_data)
+
+
+
+            jobs.append(jobs_item)
+
+
+        other_jobs = OtherWork.from_dict(d.pop("otherJobs"))
+
+
+
+
+        pool_detail = cls(
+            name=name,
+            description=description,
+            nodes=nodes,
+            gpu_total=gpu_total,
+            gpu_used=gpu_used,
+            gpu_free=gpu_free,
+            gpu_type=gpu_type,
+            status=status,
+            jobs=jobs,
+            other_jobs=other_jobs,
+        )
+
+        return pool_detail
+

@@ -1,0 +1,129 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+
+
+
+
+
+
+T = TypeVar("T", bound="PoolItem")
+
+
+
+@_attrs_define
+class PoolItem:
+    """ 
+        Attributes:
+            name (str):
+            description (str):
+            gpu_total (int):
+            gpu_used (int):
+            gpu_free (int):
+            gpu_type (list[str]):
+            allowed_gpu_types (list[str]): the GPU models the pool allows (POST /pools gpuType); [] allows any
+            node_count (int):
+            status (str):
+     """
+
+    name: str
+    description: str
+    gpu_total: int
+    gpu_used: int
+    gpu_free: int
+    gpu_type: list[str]
+    allowed_gpu_types: list[str]
+    node_count: int
+    status: str
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        name = self.name
+
+        description = self.description
+
+        gpu_total = self.gpu_total
+
+        gpu_used = self.gpu_used
+
+        gpu_free = self.gpu_free
+
+        gpu_type = self.gpu_type
+
+
+
+        allowed_gpu_types = self.allowed_gpu_types
+
+
+
+        node_count = self.node_count
+
+        status = self.status
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+            "name": name,
+            "description": description,
+            "gpuTotal": gpu_total,
+            "gpuUsed": gpu_used,
+            "gpuFree": gpu_free,
+            "gpuType": gpu_type,
+            "allowedGpuTypes": allowed_gpu_types,
+            "nodeCount": node_count,
+            "status": status,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        name = d.pop("name")
+
+        description = d.pop("description")
+
+        gpu_total = d.pop("gpuTotal")
+
+        gpu_used = d.pop("gpuUsed")
+
+        gpu_free = d.pop("gpuFree")
+
+        gpu_type = cast(list[str], d.pop("gpuType"))
+
+
+        allowed_gpu_types = cast(list[str], d.pop("allowedGpuTypes"))
+
+
+        node_count = d.pop("nodeCount")
+
+        status = d.pop("status")
+
+        pool_item = cls(
+            name=name,
+            description=description,
+            gpu_total=gpu_total,
+            gpu_used=gpu_used,
+            gpu_free=gpu_free,
+            gpu_type=gpu_type,
+            allowed_gpu_types=allowed_gpu_types,
+            node_count=node_count,
+            status=status,
+        )
+
+        return pool_item
+

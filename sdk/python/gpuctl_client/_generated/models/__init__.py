@@ -3,6 +3,9 @@
 from .all_labels import AllLabels
 from .auth_check import AuthCheck
 from .auth_decision import AuthDecision
+from .custom_metrics_push import CustomMetricsPush
+from .custom_metrics_push_metrics import CustomMetricsPushMetrics
+from .custom_metrics_pushed import CustomMetricsPushed
 from .error_body import ErrorBody
 from .get_job_metrics_metric import GetJobMetricsMetric
 from .get_node_accept import GetNodeAccept
@@ -20,6 +23,7 @@ from .job_list import JobList
 from .job_logs import JobLogs
 from .job_made import JobMade
 from .job_metrics import JobMetrics
+from .job_metrics_custom import JobMetricsCustom
 from .job_metrics_now import JobMetricsNow
 from .job_resources import JobResources
 from .job_status import JobStatus
@@ -74,6 +78,9 @@ __all__ = (
     "AllLabels",
     "AuthCheck",
     "AuthDecision",
+    "CustomMetricsPush",
+    "CustomMetricsPushed",
+    "CustomMetricsPushMetrics",
     "ErrorBody",
     "GetJobMetricsMetric",
     "GetNodeAccept",
@@ -91,6 +98,7 @@ __all__ = (
     "JobLogs",
     "JobMade",
     "JobMetrics",
+    "JobMetricsCustom",
     "JobMetricsNow",
     "JobResources",
     "JobStatus",

@@ -1,6 +1,7 @@
 from enum import StrEnum
 
 class GetJobMetricsMetric(StrEnum):
+    CUSTOM = "custom"
     GPUUTILIZATION = "gpuUtilization"
     MEMORYUSAGE = "memoryUsage"
     THROUGHPUT = "throughput"

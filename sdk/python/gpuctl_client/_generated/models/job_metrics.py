@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.job_metrics_custom import JobMetricsCustom
   from ..models.point import Point
 
 
@@ -30,7 +31,9 @@ class JobMetrics:
             message (str):
             gpu_utilization (list[Point] | None | Unset):
             memory_usage (list[Point] | None | Unset):
-            throughput (list[Point] | None | Unset):
+            throughput (list[Point] | None | Unset): per second, from the job's own tokensPerSecond or samplesPerSecond
+            custom (JobMetricsCustom | None | Unset): the job's own series (POST /metrics/custom), by name: loss, progress,
+                ...
      """
 
     source: None | str
@@ -38,12 +41,14 @@ class JobMetrics:
     gpu_utilization: list[Point] | None | Unset = UNSET
     memory_usage: list[Point] | None | Unset = UNSET
     throughput: list[Point] | None | Unset = UNSET
+    custom: JobMetricsCustom | None | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.job_metrics_custom import JobMetricsCustom # noqa: PLC0415
         from ..models.point import Point # noqa: PLC0415
         source: None | str
         source = self.source
@@ -89,6 +94,14 @@ class JobMetrics:
         else:
             throughput = self.throughput
 
+        custom: dict[str, Any] | None | Unset
+        if isinstance(self.custom, Unset):
+            custom = UNSET
+        elif isinstance(self.custom, JobMetricsCustom):
+            custom = self.custom.to_dict()
+        else:
+            custom = self.custom
+
 
         field_dict: dict[str, Any] = {}
 
@@ -102,6 +115,8 @@ class JobMetrics:
             field_dict["memoryUsage"] = memory_usage
         if throughput is not UNSET:
             field_dict["throughput"] = throughput
+        if custom is not UNSET:
+            field_dict["custom"] = custom
 
         return field_dict
 
@@ -109,6 +124,7 @@ class JobMetrics:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.job_metrics_custom import JobMetricsCustom # noqa: PLC0415
         from ..models.point import Point # noqa: PLC0415
         d = dict(src_dict)
         def _parse_source(data: object) -> None | str:
@@ -196,12 +212,33 @@ class JobMetrics:
         throughput = _parse_throughput(d.pop("throughput", UNSET))
 
 
+        def _parse_custom(data: object) -> JobMetricsCustom | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                custom_type_0 = JobMetricsCustom.from_dict(data)
+
+
+
+                return custom_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(JobMetricsCustom | None | Unset, data)
+
+        custom = _parse_custom(d.pop("custom", UNSET))
+
+
         job_metrics = cls(
             source=source,
             message=message,
             gpu_utilization=gpu_utilization,
             memory_usage=memory_usage,
             throughput=throughput,
+            custom=custom,
         )
 
         return job_metrics

@@ -132,8 +132,9 @@ def sync_detailed(
 ) -> Response[ErrorBody | JobDeleted]:
     """ Delete a job and its pods
 
-     Deletes the job's workload, its pods and what was rendered with it; `force=true` kills the pods
-    without a grace period. Answers once the deletion is under way (`terminating`).
+     Deletes the job's workload, its pods and what was rendered with it, and the values it pushed (POST
+    /metrics/custom); `force=true` kills the pods without a grace period. Answers once the deletion is
+    under way (`terminating`).
 
     Args:
         job_id (str):
@@ -169,8 +170,9 @@ def sync(
 ) -> ErrorBody | JobDeleted | None:
     """ Delete a job and its pods
 
-     Deletes the job's workload, its pods and what was rendered with it; `force=true` kills the pods
-    without a grace period. Answers once the deletion is under way (`terminating`).
+     Deletes the job's workload, its pods and what was rendered with it, and the values it pushed (POST
+    /metrics/custom); `force=true` kills the pods without a grace period. Answers once the deletion is
+    under way (`terminating`).
 
     Args:
         job_id (str):
@@ -201,8 +203,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorBody | JobDeleted]:
     """ Delete a job and its pods
 
-     Deletes the job's workload, its pods and what was rendered with it; `force=true` kills the pods
-    without a grace period. Answers once the deletion is under way (`terminating`).
+     Deletes the job's workload, its pods and what was rendered with it, and the values it pushed (POST
+    /metrics/custom); `force=true` kills the pods without a grace period. Answers once the deletion is
+    under way (`terminating`).
 
     Args:
         job_id (str):
@@ -238,8 +241,9 @@ async def asyncio(
 ) -> ErrorBody | JobDeleted | None:
     """ Delete a job and its pods
 
-     Deletes the job's workload, its pods and what was rendered with it; `force=true` kills the pods
-    without a grace period. Answers once the deletion is under way (`terminating`).
+     Deletes the job's workload, its pods and what was rendered with it, and the values it pushed (POST
+    /metrics/custom); `force=true` kills the pods without a grace period. Answers once the deletion is
+    under way (`terminating`).
 
     Args:
         job_id (str):

@@ -146,7 +146,9 @@ def sync_detailed(
     """ A job's GPU metric series from Prometheus (empty series without one)
 
      The job's GPU utilisation, GPU memory and throughput over time, from the Prometheus that `serve
-    --prometheus-url` names; without one, every series is empty and `source` is null.
+    --prometheus-url` names, and `custom`: the series of the values the job pushed (POST
+    /metrics/custom) by name; `throughput` is its tokensPerSecond (else samplesPerSecond). Without a
+    Prometheus every series is empty and `source` is null.
 
     Args:
         job_id (str):
@@ -189,7 +191,9 @@ def sync(
     """ A job's GPU metric series from Prometheus (empty series without one)
 
      The job's GPU utilisation, GPU memory and throughput over time, from the Prometheus that `serve
-    --prometheus-url` names; without one, every series is empty and `source` is null.
+    --prometheus-url` names, and `custom`: the series of the values the job pushed (POST
+    /metrics/custom) by name; `throughput` is its tokensPerSecond (else samplesPerSecond). Without a
+    Prometheus every series is empty and `source` is null.
 
     Args:
         job_id (str):
@@ -227,7 +231,9 @@ async def asyncio_detailed(
     """ A job's GPU metric series from Prometheus (empty series without one)
 
      The job's GPU utilisation, GPU memory and throughput over time, from the Prometheus that `serve
-    --prometheus-url` names; without one, every series is empty and `source` is null.
+    --prometheus-url` names, and `custom`: the series of the values the job pushed (POST
+    /metrics/custom) by name; `throughput` is its tokensPerSecond (else samplesPerSecond). Without a
+    Prometheus every series is empty and `source` is null.
 
     Args:
         job_id (str):
@@ -270,7 +276,9 @@ async def asyncio(
     """ A job's GPU metric series from Prometheus (empty series without one)
 
      The job's GPU utilisation, GPU memory and throughput over time, from the Prometheus that `serve
-    --prometheus-url` names; without one, every series is empty and `source` is null.
+    --prometheus-url` names, and `custom`: the series of the values the job pushed (POST
+    /metrics/custom) by name; `throughput` is its tokensPerSecond (else samplesPerSecond). Without a
+    Prometheus every series is empty and `source` is null.
 
     Args:
         job_id (str):

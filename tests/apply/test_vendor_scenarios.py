@@ -18,6 +18,7 @@ import pytest
 
 from gpuctl.cluster.client import Cluster as GpuctlCluster
 from gpuctl.cluster.errors import KubeError
+from tests.conftest import run_gpuctl
 from tests.support.sandbox import Cluster
 
 from .test_cluster_scenarios import pods, wait
@@ -113,14 +114,16 @@ def test_placement_counts_only_the_devices_the_job_asks_for(
     assert wait(lambda: bound(cluster, "amd-placed"), what="the pod to be bound") == [nodes["amd"]]
     too_big = gpuctl(cluster, "create", "-f", "-", stdin=training("amd-big", pool, 6, "binpack"))
     assert too_big.returncode == 1
-    assert f"{nodes['nvidia']} (no GPUs)" in too_big.stderr
+    # the NVIDIA node has no GPU of the job's vendor: it is not among the job's GPU nodes
+    assert f"its GPU nodes: {nodes['amd']} (4 of 4 GPUs free)\n" in too_big.stderr
+    assert nodes["nvidia"] not in too_big.stderr
 
 
 def test_get_nodes_names_each_vendor_and_counts_its_devices(
     cluster: Cluster, vendor_pool: tuple[str, dict[str, str]]
 ) -> None:
     pool, nodes = vendor_pool
-    done = gpuctl(cluster, "get", "nodes", "--pool", pool)
+    done = run_gpuctl(cluster, "get", "nodes", "--pool", pool, namespaced=False)
     assert done.returncode == 0, done.stderr
     rows = {line.split()[0]: line.split() for line in done.stdout.splitlines()[1:]}
     assert done.stdout.splitlines()[0].split()[:5] == [

@@ -135,3 +135,18 @@ def test_get_nodes_names_each_vendor_and_counts_its_devices(
     ]
     assert rows[nodes["amd"]][2:5] == ["4/0/4", "AMD", "MI300X"]
     assert rows[nodes["nvidia"]][2:5] == ["8/0/8", "NVIDIA", "MI300X"]
+
+
+def test_create_warns_of_a_cuda_image_on_an_amd_type_and_creates_the_job(sandbox: Cluster) -> None:
+    spec = training("cuda-on-amd", "default", 1).replace(
+        "rocm/pytorch:latest", "nvcr.io/nvidia/pytorch:24.05-py3"
+    )
+    spec = spec.replace("  pool: default\n", "")
+    done = run_gpuctl(sandbox, "create", "-f", "-", stdin=spec)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("job.batch/cuda-on-amd created")
+    assert done.stderr.splitlines()[-1] == (
+        "warning: <stdin>:5:10: environment.image: image nvcr.io/nvidia/pytorch:24.05-py3 is a CUDA "
+        "build, but resources.gpu-type MI300X is AMD (amd.com/gpu) (use a ROCm build, e.g. "
+        "rocm/pytorch or rocm/vllm)"
+    )

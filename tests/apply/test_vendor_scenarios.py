@@ -146,7 +146,7 @@ def test_create_warns_of_a_cuda_image_on_an_amd_type_and_creates_the_job(sandbox
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("job.batch/cuda-on-amd created")
     assert done.stderr.splitlines()[-1] == (
-        "warning: <stdin>:5:10: environment.image: image nvcr.io/nvidia/pytorch:24.05-py3 is a CUDA "
-        "build, but resources.gpu-type MI300X is AMD (amd.com/gpu) (use a ROCm build, e.g. "
+        "warning: <stdin>:5:10: environment.image: image nvcr.io/nvidia/pytorch:24.05-py3 is a "
+        "CUDA build, but resources.gpu-type MI300X is AMD (amd.com/gpu) (use a ROCm build, e.g. "
         "rocm/pytorch or rocm/vllm)"
     )

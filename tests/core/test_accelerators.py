@@ -171,3 +171,21 @@ def test_the_new_examples_pass_the_check() -> None:
     for name in ("inference-amd.yaml", "training-ascend.yaml"):
         path = REPO / "examples" / name
         assert chips.chip_problems(load_text(name, path.read_text())[0]) == []
+
+
+def test_the_controller_places_gpuworkloads_on_nvidia_gpus_only() -> None:
+    from gpuctl.controller.reconcile import view_of
+
+    def node(name: str, resource: str) -> dict[str, Any]:
+        capacity = {"cpu": "8", resource: "8"}
+        return {
+            "metadata": {"name": name},
+            "status": {
+                "capacity": capacity,
+                "allocatable": capacity,
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        }
+
+    view = view_of([node("amd-0", "amd.com/gpu"), node("nv-0", "nvidia.com/gpu")], [], [])
+    assert {n.name: n.gpus for n in view.nodes} == {"amd-0": 0, "nv-0": 8}

@@ -189,3 +189,43 @@ def test_the_controller_places_gpuworkloads_on_nvidia_gpus_only() -> None:
 
     view = view_of([node("amd-0", "amd.com/gpu"), node("nv-0", "nvidia.com/gpu")], [], [])
     assert {n.name: n.gpus for n in view.nodes} == {"amd-0": 0, "nv-0": 8}
+
+
+def test_scaling_a_notebook_keeps_its_vendors_gpus() -> None:
+    from gpuctl.verbs.scale import Size, with_size
+
+    def notebook(resources: dict[str, str], gpu_type: str | None) -> dict[str, Any]:
+        affinity = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {"key": "runwhere.ai/gpu-type", "operator": "In", "values": [t]}
+                            ]
+                        }
+                        for t in ([gpu_type] if gpu_type else [])
+                    ]
+                }
+            }
+        }
+        pod = {
+            "containers": [{"name": "nb", "resources": {"limits": dict(resources)}}],
+            **({"affinity": affinity} if gpu_type else {}),
+        }
+        return {
+            "metadata": {"name": "nb", "namespace": "default"},
+            "spec": {"template": {"spec": pod}},
+        }
+
+    def limits_after(live: dict[str, Any], gpus: int) -> dict[str, str]:
+        scaled = with_size(live, Size(gpus=gpus, cpu=None, memory=None))
+        found: dict[str, str] = scaled["spec"]["template"]["spec"]["containers"][0]["resources"][
+            "limits"
+        ]
+        return found
+
+    assert limits_after(notebook({"amd.com/gpu": "1"}, "MI300X"), 2) == {"amd.com/gpu": "2"}
+    assert limits_after(notebook({}, "Ascend910B"), 1) == {"huawei.com/Ascend910": "1"}
+    assert limits_after(notebook({}, None), 1) == {"nvidia.com/gpu": "1"}
+    assert limits_after(notebook({"amd.com/gpu": "1"}, "MI300X"), 0) == {}

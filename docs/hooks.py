@@ -5,7 +5,9 @@ A page holds a marker comment where a generated part goes:
 - `<!-- gpuctl:commands -->` every command's `--help`, as click prints it;
 - `<!-- gpuctl:fields -->` every spec field of every kind, from the JSON Schemas;
 - `<!-- gpuctl:endpoints -->` every REST endpoint, from the API's OpenAPI document;
-- `<!-- gpuctl:layout -->` every package and module of gpuctl, from their docstrings.
+- `<!-- gpuctl:layout -->` every package and module of gpuctl, from their docstrings;
+- `<!-- gpuctl:accelerators -->` the accelerator catalog and each vendor's resource names, node
+  labels and exporter, from gpuctl.spec.accelerators.
 
 So the reference cannot drift from the code: a command, field, endpoint or module that moves or
 changes shows up changed in the next build.
@@ -181,11 +183,39 @@ def layout() -> str:
     return "\n\n".join(parts)
 
 
+def accelerator_tables() -> str:
+    from gpuctl.spec import accelerators
+
+    vendors = [
+        "| vendor | `accelerators:` key | resource names | node labels | exporter series |",
+        "|---|---|---|---|---|",
+    ]
+    for vendor in accelerators.VENDORS:
+        labels = ", ".join(f"`{k}={v}`" if v else f"`{k}`" for k, v in vendor.node_labels)
+        exporter = vendor.exporter
+        series = (
+            f"{exporter.name}: `{exporter.utilization}`, `{exporter.memory_used}`, "
+            f"`{exporter.temperature}`"
+            if exporter
+            else "—"
+        )
+        names = ", ".join(f"`{name}`" for name in vendor.resources)
+        vendors.append(f"| {vendor.title} | `{vendor.key}` | {names} | {labels} | {series} |")
+    models = ["| GPU type | also written | vendor | resource |", "|---|---|---|---|"]
+    for model in accelerators.CATALOG:
+        aliases = ", ".join(f"`{alias}`" for alias in model.aliases) or "—"
+        models.append(
+            f"| `{model.gpu_type}` | {aliases} | {model.vendor.title} | `{model.resource}` |"
+        )
+    return "\n".join(vendors) + "\n\n" + "\n".join(models)
+
+
 GENERATED: dict[str, Callable[[], str]] = {
     "<!-- gpuctl:commands -->": commands,
     "<!-- gpuctl:fields -->": fields,
     "<!-- gpuctl:endpoints -->": endpoints,
     "<!-- gpuctl:layout -->": layout,
+    "<!-- gpuctl:accelerators -->": accelerator_tables,
 }
 
 

@@ -91,6 +91,9 @@ def top_nodes(
 ) -> None:
     """Per GPU node: GPUS, GPU-UTIL (mean), GPU-MEM (used/total), TEMP (hottest GPU).
 
+    Figures come from NVIDIA's DCGM exporter; other vendors' nodes show `-`, and a note on
+    stderr names the exporter series that are not read.
+
     \b
     gpuctl top nodes --prometheus-url http://127.0.0.1:9090 --sort-by temp
     """
@@ -101,6 +104,8 @@ def top_nodes(
         click.echo("No GPU nodes found.", err=True)
         return
     click.echo(table.table(gpu.NODE_HEADERS, rows, no_headers=no_headers), nl=False)
+    for line in gpu.unread_vendors(cluster, pool):
+        click.echo(f"note: {line}", err=True)
 
 
 @click.group("monitoring")

@@ -54,7 +54,7 @@ def get_nodes(
     output: str | None,
     no_headers: bool,
 ) -> None:
-    """Nodes: NAME, STATUS, GPU (total/used/free), GPU-TYPE, POOL, AGE.
+    """Nodes: NAME, STATUS, GPU (total/used/free), VENDOR, GPU-TYPE, POOL, AGE.
 
     \b
     gpuctl get nodes

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI, StatusCluster
 from gpuctl.cluster.errors import AlreadyExists, Invalid, KubeError, NotFound
 from gpuctl.controller import backoff, resource
@@ -152,7 +153,8 @@ class ClusterGpus:
 def view_of(
     nodes: list[dict[str, Any]], pods: list[dict[str, Any]], workloads: list[dict[str, Any]]
 ) -> ClusterGpus:
-    found = strategies.node_gpus(nodes, pods, promised_gpus(workloads, pods))
+    # A GPUWorkload asks for NVIDIA GPUs (it names no GPU type): other vendors' nodes offer none.
+    found = strategies.node_gpus(nodes, pods, promised_gpus(workloads, pods), c.GPU_RESOURCE)
     return ClusterGpus(
         found,
         workloads,

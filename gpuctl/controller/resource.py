@@ -63,7 +63,7 @@ def _spec_schema() -> dict[str, Any]:
                 "minimum": 1,
                 "maximum": 1024,
                 "default": 1,
-                "description": "GPUs (nvidia.com/gpu) the workload needs on one node.",
+                "description": "NVIDIA GPUs (nvidia.com/gpu) the workload needs on one node.",
             },
             "priority": {
                 "type": "string",

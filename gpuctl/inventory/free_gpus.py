@@ -3,8 +3,9 @@ strategies and `gpuctl create` with resources.placement).
 
 Data only: live Node and Pod objects (dicts) in, one NodeGpus per node out.
 
-A node's GPUs: allocatable nvidia.com/gpu, else capacity nvidia.com/gpu, else the GPU-count
-label, else 0. Its free GPUs: those minus the GPU requests of its pods that have not finished,
+A node's GPUs: its allocatable accelerators (every vendor's resource names, or only the one a
+request names: gpuctl.spec.accelerators), else its capacity, else NVIDIA's GPU-count label,
+else 0. Its free GPUs: those minus the GPU requests of its pods that have not finished,
 minus those of unfinished pods not yet on a node whose required node affinity pins them to this
 one node (`gpuctl create` and the controller both pin that way, so each sees the other's
 placements waiting for the scheduler), minus GPUs promised to placements that have no pod yet.
@@ -21,7 +22,7 @@ from typing import Any, Final
 from gpuctl import constants as c
 from gpuctl import shapes
 from gpuctl.inventory.status import pod_gpus
-from gpuctl.spec import quantity
+from gpuctl.spec import accelerators, quantity
 
 # NVIDIA GPU feature discovery's label for the number of GPUs on a node.
 GPU_COUNT_LABEL: Final = "nvidia.com/gpu.count"
@@ -60,16 +61,28 @@ def _count(value: object) -> int | None:
         return None
 
 
-def node_total_gpus(node: Mapping[str, Any]) -> tuple[int, str]:
-    """(GPUs, where the number came from): allocatable, capacity, the GPU-count label, none."""
+def _devices(quantities: Mapping[str, Any] | None, resource: str | None) -> int | None:
+    """Whole devices of `resource` (of every vendor when None); None when none is listed."""
+    if resource is not None:
+        return _count((quantities or {}).get(resource))
+    if not accelerators.counts_by_resource(quantities):
+        return None
+    return accelerators.gpu_count(quantities)
+
+
+def node_total_gpus(node: Mapping[str, Any], resource: str | None = None) -> tuple[int, str]:
+    """(GPUs, where the number came from): allocatable, capacity, the GPU-count label, none.
+    `resource`: count only that device-plugin resource (a request's), else every vendor's."""
     status: shapes.NodeStatus = shapes.node(node).get("status") or {}
     for field_name, quantities in (
         ("allocatable", status.get("allocatable")),
         ("capacity", status.get("capacity")),
     ):
-        count = _count((quantities or {}).get(c.GPU_RESOURCE))
+        count = _devices(quantities, resource)
         if count is not None:
             return max(count, 0), field_name
+    if resource not in (None, c.GPU_RESOURCE):
+        return 0, "none"
     labels = shapes.meta(node).get("labels") or {}
     count = _count(labels.get(GPU_COUNT_LABEL))
     if count is not None:
@@ -132,16 +145,19 @@ def node_gpus(
     nodes: Iterable[Mapping[str, Any]],
     pods: Iterable[Mapping[str, Any]],
     promised: Mapping[str, int] | None = None,
+    resource: str | None = None,
 ) -> list[NodeGpus]:
     """Every node's GPUs and their use. `promised`: node -> GPUs of placements made whose pods
-    do not exist yet (they hold their GPUs as if they were running)."""
+    do not exist yet (they hold their GPUs as if they were running). `resource`: count only the
+    devices of that resource name (what a request asks for: a node of another vendor offers
+    none), else every vendor's."""
     requested = gpus_requested(pods)
     promised = promised or {}
     result = []
     for node in nodes:
         metadata = shapes.meta(node)
         name = metadata.get("name", "")
-        total, source = node_total_gpus(node)
+        total, source = node_total_gpus(node, resource)
         result.append(
             NodeGpus(
                 name=name,

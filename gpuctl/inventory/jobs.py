@@ -27,6 +27,7 @@ from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import explain, status
 from gpuctl.inventory.nodes import ACTIVE_PODS
+from gpuctl.spec import accelerators
 from gpuctl.workloads import WorkloadAdapter
 
 WORKLOADS = status.WORKLOAD_KINDS
@@ -278,12 +279,12 @@ def explain_unschedulable(message: str, pool: str, gpu_type: str | None) -> str:
     mismatched = re.search(r"(\d+) node\(s\) didn't match Pod's node affinity/selector", message)
     short = []
     for resource, words in (
-        (c.GPU_RESOURCE, "not enough free GPUs"),
+        *((name, "not enough free GPUs") for name in accelerators.ALL_RESOURCES),
         (c.GPU_SHARE_RESOURCE, "not enough shareable GPU memory"),
         ("cpu", "not enough free CPU"),
         ("memory", "not enough free memory"),
     ):
-        if f"Insufficient {resource}" in message:
+        if f"Insufficient {resource}" in message and words not in short:
             short.append(words)
     nowhere = mismatched is not None and (
         total is None or mismatched.group(1) == total.group(1) or not short

@@ -18,7 +18,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.errors import GpuctlError, UsageError
 from gpuctl.inventory import status
 from gpuctl.inventory.free_gpus import node_total_gpus
-from gpuctl.spec import quantity
+from gpuctl.spec import accelerators, quantity
 
 # Pods that still hold their resources: everything not finished (terminating ones included,
 # as the scheduler counts them until they are gone).
@@ -88,13 +88,23 @@ def gpu_type(node: shapes.Obj) -> str:
     return next((labels[key] for key in c.GPU_TYPE_NODE_LABELS if labels.get(key)), "")
 
 
+def vendor(node: shapes.Obj) -> str:
+    """The node's accelerator vendor (NVIDIA, AMD, Intel, Huawei Ascend) by the device-plugin
+    resource it advertises, else its vendor's operator labels, else its GPU-type label; ""
+    for a node without accelerators."""
+    status: shapes.NodeStatus = shapes.node(node).get("status") or {}
+    capacity = {**(status.get("capacity") or {}), **(status.get("allocatable") or {})}
+    found = accelerators.vendor_of_node(capacity, labels_of(node))
+    return found.title if found else ""
+
+
 def pool_of(node: shapes.Obj) -> str:
     return labels_of(node).get(c.Labels.POOL, "")
 
 
 def node_gpus(node: shapes.Obj) -> int:
-    """The node's GPUs as placement counts them: allocatable nvidia.com/gpu, else capacity,
-    else the GPU-count label, else 0."""
+    """The node's accelerators as placement counts them, every vendor's: allocatable, else
+    capacity, else NVIDIA's GPU-count label, else 0."""
     return node_total_gpus(node)[0]
 
 
@@ -195,6 +205,9 @@ def amount_text(value: Decimal, resource: str) -> str:
 
 # GPU feature discovery (NVIDIA GPU Operator) publishes the model and memory as nvidia.com/gpu.*
 _GFD_PREFIX = "nvidia.com/gpu."
+_VENDOR_LABEL_KEYS = frozenset(
+    key for vendor in accelerators.VENDORS for key, _ in vendor.node_labels
+)
 # Prefixes under which `--gpu-type PREFIX/VALUE` names a GPU model (the users' documents write
 # `--gpu-type g8s.host/a100-80g`), and the one word after them that names the key instead.
 _GPU_TYPE_PREFIXES = (c.USER_NODE_LABEL_PREFIX, c.LABEL_DOMAIN)
@@ -202,12 +215,13 @@ _GPU_TYPE_WORD = "gpu-type"
 
 
 def gpu_labels(node: shapes.Obj) -> dict[str, str]:
-    """A node's GPU labels: the two GPU-type keys, any g8s.host/ key naming a GPU, and GPU
-    feature discovery's nvidia.com/gpu.* labels."""
+    """A node's GPU labels: the two GPU-type keys, any g8s.host/ key naming a GPU, GPU
+    feature discovery's nvidia.com/gpu.* labels and the other vendors' operator labels."""
     return {
         key: value
         for key, value in sorted(labels_of(node).items())
         if key in c.GPU_TYPE_NODE_LABELS
+        or key in _VENDOR_LABEL_KEYS
         or key.startswith(_GFD_PREFIX)
         or (key.startswith(c.USER_NODE_LABEL_PREFIX) and "gpu" in key.lower())
     }

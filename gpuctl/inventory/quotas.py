@@ -14,7 +14,7 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.errors import GpuctlError
-from gpuctl.spec import quantity
+from gpuctl.spec import accelerators, quantity
 
 DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"
 MANAGED_SELECTOR = f"{c.Labels.MANAGED_BY}={c.MANAGED_BY_VALUE}"
@@ -25,12 +25,17 @@ RESOURCE_ORDER = (
     "limits.cpu",
     "requests.memory",
     "limits.memory",
-    f"requests.{c.GPU_RESOURCE}",
+    *(key for vendor in accelerators.VENDORS for key in vendor.quota_keys),
 )
 # The key each table column shows, first present wins (a hand-edited quota may use another).
 CPU_KEYS = ("requests.cpu", "cpu", "limits.cpu")
 MEMORY_KEYS = ("requests.memory", "memory", "limits.memory")
 GPU_KEYS = (f"requests.{c.GPU_RESOURCE}", f"limits.{c.GPU_RESOURCE}")
+# Every vendor's accelerator keys (gpuctl.spec.accelerators), NVIDIA's first.
+ACCELERATOR_KEYS = (
+    *GPU_KEYS,
+    *(key for vendor in accelerators.VENDORS[1:] for key in vendor.quota_keys),
+)
 
 
 _BINARY = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")

@@ -12,7 +12,7 @@ from gpuctl import constants as c
 from gpuctl import shapes, workloads
 from gpuctl.constants import Status
 from gpuctl.workloads import WorkloadAdapter
-from gpuctl.workloads.adapter import container_gpus
+from gpuctl.workloads.adapter import container_gpu_resource, container_gpus
 from gpuctl.workloads.adapter import pod_is_ready as pod_is_ready
 
 WORKLOAD_KINDS = workloads.WORKLOAD_KINDS
@@ -75,6 +75,13 @@ def workload_gpus(obj: shapes.Obj) -> int:
 
 def pod_gpus(pod: shapes.Obj) -> int:
     return sum(container_gpus(container) for container in _pod_spec(pod).get("containers") or [])
+
+
+def pod_gpu_resource(pod: shapes.Obj) -> str | None:
+    """The accelerator resource name (nvidia.com/gpu, amd.com/gpu...) the pod's containers ask
+    for; None when they ask for none."""
+    containers = _pod_spec(pod).get("containers") or []
+    return next(filter(None, (container_gpu_resource(item) for item in containers)), None)
 
 
 def pod_status(pod: shapes.Obj) -> str:

@@ -3,6 +3,13 @@
 The NVIDIA DCGM exporter publishes one series per GPU: DCGM_FI_DEV_GPU_UTIL (%),
 DCGM_FI_DEV_FB_USED and DCGM_FI_DEV_FB_FREE (MiB), DCGM_FI_DEV_GPU_TEMP (°C), labelled with the
 node (`Hostname`) and, for a GPU a pod holds, its `namespace` and `pod`.
+
+Only NVIDIA's series are read. The other vendors' exporters are named in the accelerator catalog
+(gpuctl.spec.accelerators: AMD's device-metrics-exporter gpu_gfx_activity, gpu_used_vram,
+gpu_junction_temperature; Intel's XPU Manager xpum_engine_ratio, xpum_memory_used_bytes,
+xpum_temperature_celsius; Ascend's npu-exporter npu_chip_info_utilization,
+npu_chip_info_hbm_used_memory, npu_chip_info_temperature): their nodes show `-` figures, and
+`unread_vendors` says so in words.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.constants import Labels
 from gpuctl.inventory import jobs, nodes, status
 from gpuctl.monitoring.prometheus import Prometheus
+from gpuctl.spec import accelerators
 
 UTIL = "DCGM_FI_DEV_GPU_UTIL"
 FB_USED = "DCGM_FI_DEV_FB_USED"
@@ -165,6 +173,26 @@ def node_rows(
         ((nodes.name_of(n), by_node.get(nodes.name_of(n))) for n in wanted), key=_order(sort_by)
     )
     return [[name, pools[name] or nodes.NONE, *figure_cells(figures)] for name, figures in items]
+
+
+def unread_vendors(cluster: ClusterAPI, pool: str | None) -> list[str]:
+    """One line per other vendor with nodes listed: its figures are not read (shown as `-`),
+    and the exporter series that would give them."""
+    found: dict[str, list[str]] = {}
+    for node in nodes.list_nodes(cluster, pool):
+        title = nodes.vendor(node)
+        if title and title != accelerators.NVIDIA.title:
+            found.setdefault(title, []).append(nodes.name_of(node))
+    lines = []
+    for vendor in accelerators.VENDORS:
+        if vendor.title in found and vendor.exporter is not None:
+            exporter = vendor.exporter
+            series = ", ".join((exporter.utilization, exporter.memory_used, exporter.temperature))
+            lines.append(
+                f"{vendor.title} nodes ({', '.join(found[vendor.title])}) show - : gpuctl reads "
+                f"NVIDIA's DCGM series only, not the {exporter.name}'s ({series})"
+            )
+    return lines
 
 
 # ---------------------------------------------------------------------- describe job

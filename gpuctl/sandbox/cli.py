@@ -18,6 +18,7 @@ import click
 import yaml
 
 from gpuctl.sandbox.config import SandboxConfig
+from gpuctl.spec import accelerators
 
 # The node labels that name a GPU model: a pool's (runwhere.ai/) first, else the one people set
 # with `gpuctl label node` (g8s.host/). gpuctl reads them in this order too.
@@ -247,7 +248,7 @@ def status() -> None:
     click.echo(f"kubeconfig: {state['kubeconfig']}")
     for node in nodes:
         cap = node["status"]["capacity"]
-        gpus = cap.get("nvidia.com/gpu", "0")
+        gpus = str(accelerators.gpu_count(cap))
         labels = node["metadata"].get("labels") or {}
         gpu_type = next((labels[k] for k in GPU_TYPE_LABELS if labels.get(k)), "-")
         click.echo(

@@ -9,6 +9,11 @@ from typing import Any
 
 import yaml
 
+from gpuctl.spec import accelerators
+
+# The GPU model label a node of `gpu-type:` gets (gpuctl's runwhere.ai/gpu-type).
+GPU_TYPE_LABEL = "runwhere.ai/gpu-type"
+
 
 @dataclass
 class NodeSpec:
@@ -114,11 +119,23 @@ class SandboxConfig:
 
 
 def _node(data: dict[str, Any]) -> NodeSpec:
+    """A node of the config file. `gpu-type: MI300X` with `gpus: 8` is a node of that model:
+    `gpus` devices of the model's resource name (gpuctl.spec.accelerators: amd.com/gpu), its
+    vendor's operator labels and runwhere.ai/gpu-type; `labels` and `capacity` win."""
     capacity = {str(k): str(v) for k, v in (data.get("capacity") or {}).items()}
     capacity.setdefault("pods", "110")
+    labels = {str(k): str(v) for k, v in (data.get("labels") or {}).items()}
+    if data.get("gpu-type"):
+        model = accelerators.lookup(str(data["gpu-type"]))
+        labels = {
+            **accelerators.operator_labels(model),
+            GPU_TYPE_LABEL: str(data["gpu-type"]),
+            **labels,
+        }
+        capacity.setdefault(model.resource, str(data.get("gpus", 8)))
     return NodeSpec(
         name=str(data["name"]),
-        labels={str(k): str(v) for k, v in (data.get("labels") or {}).items()},
+        labels=labels,
         capacity=capacity,
         taints=list(data.get("taints") or []),
     )

@@ -17,7 +17,7 @@ from typing import Any, Final
 from gpuctl import constants as c
 from gpuctl.constants import Labels
 from gpuctl.errors import Problem
-from gpuctl.spec import runtime
+from gpuctl.spec import accelerators, runtime
 from gpuctl.spec.document import Document, Path_
 
 
@@ -163,13 +163,15 @@ def _env(document: Document, items: list[dict[str, Any]]) -> list[dict[str, str]
 
 
 def _container_resources(res: dict[str, Any]) -> dict[str, str]:
-    """Requests and limits of the container: a gpu-share job asks the GPU-share device plugin
-    for GPU memory and takes no whole GPU (`gpu: 1` beside it means one shared GPU)."""
+    """Requests and limits of the container: whole GPUs of the GPU type's vendor (its device
+    plugin's resource name, gpuctl.spec.accelerators; NVIDIA's without a type); a gpu-share job
+    asks the GPU-share device plugin for GPU memory and takes no whole GPU (`gpu: 1` beside it
+    means one shared GPU)."""
     resources = {"cpu": quantity(res["cpu"]), "memory": quantity(res["memory"])}
     if "gpu-share" in res:
         resources[c.GPU_SHARE_RESOURCE] = res["gpu-share"].removesuffix("Gi")
     elif res.get("gpu", 0) > 0:
-        resources[c.GPU_RESOURCE] = str(res["gpu"])
+        resources[accelerators.lookup(res.get("gpu-type")).resource] = str(res["gpu"])
     return resources
 
 
@@ -364,14 +366,22 @@ def _quota(
     document: Document, spec: dict[str, Any], options: Options
 ) -> tuple[dict[str, Any], list[Problem]]:
     users = []
+    problems = []
     for user, limits in spec["users"].items():
         hard: dict[str, str] = {}
         if "cpu" in limits:
             hard["requests.cpu"] = hard["limits.cpu"] = quantity(limits["cpu"])
         if "memory" in limits:
             hard["requests.memory"] = hard["limits.memory"] = quantity(limits["memory"])
-        if "gpu" in limits:  # 0 is a hard limit of none, not "unlimited"
-            hard[f"requests.{c.GPU_RESOURCE}"] = str(limits["gpu"])
+        hard.update(_accelerator_limits(limits))
+        if "gpu" in limits and "nvidia" in limits.get("accelerators", {}):
+            problems.append(
+                document.problem(
+                    ("users", user, "accelerators", "nvidia"),
+                    "NVIDIA GPUs are limited twice: by gpu and by accelerators.nvidia",
+                    "keep one of the two",
+                )
+            )
         users.append({"namespace": user, "hard": hard})
     context = {
         "name": spec["metadata"]["name"],
@@ -384,7 +394,21 @@ def _quota(
             Labels.INSTANCE: spec["metadata"]["name"],
         },
     }
-    return context, []
+    return context, problems
+
+
+def _accelerator_limits(limits: dict[str, Any]) -> dict[str, str]:
+    """A user's hard limits on devices: `gpu` on NVIDIA's, `accelerators` per vendor on each of
+    the vendor's resource names (0 is a hard limit of none, not "unlimited")."""
+    per_vendor = dict(limits.get("accelerators", {}))
+    if "gpu" in limits:
+        per_vendor.setdefault(accelerators.NVIDIA.key, limits["gpu"])
+    hard = {}
+    for vendor in accelerators.VENDORS:
+        if vendor.key in per_vendor:
+            for key in vendor.quota_keys:
+                hard[key] = str(per_vendor[vendor.key])
+    return hard
 
 
 KINDS: dict[str, Kind] = {

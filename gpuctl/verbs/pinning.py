@@ -36,7 +36,7 @@ from gpuctl.inventory.free_gpus import (
     pinned_nodes,
 )
 from gpuctl.inventory.nodes import active_pods
-from gpuctl.inventory.status import pod_gpus
+from gpuctl.inventory.status import pod_gpu_resource, pod_gpus
 from gpuctl.placement.affinity import may_run_on, one_pod_per_node, pin_to_nodes, pod_spec_of
 from gpuctl.placement.strategies import Placement, strategy
 from gpuctl.render.engine import Manifest, NodeLabels
@@ -206,7 +206,7 @@ class Pinning:
         pod_spec = pod_spec_of(ask.manifest.obj)
         usable = [node for node in nodes if may_run_on(pod_spec, node)]
         others = [pod for pod in pods if not _owned_by(pod, ask)]
-        view = node_gpus(usable, others, taken)
+        view = node_gpus(usable, others, taken, pod_gpu_resource({"spec": pod_spec}))
         kept = self._kept(ask, view)
         if kept is not None:
             return kept, ""

@@ -23,6 +23,7 @@ from gpuctl.inventory.nodes import same_gpu_type
 from gpuctl.inventory.pools import read_record, record_name
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
+from gpuctl.spec import chips
 from gpuctl.verbs.errors import ApplyFailed
 
 
@@ -187,6 +188,19 @@ def _check_gpu_type(
     )
 
 
+def chip_warnings(manifests: Sequence[Manifest]) -> list[str]:
+    """The chip–framework check (gpuctl.spec.chips) of each job spec among the manifests, once
+    per spec: an image or command that targets another vendor than the GPU type's."""
+    seen: set[int] = set()
+    warnings = []
+    for manifest in manifests:
+        if _pod_spec(manifest) is None or id(manifest.document) in seen:
+            continue
+        seen.add(id(manifest.document))
+        warnings += [str(problem) for problem in chips.chip_problems(manifest.document)]
+    return warnings
+
+
 def placement_or_refuse(
     cluster: ClusterAPI,
     manifests: Sequence[Manifest],
@@ -196,6 +210,7 @@ def placement_or_refuse(
 ) -> Placement:
     """`check_placement`, raising ApplyFailed (nothing written) when it found an error."""
     placement = check_placement(cluster, manifests, claims, oversize_is_error=oversize_is_error)
+    placement.warnings += chip_warnings(manifests)
     if placement.errors:
         raise ApplyFailed("nothing was changed: " + "; ".join(placement.errors))
     return placement

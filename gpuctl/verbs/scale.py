@@ -35,10 +35,12 @@ from gpuctl.cluster.errors import Invalid, KubeError, NotFound
 from gpuctl.inventory import notebooks
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest
-from gpuctl.spec import quantity, runtime
+from gpuctl.spec import accelerators, quantity, runtime
 from gpuctl.spec.document import Document
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, VerbResult, no_progress
+from gpuctl.verbs.preflight import wanted_gpu_type
+from gpuctl.workloads.adapter import container_gpu_resource
 
 ON_DELETE = {"type": "OnDelete"}
 # How long the StatefulSet controller may take to name the new template's revision.
@@ -89,21 +91,26 @@ def with_size(
     pod = obj["spec"]["template"]["spec"]
     container = pod["containers"][0]
     resources = container.setdefault("resources", {})
+    # GPUs of the vendor the notebook has, else of its GPU type's (NVIDIA's without one)
+    resource = container_gpu_resource(container) or (
+        accelerators.lookup(wanted_gpu_type(pod)).resource
+    )
     for part in ("requests", "limits"):
         amounts = resources.setdefault(part, {})
-        amounts.update(container_amounts(size))
+        amounts.update(container_amounts(size, resource))
         if size.gpus == 0:
-            amounts.pop(c.GPU_RESOURCE, None)
+            amounts.pop(resource, None)
     if size.gpus:
         _ensure_shm(pod, container)
     return obj
 
 
-def container_amounts(size: Size) -> dict[str, str]:
-    """The resources `size` sets in the container's requests and limits (GPUs 0: none)."""
+def container_amounts(size: Size, gpu_resource: str = c.GPU_RESOURCE) -> dict[str, str]:
+    """The resources `size` sets in the container's requests and limits (GPUs 0: none), GPUs
+    as `gpu_resource` (the vendor's device-plugin resource)."""
     amounts = {"cpu": size.cpu, "memory": size.memory}
     if size.gpus:
-        amounts[c.GPU_RESOURCE] = str(size.gpus)
+        amounts[gpu_resource] = str(size.gpus)
     return {key: value for key, value in amounts.items() if value is not None}
 
 

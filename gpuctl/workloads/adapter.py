@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from gpuctl import constants as c
 from gpuctl import shapes
+from gpuctl.spec import accelerators
 
 Obj = Mapping[str, Any]
 
@@ -31,15 +32,22 @@ def status_of(obj: Obj) -> dict[str, Any]:
 
 
 def container_gpus(container: Mapping[str, Any]) -> int:
-    """GPUs a container asks for: its limit, else its request, of nvidia.com/gpu."""
+    """Accelerators a container asks for, of every vendor: its limits, else its requests."""
     resources: shapes.ResourceRequirements = shapes.container(container).get("resources") or {}
-    value = (resources.get("limits") or {}).get(c.GPU_RESOURCE) or (
-        resources.get("requests") or {}
-    ).get(c.GPU_RESOURCE)
-    try:
-        return int(value or 0)
-    except (TypeError, ValueError):
-        return 0
+    limits = resources.get("limits") or {}
+    if accelerators.counts_by_resource(limits):
+        return accelerators.gpu_count(limits)
+    return accelerators.gpu_count(resources.get("requests") or {})
+
+
+def container_gpu_resource(container: Mapping[str, Any]) -> str | None:
+    """The accelerator resource name a container asks for (its first); None for none."""
+    resources: shapes.ResourceRequirements = shapes.container(container).get("resources") or {}
+    for amounts in (resources.get("limits") or {}, resources.get("requests") or {}):
+        for name, count in accelerators.counts_by_resource(amounts).items():
+            if count > 0:
+                return name
+    return None
 
 
 def pod_is_ready(pod: Obj) -> bool:

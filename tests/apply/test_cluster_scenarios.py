@@ -99,12 +99,12 @@ def test_get_nodes_shows_the_gpu_nodes(cluster: Cluster) -> None:
     )
     assert done.returncode == 0, done.stderr
     header, *lines = done.stdout.splitlines()
-    assert header.split()[:4] == ["NAME", "STATUS", "GPU", "GPU-TYPE"]
+    assert header.split()[:5] == ["NAME", "STATUS", "GPU", "VENDOR", "GPU-TYPE"]
     rows = {line.split()[0]: line.split() for line in lines}
     for name in ("gpu-a100-0", "gpu-a100-1"):
-        assert rows[name][1] == "Ready" and rows[name][3] == "A100-80G"
+        assert rows[name][1] == "Ready" and rows[name][3:5] == ["NVIDIA", "A100-80G"]
         assert rows[name][2].startswith("8/")  # other tests may be using some
-    assert rows["gpu-t4-0"][1:4] == ["Ready", "4/0/4", "T4-16G"]
+    assert rows["gpu-t4-0"][1:5] == ["Ready", "4/0/4", "NVIDIA", "T4-16G"]
     assert rows["cpu-0"][2] == "0/0/0"
 
 

@@ -297,3 +297,26 @@ def test_describe_job_asks_one_range_query_the_utilisation_curve_it_draws() -> N
     usages = gpu.pod_usage(prometheus, "default", ["tune-0", "tune-1"], 300.0, 1000.0)
     assert [u.pod for u in usages] == ["tune-0", "tune-1"]
     assert len(prometheus.ranges) == 1 and gpu.UTIL in prometheus.ranges[0]
+
+
+def test_top_nodes_says_which_vendors_are_not_read(
+    env: Env, exporter: Exporter, prometheus_url: str
+) -> None:
+    capacity = {"cpu": "8", "memory": "64Gi", "pods": "20", "amd.com/gpu": "8"}
+    env.cluster.create(
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "gpu-mi300x-0", "labels": {"runwhere.ai/gpu-type": "MI300X"}},
+            "status": {"capacity": capacity, "allocatable": capacity},
+        }
+    )
+    done = env.gpuctl("top", "nodes", "--prometheus-url", prometheus_url)
+    assert done.returncode == 0, done.stderr
+    rows = {row[0]: row for row in table(done.stdout)[1:]}
+    assert rows["gpu-mi300x-0"][2:] == ["-", "-", "-", "-"]
+    assert done.stderr == (
+        "note: AMD nodes (gpu-mi300x-0) show - : gpuctl reads NVIDIA's DCGM series only, not "
+        "the AMD device-metrics-exporter's (gpu_gfx_activity, gpu_used_vram, "
+        "gpu_junction_temperature)\n"
+    )

@@ -117,11 +117,11 @@ def test_get_nodes_cli_sums_gpus_with_one_list_of_pods(env: NodeEnv) -> None:
     done = env.gpuctl("get", "nodes")
     assert done.returncode == 0, done.stderr
     assert without_age(done.stdout) == [
-        ["NAME", "STATUS", "GPU", "GPU-TYPE", "POOL"],
-        ["cpu-0", "Ready", "0/0/0", "<none>", "<none>"],
-        ["gpu-a100-0", "Ready", "8/6/2", "A100-80G", "<none>"],
-        ["gpu-a100-1", "Ready", "8/0/8", "A100-80G", "<none>"],
-        ["gpu-t4-0", "Ready", "4/1/3", "T4-16G", "<none>"],
+        ["NAME", "STATUS", "GPU", "VENDOR", "GPU-TYPE", "POOL"],
+        ["cpu-0", "Ready", "0/0/0", "<none>", "<none>", "<none>"],
+        ["gpu-a100-0", "Ready", "8/6/2", "NVIDIA", "A100-80G", "<none>"],
+        ["gpu-a100-1", "Ready", "8/0/8", "NVIDIA", "A100-80G", "<none>"],
+        ["gpu-t4-0", "Ready", "4/1/3", "NVIDIA", "T4-16G", "<none>"],
     ]
     pod_lists = env.sandbox.requests.matching(verb="list", resource="pods")
     assert len(pod_lists) == 1

@@ -334,7 +334,7 @@ def test_every_view_agrees_on_pool_membership(env: NodeEnv) -> None:
         as_json = json.loads(env.gpuctl("get", "pools", "-o", "json").stdout)
         by_pools = {node: item["name"] for item in as_json["items"] for node in item["nodes"]}
         got_nodes = without_age(env.gpuctl("get", "nodes", "--no-headers").stdout)
-        by_nodes = {row[0]: row[4] for row in got_nodes if row[4] != "<none>"}
+        by_nodes = {row[0]: row[5] for row in got_nodes if row[5] != "<none>"}
         described = {}
         for node in ("cpu-0", "gpu-a100-0", "gpu-a100-1", "gpu-t4-0"):
             text = env.gpuctl("describe", "node", node).stdout

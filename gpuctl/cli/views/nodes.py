@@ -24,7 +24,9 @@ from gpuctl.inventory.nodes import (
     pods_on,
     pool_of,
     requested,
+    vendor,
 )
+from gpuctl.spec import accelerators
 
 
 def gpu_cell(total: int, used: int) -> str:
@@ -32,7 +34,7 @@ def gpu_cell(total: int, used: int) -> str:
     return f"{total}/{used}/{max(total - used, 0)}"
 
 
-NODE_HEADERS = ("NAME", "STATUS", "GPU", "GPU-TYPE", "POOL", "AGE")
+NODE_HEADERS = ("NAME", "STATUS", "GPU", "VENDOR", "GPU-TYPE", "POOL", "AGE")
 
 
 NODE_WIDE_HEADERS = (*NODE_HEADERS, "CPU", "MEMORY", "INTERNAL-IP", "VERSION")
@@ -46,7 +48,8 @@ def node_rows(
     at: datetime | None = None,
     member_of: dict[str, list[str]] | None = None,
 ) -> list[list[str]]:
-    """`get nodes` rows: NAME STATUS GPU(total/used/free) GPU-TYPE POOL AGE [+ wide columns].
+    """`get nodes` rows: NAME STATUS GPU(total/used/free, every vendor's devices) VENDOR
+    GPU-TYPE POOL AGE [+ wide columns].
     `member_of`: node -> its pools (inventory.pools.pools_of); else the pool labels."""
     rows = []
     for node in nodes:
@@ -56,6 +59,7 @@ def node_rows(
             name,
             node_status(node),
             gpu_cell(node_gpus(node), used.get(name, 0)),
+            vendor(node) or NONE,
             gpu_type(node) or NONE,
             ",".join(member) or NONE,
             table.age((node.get("metadata") or {}).get("creationTimestamp"), at),
@@ -110,6 +114,7 @@ def describe_node(
             ("Name", name),
             ("Status", node_status(node)),
             ("Created", f"{stamp} ({table.age(stamp, at)} ago)" if stamp else NONE),
+            ("Vendor", vendor(node) or NONE),
             ("GPU type", gpu_type(node) or NONE),
             ("GPU", f"{gpus} total, {gpus_used} used, {max(gpus - gpus_used, 0)} free"),
             ("Pools", ", ".join(pools) or NONE),
@@ -119,7 +124,7 @@ def describe_node(
     allocatable = (node.get("status") or {}).get("allocatable") or {}
     resources = [
         r
-        for r in ("cpu", "memory", c.GPU_RESOURCE, c.GPU_SHARE_RESOURCE)
+        for r in ("cpu", "memory", *accelerators.ALL_RESOURCES, c.GPU_SHARE_RESOURCE)
         if r in capacity or r in allocatable
     ]
     rows = [

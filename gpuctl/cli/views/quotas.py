@@ -7,8 +7,8 @@ from datetime import datetime
 
 from gpuctl.cli import table
 from gpuctl.inventory.quotas import (
+    ACCELERATOR_KEYS,
     CPU_KEYS,
-    GPU_KEYS,
     MEMORY_KEYS,
     Quota,
     Usage,
@@ -41,7 +41,7 @@ def rows(
             quota.name,
             cell(quota.usage(CPU_KEYS), colour),
             cell(quota.usage(MEMORY_KEYS), colour),
-            cell(quota.usage(GPU_KEYS), colour),
+            cell(quota.usage(ACCELERATOR_KEYS), colour),
         ]
         if wide:
             row += [

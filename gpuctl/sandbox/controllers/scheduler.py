@@ -193,8 +193,13 @@ def _waits_for_scheduler(pod: Obj) -> bool:
     )
 
 
+# Device plugins' resource domains: NVIDIA, AMD, Intel, Huawei Ascend; and GPU-share memory.
+_DEVICE_DOMAINS = ("nvidia.com/", "amd.com/", "gpu.intel.com/", "huawei.com/")
+_GPU_DOMAINS = (*_DEVICE_DOMAINS, "aliyun.com/")
+
+
 def _is_gpu_resource(name: str) -> bool:
-    return name.startswith("nvidia.com/") or name.startswith("aliyun.com/")
+    return name.startswith(_GPU_DOMAINS)
 
 
 def _free_share(node: Obj, used: dict[str, Fraction]) -> Fraction:
@@ -204,8 +209,8 @@ def _free_share(node: Obj, used: dict[str, Fraction]) -> Fraction:
         sum(
             (quantity.parse(alloc[k]) - used.get(k, Fraction(0)))
             / max(quantity.parse(alloc[k]), Fraction(1))
-            for k in ("cpu", "memory", "nvidia.com/gpu")
-            if k in alloc
+            for k in alloc
+            if k in ("cpu", "memory") or k.startswith(_DEVICE_DOMAINS)
         )
     )
 

@@ -96,7 +96,7 @@ func TestLiveAJobsWholeLife(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if made.JobId != "alice."+name || made.Kind != JobKindTraining || made.Status != JobCreatedStatusPending {
+	if made.JobId != "alice."+name || made.Kind != JobKindTraining || made.Status != JobStatusPending {
 		t.Fatalf("created %+v", made)
 	}
 	batch, err := l.user.CreateJobsBatch(ctx, []string{trainingSpec(name + "-b"), trainingSpec(name + "-c")})

@@ -201,6 +201,7 @@ class Status:
     PAUSED: Final = "Paused"
     QUEUED: Final = "Queued"  # a suspended Job that Kueue has not admitted yet
     PENDING: Final = "Pending"
+    PREEMPTED: Final = "Preempted"  # Pending again: a higher-priority job took its pods' place
     TERMINATING: Final = "Terminating"  # deleted; its pods are still stopping
     PARTIAL: Final = "Partial"  # its workload is gone, other objects of it are left
 

@@ -104,7 +104,12 @@ def _list_jobs(
     else:
         found = jobs.list_jobs(cluster, where, pool, kind)
         headers, rows = job_views.job_rows(
-            found, all_namespaces=where is None, wide=output == "wide"
+            found,
+            all_namespaces=where is None,
+            wide=output == "wide",
+            preempted=jobs.preempted_jobs(cluster, found, where)
+            if output in (None, "wide")
+            else {},
         )
         # -o yaml|json|name: a partial job is the objects that are left of it
         items = [part for item in found for part in item.get("leftovers") or [item]]

@@ -397,9 +397,13 @@ def deployment(namespace: str, image: str, replicas: int = 1) -> dict[str, Any]:
 def manifests(
     namespace: str = NAMESPACE, image: str = DEFAULT_CONTROLLER_IMAGE, replicas: int = 1
 ) -> list[dict[str, Any]]:
-    """Everything that installs the controller, in the order to apply it."""
+    """Everything that installs the controller, in the order to apply it: with gpuctl's
+    PriorityClasses, which its Jobs' pods name (gpuctl-<spec.priority>)."""
+    from gpuctl.render.engine import render_priority_classes
+
     return [
         crd(),
+        *(manifest.obj for manifest in render_priority_classes()),
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(namespace)},
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(NAME, namespace)},
         {

@@ -10,9 +10,6 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import celpy
-from celpy.adapter import json_to_cel
-
 from gpuctl.sandbox.errors import Cause
 from gpuctl.sandbox.store import Obj
 
@@ -21,11 +18,15 @@ ROOT = "<nil>"
 
 @functools.lru_cache(maxsize=256)
 def _program(rule: str) -> Any:
+    import celpy  # only for a CRD with rules: the sandbox starts without it
+
     environment = celpy.Environment()
     return environment.program(environment.compile(rule))
 
 
 def _holds(rule: str, value: Any) -> bool:
+    from celpy.adapter import json_to_cel
+
     try:
         return bool(_program(rule).evaluate({"self": json_to_cel(value)}))
     except Exception:  # a rule that cannot be evaluated on this value refuses it

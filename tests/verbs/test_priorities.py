@@ -15,6 +15,7 @@ from gpuctl.spec.kinds import Options
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import DryRun
 from gpuctl.verbs.create import Create
+from gpuctl.verbs.diff import Diff
 
 TRAINING = """kind: training
 version: v0.1
@@ -113,3 +114,9 @@ def test_apply_keeps_a_live_job_without_a_class_as_it_is() -> None:
     result = Apply(cluster).run(render("high"))
     assert "job.batch/ft unchanged" in result.lines()
     assert pod_class(cluster) is None
+
+
+def test_diff_agrees_with_apply_on_a_live_job_without_a_class() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render("high", Options(priority_classes=False)))
+    assert not Diff(cluster).run(render("high")).differs

@@ -33,6 +33,32 @@ def _holds(rule: str, value: Any) -> bool:
         return False
 
 
+NOT_CHECKED = (
+    "some validation rules were not checked because the object was invalid; correct the "
+    "existing errors to complete validation"
+)
+
+
+def has_rules(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return "x-kubernetes-validations" in schema or any(has_rules(v) for v in schema.values())
+    if isinstance(schema, list):
+        return any(has_rules(v) for v in schema)
+    return False
+
+
+def causes(schema: Obj, obj: Obj, *, schema_ok: bool, rules: bool) -> list[Cause]:
+    """What the API server adds to a custom object's schema errors: when the schema has
+    rules and the object broke the schema, one cause saying the rules were not checked (a
+    status write too); else, with `rules` (not a status write: its spec is unchanged), the
+    rules it breaks."""
+    if not has_rules(schema):
+        return []
+    if not schema_ok:
+        return [Cause(ROOT, "Invalid value", NOT_CHECKED, "null")]  # quoted, as the real one
+    return check(schema, obj) if rules else []
+
+
 def check(schema: Obj, obj: Obj) -> list[Cause]:
     """The causes of the rules `obj` breaks, in schema order."""
     causes: list[Cause] = []

@@ -39,8 +39,7 @@ class ObjectChecks:
             unknown, causes, type_errors = self.validator.check(obj)
         else:
             unknown, causes = self.crd_validator.check(res.crd_schema, obj, subresource)
-            if not subresource:
-                causes += cel.check(res.crd_schema, obj)
+            causes += cel.causes(res.crd_schema, obj, schema_ok=not causes, rules=not subresource)
             type_errors = []
         if type_errors:
             raise bad_request(

@@ -79,6 +79,13 @@ PRIORITIES: Final = ("high", "medium", "low")
 PRIORITY_CLASS_PREFIX: Final = "gpuctl-"
 # PriorityClass values for `gpuctl priority-classes`; far below system-cluster-critical (2e9).
 PRIORITY_CLASS_VALUES: Final = {"high": 1000, "medium": 500, "low": 100}
+# Each class's preemptionPolicy: high and medium evict lower-priority pods when nothing fits;
+# low never evicts anyone (it waits), though it can itself be evicted.
+PRIORITY_PREEMPTION: Final = {
+    "high": "PreemptLowerPriority",
+    "medium": "PreemptLowerPriority",
+    "low": "Never",
+}
 
 # A user namespace (a quota's) enforces, warns and audits by this Pod Security Standard
 # (pod-security.kubernetes.io/<mode> and <mode>-version labels) unless the quota says otherwise.
@@ -204,6 +211,7 @@ class Status:
     PAUSED: Final = "Paused"
     QUEUED: Final = "Queued"  # a suspended Job that Kueue has not admitted yet
     PENDING: Final = "Pending"
+    PREEMPTED: Final = "Preempted"  # Pending again: a higher-priority job took its pods' place
     TERMINATING: Final = "Terminating"  # deleted; its pods are still stopping
     PARTIAL: Final = "Partial"  # its workload is gone, other objects of it are left
 

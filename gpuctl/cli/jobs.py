@@ -117,7 +117,12 @@ def _list_jobs(
     else:
         found = jobs.list_jobs(cluster, where, pool, kind)
         headers, rows = job_views.job_rows(
-            found, all_namespaces=where is None, wide=output == "wide"
+            found,
+            all_namespaces=where is None,
+            wide=output == "wide",
+            preempted=jobs.preempted_jobs(cluster, found, where)
+            if output in (None, "wide")
+            else {},
         )
         if progress_from and output in (None, "wide"):
             _add_progress(progress_from, where, found, headers, rows)

@@ -138,8 +138,8 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
             "Print the JSON Schema of a kind, self-contained, for editors.",
         ),
         "priority-classes": (
-            "gpuctl.cli.offline:priority_classes",
-            "Print the PriorityClasses that `render --priority-classes` refers to.",
+            "gpuctl.cli.priorities:priority_classes",
+            "Print (or install) the PriorityClasses the jobs' pods name.",
         ),
         "completion": ("gpuctl.cli.offline:completion", "Print the shell completion script."),
         "create": (

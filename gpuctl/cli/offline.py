@@ -1,5 +1,5 @@
-"""The commands that never contact a cluster: render, validate, schema, priority-classes and
-completion. Heavy modules are imported inside each command."""
+"""The commands that never contact a cluster: render, validate, schema and completion. Heavy
+modules are imported inside each command."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ from gpuctl.cli.main import cli, file_option, given_or_global
     help="Namespace for every job (wins over job.namespace).",
 )
 @click.option(
-    "--priority-classes",
-    is_flag=True,
+    "--priority-classes/--no-priority-classes",
+    default=True,
+    show_default=True,
     help="Set priorityClassName gpuctl-<priority> (see `gpuctl priority-classes`).",
 )
 def render(
@@ -96,18 +97,6 @@ def schema(kind: str) -> None:
         hint = schemas.did_you_mean(kind, kinds.spellings())
         raise UsageError(f"unknown kind {kind!r} ({hint})")
     click.echo(json.dumps(schemas.bundle(found.schema), indent=2, ensure_ascii=False))
-
-
-@click.command("priority-classes")
-def priority_classes() -> None:
-    """Print the PriorityClasses that `render --priority-classes` refers to.
-
-    \b
-    gpuctl priority-classes | kubectl apply -f -
-    """
-    from gpuctl.render import engine
-
-    click.echo(engine.to_yaml(engine.render_priority_classes()), nl=False)
 
 
 @click.command()

@@ -25,6 +25,7 @@ _STATUS_COLOUR = {
     "Pending": "yellow",
     "Paused": "yellow",
     "Queued": "yellow",
+    "Preempted": "yellow",
     "Partially Running": "yellow",
     "Starting": "yellow",
     "Terminating": "yellow",

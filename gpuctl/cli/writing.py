@@ -70,7 +70,6 @@ class Session:
             return Options(
                 namespace=target.namespace,
                 default_namespace=self.cluster.namespace,
-                priority_classes=target.priority_classes,
             )
 
         self.work: Workset = Workset.from_files(target.files, connect)
@@ -84,7 +83,6 @@ class Target:
     kubeconfig: str | None
     context: str | None
     namespace: str | None
-    priority_classes: bool = False
 
     def complete(self) -> Session:
         """Load and check the specs, connect, and render them for that cluster."""
@@ -133,9 +131,6 @@ write_options = gathered(
         "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
     ),
     timeout_option,
-    click.option(
-        "--priority-classes", is_flag=True, help="Set priorityClassName gpuctl-<priority>."
-    ),
     click.option(
         "--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool."
     ),

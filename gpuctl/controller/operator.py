@@ -17,12 +17,14 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
 from prometheus_client import start_http_server
 
+from gpuctl import constants as c
 from gpuctl.cluster.api import ControllerCluster
 from gpuctl.controller import resource
 from gpuctl.controller.cache import ClusterCache
@@ -82,6 +84,20 @@ class Holder(Protocol):
     """Where the workers read a workload as it is now: the GPUWorkload informer."""
 
     def get(self, namespace: str, name: str) -> dict[str, Any] | None: ...
+
+
+def urgency(workloads: Holder) -> Callable[[Key], tuple[int, str]]:
+    """A pending key's rank in the work queue: higher priority first, then the older workload
+    (creationTimestamp; RFC 3339 UTC times order as text). A workload gone ranks last."""
+
+    def rank(key: Key) -> tuple[int, str]:
+        obj = workloads.get(*key) or {}
+        priority = str((obj.get("spec") or {}).get("priority") or c.DEFAULT_PRIORITY)
+        created = str((obj.get("metadata") or {}).get("creationTimestamp") or "~")
+        order = c.PRIORITIES.index(priority) if priority in c.PRIORITIES else len(c.PRIORITIES)
+        return order, created
+
+    return rank
 
 
 class Workers:
@@ -257,7 +273,7 @@ def _reconcile_until(
         cache=cache,
         not_ready_grace_seconds=options.not_ready_grace_seconds,
     )
-    workers = Workers(reconciler, cache.workloads, WorkQueue())
+    workers = Workers(reconciler, cache.workloads, WorkQueue(order=urgency(cache.workloads)))
     cache.workloads.handlers.append(workers.on_change)  # before the first list: none is missed
     log.info(
         "reconciling the GPUWorkloads of %s",

@@ -3,6 +3,9 @@ to reconcile, each waiting at most once and handled by one worker at a time; a k
 a worker has it is handled again once that worker is done (with the object as it is then). A
 key can also be added after a delay (a retry that is due later): one pending delay per key,
 the last asked for; adding the key at once cancels it.
+
+With an `order`, the ready key that orders first is handed out first (the controller's:
+priority, then age), ties in the order added; without one, the order added.
 """
 
 from __future__ import annotations
@@ -11,13 +14,18 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 Key = tuple[str, str]  # (namespace, name)
+Order = Callable[[Key], Any]  # a key's rank: smaller goes first (compared with <)
 
 
 class WorkQueue:
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, order: Order | None = None
+    ) -> None:
         self.clock = clock
+        self.order = order
         self._lock = threading.Condition()
         self._ready: deque[Key] = deque()  # in the order added
         self._waiting: set[Key] = set()  # in _ready, or to be put back there when done
@@ -57,12 +65,22 @@ class WorkQueue:
             while not self._closed:
                 wait = self._move_due()
                 if self._ready:
-                    key = self._ready.popleft()
+                    key = self._next()
                     self._waiting.discard(key)
                     self._busy.add(key)
                     return key
                 self._lock.wait(wait)
             return None
+
+    def _next(self) -> Key:
+        """Take the ready key to hand out: the first by `order`, else the oldest added."""
+        if self.order is None or len(self._ready) == 1:
+            return self._ready.popleft()
+        ranks = [(self.order(key), index) for index, key in enumerate(self._ready)]
+        _, index = min(ranks)
+        key = self._ready[index]
+        del self._ready[index]
+        return key
 
     def _move_due(self) -> float | None:
         """Add the keys whose delay has ended; seconds until the next one ends (None: none)."""

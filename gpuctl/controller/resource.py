@@ -47,10 +47,31 @@ PHASES: Final = (Phase.PENDING, Phase.SCHEDULED, Phase.FAILED)
 _STRINGS: Final = {"type": "array", "items": {"type": "string"}}
 
 
+# CEL rules the API server checks at admission (x-kubernetes-validations): a workload that
+# breaks one is refused with its message before the controller sees it. The sandbox
+# evaluates the same rules (gpuctl.sandbox.cel).
+SPEC_RULES: Final = (
+    {
+        "rule": "self.retryPolicy.maxRetries * self.retryPolicy.backoffSeconds <= 7200",
+        "message": "retryPolicy: maxRetries x backoffSeconds is at most 7200 (two hours of "
+        "retries when no node fits)",
+    },
+    {
+        "rule": "!has(self.env) || self.env.all(e, e.name != 'MODEL_NAME')",
+        "message": "env: MODEL_NAME is set from modelName; give the model there",
+    },
+    {
+        "rule": "!has(self.env) || self.env.all(e, self.env.exists_one(f, f.name == e.name))",
+        "message": "env: each name is given once",
+    },
+)
+
+
 def _spec_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "required": ["modelName"],
+        "x-kubernetes-validations": [dict(r) for r in SPEC_RULES],
         "properties": {
             "modelName": {
                 "type": "string",
@@ -107,12 +128,17 @@ def _spec_schema() -> dict[str, Any]:
             "args": {**_STRINGS, "description": "The command's arguments."},
             "env": {
                 "type": "array",
+                "maxItems": 100,
                 "description": "Environment variables (MODEL_NAME is always set).",
                 "items": {
                     "type": "object",
                     "required": ["name"],
                     "properties": {
-                        "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+                        "name": {
+                            "type": "string",
+                            "maxLength": 253,
+                            "pattern": "^[A-Za-z_][A-Za-z0-9_]*$",
+                        },
                         "value": {"type": "string"},
                     },
                 },
@@ -397,9 +423,13 @@ def deployment(namespace: str, image: str, replicas: int = 1) -> dict[str, Any]:
 def manifests(
     namespace: str = NAMESPACE, image: str = DEFAULT_CONTROLLER_IMAGE, replicas: int = 1
 ) -> list[dict[str, Any]]:
-    """Everything that installs the controller, in the order to apply it."""
+    """Everything that installs the controller, in the order to apply it: with gpuctl's
+    PriorityClasses, which its Jobs' pods name (gpuctl-<spec.priority>)."""
+    from gpuctl.render.engine import render_priority_classes
+
     return [
         crd(),
+        *(manifest.obj for manifest in render_priority_classes()),
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(namespace)},
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(NAME, namespace)},
         {

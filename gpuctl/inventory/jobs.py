@@ -25,7 +25,7 @@ from gpuctl.cluster.client import Forbidden, KubeError, LogEnds, NotFound, Table
 from gpuctl.cluster.resources import ref
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory import explain, status
+from gpuctl.inventory import explain, preemption, status
 from gpuctl.inventory.nodes import ACTIVE_PODS
 from gpuctl.spec import accelerators
 from gpuctl.workloads import WorkloadAdapter
@@ -308,10 +308,11 @@ def why(
     pods: list[dict[str, Any]],
     events: list[dict[str, Any]],
     logs: Mapping[explain.LogKey, Sequence[str]] | None = None,
+    preempted: preemption.Preemption | None = None,
 ) -> str:
     """Why a job is not running, in plain words, the most important reason; "" when nothing
     is wrong."""
-    found = reasons(job, pods, events, logs)
+    found = reasons(job, pods, events, logs, preempted)
     return found[0] if found else ""
 
 
@@ -320,10 +321,12 @@ def reasons(
     pods: list[dict[str, Any]],
     events: list[dict[str, Any]],
     logs: Mapping[explain.LogKey, Sequence[str]] | None = None,
+    preempted: preemption.Preemption | None = None,
 ) -> list[str]:
     """Every reason a job is not running, one line each, the most important first: Kueue's
-    queue, a start barrier that gave up, what its containers did (gpuctl.inventory.explain),
-    the Job's own failure, the scheduler's refusal, then what the events say. A job that
+    queue, a start barrier that gave up, a higher-priority job that preempted it (`preempted`,
+    while it is Pending again), what its containers did (gpuctl.inventory.explain), the Job's
+    own failure, the scheduler's refusal, then what the events say. A job that
     succeeded has none; one that runs, only what its pods' containers do now (a rollout whose
     new pod cannot start, a replica that keeps crashing)."""
     labels = labels_of(job)
@@ -347,7 +350,8 @@ def reasons(
         if failed_init:
             return [f"pod {pod['metadata']['name']}: {failed_init}"]
     found = explain.explain_pods(pods, events, logs)
-    out = [e.text for e in found if e.final]
+    out = [preempted.words()] if preempted is not None and shown == c.Status.PENDING else []
+    out += [e.text for e in found if e.final]
     failure = explain.job_failure(job)
     if failure:
         out.append(failure)
@@ -502,6 +506,7 @@ class Details:
     nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
     # the last lines of the containers that crashed or failed (gpuctl.inventory.explain)
     logs: dict[explain.LogKey, list[str]] = field(default_factory=dict)
+    preempted: preemption.Preemption | None = None  # the last time a pod of it was evicted
 
 
 def gather(cluster: LogCluster, name: str, namespace: str) -> Details:
@@ -527,7 +532,59 @@ def gather(cluster: LogCluster, name: str, namespace: str) -> Details:
                 nodes = {n["metadata"]["name"]: n for n in cluster.list("Node")}
             except Forbidden:
                 nodes = {}  # who may not read nodes gets no access URL
-    return Details(job, pods, events, service, nodes, last_lines(cluster, pods))
+    logs = last_lines(cluster, pods)
+    return Details(job, pods, events, service, nodes, logs, last_preemption(cluster, job, events))
+
+
+def status_with_preemption(job: dict[str, Any], preempted: preemption.Preemption | None) -> str:
+    """The job's status, Preempted rather than Pending when a higher-priority job evicted a
+    pod of it (`preempted`)."""
+    shown = status.workload_status(job)
+    return c.Status.PREEMPTED if preempted is not None and shown == c.Status.PENDING else shown
+
+
+def last_preemption(
+    cluster: ClusterAPI, job: dict[str, Any], events: Sequence[dict[str, Any]]
+) -> preemption.Preemption | None:
+    """The newest preemption of one of the job's pods, with the preemptor's job (one read)."""
+    name, namespace = job["metadata"]["name"], job["metadata"].get("namespace")
+    found = [
+        e
+        for e in preemption.preemption_events(events)
+        if str((e.get("involvedObject") or {}).get("name", "")).startswith(f"{name}-")
+    ]
+    if not found:
+        return None
+    return preemption.of_event(found[-1], preemption.preemptor_jobs(cluster, found[-1:], namespace))
+
+
+def preempted_jobs(
+    cluster: ClusterAPI, jobs: Sequence[dict[str, Any]], namespace: str | None
+) -> dict[tuple[str, str], preemption.Preemption]:
+    """(namespace, job) -> its newest preemption, for the Pending jobs among `jobs` that had a
+    pod preempted: one list of the scheduler's Preempted events, one read per preemptor."""
+    pending = [j for j in jobs if status.workload_status(j) == c.Status.PENDING]
+    if not pending:
+        return {}
+    try:
+        events = cluster.list("Event", namespace, field_selector=f"reason={preemption.REASON}")
+    except Forbidden:
+        return {}
+    found = preemption.preemption_events(events)
+    names: dict[str, list[str]] = {}
+    for job in pending:
+        names.setdefault(job["metadata"].get("namespace", ""), []).append(job["metadata"]["name"])
+    newest: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for event in found:  # oldest first: the newest of each job stays
+        where = str((event.get("involvedObject") or {}).get("namespace") or "")
+        victim = str((event.get("involvedObject") or {}).get("name", ""))
+        job_name = preemption.job_of_pod(victim, names.get(where, []))
+        if job_name:
+            newest[(where, job_name)] = event
+    return {
+        key: preemption.of_event(event, preemption.preemptor_jobs(cluster, [event], key[0]))
+        for key, event in newest.items()
+    }
 
 
 # At most this many pods have their crashed containers' logs read for one explanation.

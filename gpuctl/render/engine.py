@@ -270,12 +270,13 @@ PRIORITY_CLASSES_TEMPLATE = "_shared/priority-classes.yaml.j2"
 
 
 def render_priority_classes() -> list[Manifest]:
-    """The PriorityClasses gpuctl-high/-medium/-low that `--priority-classes` refers to."""
+    """The PriorityClasses gpuctl-high/-medium/-low that the jobs' pods name."""
     context = {
         "classes": [
             {
                 "name": c.PRIORITY_CLASS_PREFIX + priority,
                 "value": value,
+                "preemption": c.PRIORITY_PREEMPTION[priority],
                 "description": f"gpuctl jobs with priority: {priority}",
             }
             for priority, value in c.PRIORITY_CLASS_VALUES.items()

@@ -323,9 +323,17 @@ class Api:
 
     # -- side effects -------------------------------------------------------------------------
 
-    def emit_event(self, obj: Obj, type_: str, reason: str, message: str, component: str) -> None:
+    def emit_event(
+        self,
+        obj: Obj,
+        type_: str,
+        reason: str,
+        message: str,
+        component: str,
+        related: Obj | None = None,
+    ) -> None:
         """Record a core/v1 Event about `obj` (see EventRecorder)."""
-        self.events.emit(obj, type_, reason, message, component)
+        self.events.emit(obj, type_, reason, message, component, related)
 
     def _create_internal(self, res: Resource, namespace: str, obj: Obj) -> Obj:
         return self.create(res, namespace, obj, internal=True)

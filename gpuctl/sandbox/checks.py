@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpuctl.sandbox import defaults, validation
+from gpuctl.sandbox import cel, defaults, validation
 from gpuctl.sandbox.errors import Cause, bad_request, invalid
 from gpuctl.sandbox.resources import Resource
 from gpuctl.sandbox.store import Obj
@@ -39,6 +39,7 @@ class ObjectChecks:
             unknown, causes, type_errors = self.validator.check(obj)
         else:
             unknown, causes = self.crd_validator.check(res.crd_schema, obj, subresource)
+            causes += cel.causes(res.crd_schema, obj, schema_ok=not causes, rules=not subresource)
             type_errors = []
         if type_errors:
             raise bad_request(

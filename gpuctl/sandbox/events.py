@@ -29,8 +29,17 @@ class EventRecorder:
         self._write = write
         self._index: dict[tuple[str, str, str], str] = {}
 
-    def emit(self, obj: Obj, type_: str, reason: str, message: str, component: str) -> None:
-        """Record a core/v1 Event about `obj`; repeats bump the count, as the real recorder does."""
+    def emit(
+        self,
+        obj: Obj,
+        type_: str,
+        reason: str,
+        message: str,
+        component: str,
+        related: Obj | None = None,
+    ) -> None:
+        """Record a core/v1 Event about `obj` (and `related`, the other object it concerns);
+        repeats bump the count, as the real recorder does."""
         meta = obj["metadata"]
         namespace = meta.get("namespace") or "default"
         events = self.registry.get("", "events")
@@ -73,6 +82,15 @@ class EventRecorder:
             }
             if not meta.get("namespace"):
                 del event["involvedObject"]["namespace"]
+            if related is not None:
+                event["related"] = {
+                    "apiVersion": related.get("apiVersion", "v1"),
+                    "kind": related.get("kind", "Pod"),
+                    "namespace": related["metadata"].get("namespace"),
+                    "name": related["metadata"]["name"],
+                    "uid": related["metadata"].get("uid"),
+                    "resourceVersion": related["metadata"].get("resourceVersion"),
+                }
             try:
                 self._create(events, namespace, event)
             except ApiError:

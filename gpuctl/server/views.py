@@ -91,7 +91,7 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
             "throughput": None,
         },
         "metricsError": None,
-        "why": jobs.why(job, pods, details.events, details.logs),
+        "why": jobs.why(job, pods, details.events, details.logs, details.preempted),
         "access": jobs.access_url(details.service, pods, details.nodes, containers),
         "k8sResources": {
             "kind": None if jobs.is_partial(job) else job.get("kind"),

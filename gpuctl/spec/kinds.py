@@ -27,7 +27,7 @@ class Options:
 
     namespace: str | None = None  # -n/--namespace: wins over job.namespace
     default_namespace: str = c.DEFAULT_NAMESPACE  # the kubeconfig context's, for cluster commands
-    priority_classes: bool = False  # set priorityClassName gpuctl-<priority>
+    priority_classes: bool = True  # set priorityClassName gpuctl-<priority>
 
 
 Builder = Callable[[Document, dict[str, Any], Options], tuple[dict[str, Any], list[Problem]]]

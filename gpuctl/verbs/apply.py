@@ -91,6 +91,7 @@ class Apply(WriteVerb):
             except ApplyFailed as exc:
                 raise ApplyFailed(_kept_pools(str(exc), result)) from exc
             result.extend(rest)
+        result.objects[:0] = opening.priority_classes
         describe(result, opening.pins)
         result.warnings += opening.placement.warnings
         return announce_then_wait(

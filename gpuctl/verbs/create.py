@@ -82,7 +82,7 @@ class Create(WriteVerb):
                 result = rest
             else:
                 result.extend(rest)
-        result.objects[:0] = finished.objects
+        result.objects[:0] = opening.priority_classes + finished.objects
         result.errors[:0] = finished.errors
         result.causes[:0] = finished.causes
         describe(result, opening.pins)

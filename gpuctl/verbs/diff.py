@@ -17,6 +17,7 @@ import yaml
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.resources import clean
 from gpuctl.render.engine import Manifest, NodeLabels
+from gpuctl.verbs import priorities
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.plan import Action, Change, project
 
@@ -39,6 +40,10 @@ class Diff:
     def run(self, manifests: list[Manifest]) -> DiffResult:
         apply = Apply(self.cluster, node_labels=self.node_labels)
         manifests, _ = apply.pinned(manifests)  # resources.placement: where apply would pin
+        # the PriorityClasses as apply treats them (a live workload without one keeps none)
+        manifests = priorities.check(
+            self.cluster, manifests, may_install=False, keep_live=True
+        ).manifests
         changes = apply.plan(manifests)
         by_target = {(m.kind, m.name, m.namespace or None): m for m in manifests}
         chunks: list[str] = []

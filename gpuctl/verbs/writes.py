@@ -1,6 +1,7 @@
 """What `create` and `apply` share: their options, and their opening (the pool files' nodes
 checked, the jobs' placement checked, the workloads that ask for a placement strategy pinned,
-the pools split from the rest), before each writes in its own way."""
+the PriorityClasses their pods name installed or left out, the pools split from the rest),
+before each writes in its own way."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ from dataclasses import dataclass, field
 
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.render.engine import Manifest, NodeLabels
-from gpuctl.verbs.common import DEFAULT_TIMEOUT, DryRun, Progress, VerbResult, no_progress
+from gpuctl.verbs import priorities
+from gpuctl.verbs.common import (
+    DEFAULT_TIMEOUT,
+    DryRun,
+    ObjectResult,
+    Progress,
+    VerbResult,
+    no_progress,
+)
 from gpuctl.verbs.pinning import Pin, Pinning
 from gpuctl.verbs.pool_labels import PoolLabels
 from gpuctl.verbs.preflight import Placement, placement_or_refuse
@@ -27,6 +36,7 @@ class Opening:
     pins: list[Pin]
     pools: list[Manifest]
     others: list[Manifest]
+    priority_classes: list[ObjectResult]  # the PriorityClasses created for the jobs' pods
 
 
 @dataclass
@@ -62,5 +72,9 @@ class WriteVerb:
         )
         pinning = Pinning(self.cluster, self.node_labels, keep_live=keep_live, rng=self.rng)
         pinned, pins = pinning.run(manifests, nothing)
-        pools, others = labels.split(pinned)
-        return Opening(labels, placement, pinned, pins, pools, others)
+        classes = priorities.check(
+            self.cluster, pinned, may_install=self.dry_run is DryRun.NONE, keep_live=keep_live
+        )
+        placement.warnings += classes.warnings
+        pools, others = labels.split(classes.manifests)
+        return Opening(labels, placement, classes.manifests, pins, pools, others, classes.created)

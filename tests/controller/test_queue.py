@@ -65,3 +65,32 @@ def test_shut_down_ends_every_get() -> None:
     queue.add(A)
     queue.shut_down()
     assert queue.get() is None
+
+
+def test_an_ordered_queue_hands_out_higher_priority_first_then_the_older() -> None:
+    from gpuctl.controller.operator import urgency
+
+    made = {
+        "old-low": ("low", "2026-01-01T00:00:00Z"),
+        "new-high": ("high", "2026-01-03T00:00:00Z"),
+        "old-high": ("high", "2026-01-02T00:00:00Z"),
+        "medium": ("medium", "2026-01-01T00:00:00Z"),
+        "unset": (None, "2026-01-04T00:00:00Z"),  # the CRD's default: medium
+    }
+
+    class Workloads:
+        def get(self, namespace: str, name: str) -> dict[str, object] | None:
+            priority, created = made[name]
+            spec = {"priority": priority} if priority else {}
+            return {"metadata": {"name": name, "creationTimestamp": created}, "spec": spec}
+
+    queue = WorkQueue(order=urgency(Workloads()))
+    for name in made:
+        queue.add(("default", name))
+    handed = []
+    while len(queue):
+        key = queue.get()
+        assert key is not None
+        handed.append(key[1])
+        queue.done(key)
+    assert handed == ["old-high", "new-high", "medium", "unset", "old-low"]

@@ -74,6 +74,9 @@ def test_manifests_install_a_hardened_least_privilege_controller() -> None:
     by_kind = {obj["kind"]: obj for obj in objects}
     assert [obj["kind"] for obj in objects] == [
         "CustomResourceDefinition",
+        "PriorityClass",
+        "PriorityClass",
+        "PriorityClass",
         "Namespace",
         "ServiceAccount",
         "Role",

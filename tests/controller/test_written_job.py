@@ -75,3 +75,13 @@ def test_the_job_is_rendered_from_a_workset_built_as_every_front_end_builds_one(
     ]
     (rendered,) = [m for m in built[0].manifests if m.kind == "Job"]
     assert job["metadata"]["name"] == rendered.obj["metadata"]["name"] == "w"
+
+
+@pytest.mark.parametrize("priority", ["high", "medium", "low"])
+def test_the_job_names_the_priority_class_of_its_workload(priority: str) -> None:
+    made = Workload.of(
+        {**workload("w", 1), "spec": {**workload("w", 1)["spec"], "priority": priority}}
+    )
+    job = render_job(made, "node-1")
+    assert job["spec"]["template"]["spec"]["priorityClassName"] == f"gpuctl-{priority}"
+    assert job["metadata"]["labels"][c.Labels.PRIORITY] == priority

@@ -60,15 +60,18 @@ def _job(text: str) -> dict[str, Any]:
     return next(o for o in yaml.safe_load_all(text) if o["kind"] == "Job")
 
 
-def test_priority_classes_are_opt_in() -> None:
-    plain = _job(run_gpuctl("render", "-f", TRAINING).stdout)
-    assert "priorityClassName" not in plain["spec"]["template"]["spec"]
-    done = run_gpuctl("render", "--priority-classes", "-f", TRAINING)
-    job = _job(done.stdout)
+def test_priority_classes_by_default() -> None:
+    job = _job(run_gpuctl("render", "-f", TRAINING).stdout)
     assert job["spec"]["template"]["spec"]["priorityClassName"] == "gpuctl-high"
+    plain = _job(run_gpuctl("render", "--no-priority-classes", "-f", TRAINING).stdout)
+    assert "priorityClassName" not in plain["spec"]["template"]["spec"]
     classes = list(yaml.safe_load_all(run_gpuctl("priority-classes").stdout))
-    names = [c["metadata"]["name"] for c in classes]
-    assert names == ["gpuctl-high", "gpuctl-medium", "gpuctl-low"]
+    policies = {c["metadata"]["name"]: c["preemptionPolicy"] for c in classes}
+    assert policies == {
+        "gpuctl-high": "PreemptLowerPriority",
+        "gpuctl-medium": "PreemptLowerPriority",
+        "gpuctl-low": "Never",
+    }
 
 
 def test_validate_says_ok_per_file() -> None:

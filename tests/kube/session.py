@@ -70,11 +70,23 @@ def _started(instance: str = CONTROL_PLANE) -> controlplane.State:
             return state
         try:
             if instance == REAL_PODS:
-                return controlplane.up(directory / instance, nodes=[], real_nodes=REAL_NODES)
-            return controlplane.up(directory / instance)
+                state = controlplane.up(directory / instance, nodes=[], real_nodes=REAL_NODES)
+            else:
+                state = controlplane.up(directory / instance)
+            _install_priority_classes(state.kubeconfig)
+            return state
         except Exception as error:
             failed.write_text(f"the local control plane did not start: {error}")
             raise
+
+
+def _install_priority_classes(kubeconfig: Path) -> None:
+    """gpuctl's PriorityClasses, as an administrator installs them once per cluster
+    (`gpuctl priority-classes install`): every test's first create sees the same cluster."""
+    from gpuctl.cluster.client import Cluster as GpuctlCluster
+    from gpuctl.verbs.priorities import class_names, install
+
+    install(GpuctlCluster.connect(str(kubeconfig)), class_names())
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from gpuctl.render.engine import render_priority_classes
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.faults import Faults, RequestLog
 from gpuctl.sandbox.runner import Sandbox
@@ -112,7 +113,8 @@ class SandboxCluster(Cluster):
 def running_sandbox(
     workdir: Path, config: SandboxConfig | None = None, namespace: str = "default"
 ) -> Iterator[SandboxCluster]:
-    """Start a sandbox on a free port (fast timings unless `config` says otherwise).
+    """Start a sandbox on a free port (fast timings unless `config` says otherwise), with
+    gpuctl's PriorityClasses installed (`gpuctl priority-classes install`).
 
     Leaving the block fails with AssertionError if a simulated controller raised meanwhile: a
     controller bug must fail the test that ran into it, not just slow the cluster down."""
@@ -122,6 +124,9 @@ def running_sandbox(
         if namespace != "default":
             namespaces = sandbox.registry.get("", "namespaces")
             sandbox.api.create(namespaces, "", {"metadata": {"name": namespace}})
+        classes = sandbox.registry.get("scheduling.k8s.io", "priorityclasses")
+        for manifest in render_priority_classes():  # set up as an administrator would
+            sandbox.api.create(classes, "", manifest.obj)
         yield SandboxCluster(sandbox, kubeconfig, namespace, workdir)
     finally:
         sandbox.stop()

@@ -62,7 +62,9 @@ resources:
 
 
 def render(text: str) -> list[Manifest]:
-    return engine.render_documents(load_text("spec.yaml", text), Options())
+    """Without priorityClassName: these tests count the objects a run writes, and the
+    PriorityClass a first run installs is tests/verbs/test_priorities.py's subject."""
+    return engine.render_documents(load_text("spec.yaml", text), Options(priority_classes=False))
 
 
 def kinds(cluster: FakeCluster) -> set[tuple[str, str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -18,27 +19,36 @@ from gpuctl.inventory.jobs import (
     leftover_refs,
     pod_line,
     reasons,
+    status_with_preemption,
 )
+from gpuctl.inventory.preemption import Preemption
 
 
 def job_rows(
-    jobs: list[dict[str, Any]], *, all_namespaces: bool, wide: bool, at: datetime | None = None
+    jobs: list[dict[str, Any]],
+    *,
+    all_namespaces: bool,
+    wide: bool,
+    at: datetime | None = None,
+    preempted: Mapping[tuple[str, str], Preemption] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
     """NAME, KIND, POOL, STATUS, READY, GPU, AGE; -A adds NAMESPACE;
-    wide adds PRIORITY and IMAGE."""
+    wide adds PRIORITY and IMAGE, and PREEMPTED-BY. A Pending job in `preempted` is
+    Preempted (gpuctl.inventory.jobs.preempted_jobs)."""
     headers = ["NAME", "KIND", "POOL", "STATUS", "READY", "GPU", "AGE"]
     if all_namespaces:
         headers.insert(0, "NAMESPACE")
     if wide:
-        headers += ["PRIORITY", "IMAGE"]
+        headers += ["PRIORITY", "IMAGE", "PREEMPTED-BY"]
     rows = []
     for obj in jobs:
         labels, meta = labels_of(obj), obj["metadata"]
+        lost = (preempted or {}).get((meta.get("namespace", ""), meta["name"]))
         row = [
             meta["name"],
             labels.get(Labels.JOB_TYPE, obj["kind"].lower()),
             labels.get(Labels.POOL, c.DEFAULT_POOL),
-            status.workload_status(obj),
+            status_with_preemption(obj, lost),
             status.workload_ready(obj),
             str(status.workload_gpus(obj)),
             table.age(meta.get("creationTimestamp"), at),
@@ -49,7 +59,8 @@ def job_rows(
             containers = ((obj["spec"].get("template") or {}).get("spec") or {}).get(
                 "containers"
             ) or [{}]
-            row += [labels.get(Labels.PRIORITY, ""), containers[0].get("image", "")]
+            by = (lost.by_job or f"pod/{lost.by_pod}") if lost else ""
+            row += [labels.get(Labels.PRIORITY, ""), containers[0].get("image", ""), by]
         rows.append(row)
     return headers, rows
 
@@ -102,7 +113,7 @@ def describe(details: Details, at: datetime | None = None) -> str:
     containers = (template.get("spec") or {}).get("containers") or []
     container = containers[0] if containers else {}
     resources = (container.get("resources") or {}).get("limits") or {}
-    state = status.workload_status(job)
+    state = status_with_preemption(job, details.preempted)
     created = meta.get("creationTimestamp")
     lines = [
         ("Name", meta["name"]),
@@ -126,7 +137,10 @@ def describe(details: Details, at: datetime | None = None) -> str:
         ),
         ("Started", _started(pods, at)),
     ]
-    lines += [("Why", reason) for reason in reasons(job, pods, details.events, details.logs)]
+    lines += [
+        ("Why", reason)
+        for reason in reasons(job, pods, details.events, details.logs, details.preempted)
+    ]
     url = access_url(details.service, pods, details.nodes, containers)
     if url:
         lines.append(("Access", url))

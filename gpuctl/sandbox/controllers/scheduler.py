@@ -1,5 +1,6 @@
 """The scheduler: binds pending pods to nodes by resources, node selector and affinity, taints
-and hostname anti-affinity, highest priority first; reports unschedulable pods as the real
+and hostname anti-affinity, highest priority first; preempts lower-priority pods for a pod no
+node fits (gpuctl.sandbox.controllers.preemption); reports unschedulable pods as the real
 default-scheduler does."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from gpuctl.sandbox import quantity
+from gpuctl.sandbox.controllers import preemption
 from gpuctl.sandbox.controllers.base import (
     TERMINAL_PHASES,
     Controller,
@@ -20,6 +22,7 @@ from gpuctl.sandbox.controllers.base import (
 from gpuctl.sandbox.runtime import PodRuntime
 from gpuctl.sandbox.selectors import label_selector_from_object, matches_labels
 from gpuctl.sandbox.store import Obj
+from gpuctl.sandbox.timestamps import now_rfc3339
 
 
 @dataclass
@@ -82,9 +85,56 @@ class Scheduler(Controller):
         runtime = self.api.runtime.setdefault(pod["metadata"]["uid"], PodRuntime())
         if fits:
             self._bind(pod, self._pick(fits, wanted), wanted, usage, runtime, now)
-        else:
-            message = _unschedulable_message(len(nodes), reasons, len(resource_only))
-            self._report_unschedulable(pod, runtime, message)
+            return
+        nominated, after = self._preempt(pod, nodes, sorted(resource_only), usage)
+        message = _unschedulable_message(len(nodes), reasons, len(resource_only), after)
+        self._report_unschedulable(pod, runtime, message, nominated)
+
+    def _preempt(
+        self, pod: Obj, nodes: list[Obj], candidates: list[str], usage: NodeUsage
+    ) -> tuple[str, str | None]:
+        """Preempt lower-priority pods for `pod` (gpuctl.sandbox.controllers.preemption):
+        the nominated node ("" if none) and the scheduler's words after the fit error (None:
+        the usual "No preemption victims found" / "not helpful" counts)."""
+        if not preemption.may_preempt(pod):
+            return "", "not eligible due to preemptionPolicy=Never."
+        if preemption.waits_for_victims(pod, usage.placed):
+            return str(pod["status"]["nominatedNodeName"]), ""
+        by_name = {n["metadata"]["name"]: n for n in nodes}
+        wanted = pod_requests(pod)
+
+        def fits(pod: Obj, node: str, kept: list[Obj]) -> bool:
+            used: dict[str, Fraction] = {}
+            for other in kept:
+                for k, v in pod_requests(other).items():
+                    used[k] = used.get(k, Fraction(0)) + v
+            return not self._unfit(pod, by_name[node], wanted, used, kept)
+
+        choice = preemption.choose(pod, candidates, usage.placed, fits)
+        if choice is None:
+            return "", None
+        for victim in choice.victims:
+            self._evict(victim, pod, choice.node)
+        return choice.node, ""
+
+    def _evict(self, victim: Obj, preemptor: Obj, node: str) -> None:
+        """What the real scheduler does to a victim: DisruptionTarget, delete, event."""
+        status = copy.deepcopy(victim.get("status") or {})
+        status["conditions"] = [
+            cond
+            for cond in status.get("conditions") or []
+            if cond.get("type") != preemption.DISRUPTION_TARGET
+        ] + [preemption.condition(now_rfc3339())]
+        marked = self.set_status(self.pods, victim, status)
+        self.delete(self.pods, marked)
+        self.api.emit_event(
+            marked,
+            "Normal",
+            "Preempted",
+            preemption.event_message(preemptor, node),
+            "default-scheduler",
+            related=preemptor,
+        )
 
     def _pick(self, fits: list[tuple[Fraction, str]], wanted: dict[str, Fraction]) -> str:
         """The emptiest fitting node; a pod without GPUs goes where it leaves GPUs alone."""
@@ -125,11 +175,16 @@ class Scheduler(Controller):
             "default-scheduler",
         )
 
-    def _report_unschedulable(self, pod: Obj, runtime: PodRuntime, message: str) -> None:
-        if runtime.failed_scheduling == message:
+    def _report_unschedulable(
+        self, pod: Obj, runtime: PodRuntime, message: str, nominated: str = ""
+    ) -> None:
+        had = (pod.get("status") or {}).get("nominatedNodeName", "")
+        if runtime.failed_scheduling == message and had == nominated:
             return
         runtime.failed_scheduling = message
         status = copy.deepcopy(pod.get("status") or {})
+        if nominated:
+            status["nominatedNodeName"] = nominated
         status["conditions"] = set_condition(
             status.get("conditions") or [],
             "PodScheduled",
@@ -215,10 +270,18 @@ def _free_share(node: Obj, used: dict[str, Fraction]) -> Fraction:
     )
 
 
-def _unschedulable_message(total: int, reasons: Counter[str], victims: int) -> str:
+def _unschedulable_message(
+    total: int, reasons: Counter[str], victims: int, after: str | None = None
+) -> str:
+    """The fit error; then the preemption's words: `after` when given ("" for none: it
+    preempted), else the counts of nodes where it found no victims or would not help."""
     if total == 0:
         return "no nodes available to schedule pods"
     parts = ", ".join(f"{n} {r}" for r, n in sorted(reasons.items()))
+    if after is not None:
+        return f"0/{total} nodes are available: {parts}." + (
+            f" preemption: {after}" if after else ""
+        )
     preempt = []
     if victims:
         preempt.append(f"{victims} No preemption victims found for incoming pod")

@@ -83,7 +83,7 @@ def _finite(where: str, value: Any) -> float:
     try:
         number = float(value)
     except OverflowError:  # an integer of 400 digits
-        raise InvalidValues(where, "an integer beyond a float's range is not finite") from None
+        raise InvalidValues(where, "an integer beyond a float's range is not a finite number") from None
     if not math.isfinite(number):
         raise InvalidValues(where, f"{value!r} is not a finite number")
     return number

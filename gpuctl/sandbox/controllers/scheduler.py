@@ -20,7 +20,7 @@ from gpuctl.sandbox.controllers.base import (
 from gpuctl.sandbox.runtime import PodRuntime
 from gpuctl.sandbox.selectors import label_selector_from_object, matches_labels
 from gpuctl.sandbox.store import Obj
-from gpuctl.sandbox.taints import tolerates
+from gpuctl.sandbox.taints import untolerated
 
 
 @dataclass
@@ -160,12 +160,10 @@ class Scheduler(Controller):
         labels = node["metadata"].get("labels") or {}
         if (node.get("spec") or {}).get("unschedulable"):
             return ["node(s) were unschedulable"]
-        for taint in (node.get("spec") or {}).get("taints") or []:
-            if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(
-                spec.get("tolerations") or [], taint
-            ):
-                key, value = taint.get("key"), taint.get("value", "")
-                return [f"node(s) had untolerated taint {{{key}: {value}}}"]
+        taint = untolerated(spec.get("tolerations") or [], node)
+        if taint is not None:
+            key, value = taint.get("key"), taint.get("value", "")
+            return [f"node(s) had untolerated taint {{{key}: {value}}}"]
         selector = spec.get("nodeSelector") or {}
         if any(labels.get(k) != v for k, v in selector.items()) or not _node_affinity_ok(
             spec, labels

@@ -236,7 +236,7 @@ def test_a_labelled_node_counts_even_if_the_record_lacks_it(env: NodeEnv) -> Non
     env.gpuctl("create", "-f", "-", stdin=TRAIN)
     env.set_labels("gpu-t4-0", {POOL: "training"})
     row = without_age(env.gpuctl("get", "pools", "--no-headers").stdout)[0]
-    assert row == ["training", "3", "20/0/20", "A100-80G,T4-16G", "big training runs"]
+    assert row == ["training", "3", "20/0/20", "<none>", "A100-80G,T4-16G", "big training runs"]
     nodes = env.gpuctl("get", "nodes", "--pool", "training", "-o", "name")
     assert nodes.stdout.splitlines() == ["node/gpu-a100-0", "node/gpu-a100-1", "node/gpu-t4-0"]
 

@@ -67,11 +67,18 @@ def add_nodes(cluster: ClusterAPI, pool: str, names: Sequence[str], overwrite: b
         raise PoolNotFound(f"pool {pool} not found (create it first: gpuctl create -f POOL.yaml)")
     tainted = isolated(record)
     nodes, errors = _read_nodes(cluster, names)
+    allowed = allowed_gpu_types(record)
     for name, node in nodes.items():
         other = pool_of(node)
         if other and other != pool and not overwrite:
             errors.append(
                 f"node/{name} is in pool {other}; add --overwrite to move it to pool {pool}"
+            )
+        types = [labels_of(node)[k] for k in c.GPU_TYPE_NODE_LABELS if labels_of(node).get(k)]
+        if allowed and not any(same_gpu_type(t, a) for t in types for a in allowed):
+            errors.append(
+                f"node/{name} has GPU type {', '.join(types) or '(none)'}, but pool {pool} "
+                f"allows only {', '.join(allowed)} (compared without letter case)"
             )
     if errors:
         return VerbResult(errors=[*errors, f"nothing was changed in pool {pool}"])

@@ -19,6 +19,7 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
         "description": "tuning",
         "nodes": ["gpu-a100-0", "gpu-a100-1"],
         "gpuType": ["A100-80G"],
+        "maxGpus": 8,
     }
     made = api.call("admin", "POST", "/pools", json=body)
     assert made.status_code == 201, made.text
@@ -37,10 +38,25 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
             "gpuType": ["A100-80G"],
             "allowedGpuTypes": ["A100-80G"],
             "nodeCount": 2,
+            "gpuCap": 8,
+            "gpuCapUsed": items[0]["gpuCapUsed"],
             "status": "active",
         }
     ]
     from tests.support.sandbox import wait_for
+
+    wait_for(
+        lambda: api.call("admin", "GET", "/pools").json()["items"][0]["gpuCapUsed"] == 2,
+        what="the job's pod counted against the cap",
+    )
+    beyond = inference("p2", replicas=1, gpu=7, pool="experiment")
+    refused = api.call("admin", "POST", "/jobs", json={"yamlContent": beyond})
+    assert refused.status_code == 422, refused.text
+    assert refused.json() == {
+        "error": "Refused",
+        "message": "nothing was changed: deployment.apps/p2: pool experiment: 2 of 8 GPUs "
+        "used, this job asks 7 (cap 8)",
+    }
 
     detail = wait_for(
         lambda: (d := api.call("admin", "GET", "/pools/experiment").json())["jobs"] and d,

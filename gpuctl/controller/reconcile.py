@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI, StatusCluster
 from gpuctl.cluster.errors import AlreadyExists, Invalid, KubeError, NotFound
 from gpuctl.controller import backoff, resource
@@ -483,8 +484,10 @@ class Reconciler:
         the requests that follow run in parallel with other choices)."""
         with self._placing:
             view = self._view(workload.namespace)
+            # a GPUWorkload names no pool: its Job runs in default-pool, the nodes in no pool
+            in_no_pool = [n for n in view.nodes if not n.labels.get(c.Labels.POOL)]
             placement = strategies.strategy(workload.strategy, self.rng).place(
-                view.nodes, workload.gpus
+                in_no_pool, workload.gpus
             )
             if placement.chosen is not None:
                 node = placement.chosen.name

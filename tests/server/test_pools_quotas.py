@@ -175,3 +175,17 @@ def test_pools_and_nodes_agree_after_a_node_moves(api: Api) -> None:
     assert bound == {"gpu-a100-0": ["first"], "gpu-a100-1": ["second"], "gpu-t4-0": ["second"]}
     node = api.call("admin", "GET", "/nodes/gpu-a100-1").json()
     assert node["boundPools"] == ["second"]
+
+
+def test_a_bad_cap_or_isolation_is_refused_naming_the_field(api: Api) -> None:
+    base = {"name": "bad", "nodes": ["gpu-a100-0"]}
+    for field, value in (("maxGpus", -1), ("maxGpus", "eight"), ("isolation", "open")):
+        answer = api.call("admin", "POST", "/pools", json=base | {field: value})
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["field"] == field
+    assert api.call("alice", "POST", "/pools", json=base | {"maxGpus": 4}).status_code == 403
+    assert _pool_label(api, "gpu-a100-0") is None
+    shared = api.call("admin", "POST", "/pools", json=base | {"isolation": "shared"})
+    assert shared.status_code == 201, shared.text
+    assert _pool_label(api, "gpu-a100-0") == "bad"
+    assert not (api.env.cluster.get("Node", "gpu-a100-0").get("spec") or {}).get("taints")

@@ -108,6 +108,18 @@ POOL_CONFIGMAP_PREFIX: Final = "pool-"
 # pool's delete removes only those, never a label that was there before).
 POOL_GPU_TYPES_KEY: Final = "gpuTypes"
 POOL_WROTE_GPU_TYPE_KEY: Final = "wroteGpuType"
+# Pool isolation: the nodes of an isolated pool carry the taint POOL_TAINT_KEY=<pool>:NoSchedule
+# (written with the pool label, in the same patch) and every job of a pool tolerates its pool's
+# taint, so nothing else is scheduled there; a shared pool's nodes carry no taint. A job in
+# DEFAULT_POOL runs on nodes in no pool (required node affinity: POOL_TAINT_KEY DoesNotExist).
+POOL_TAINT_KEY: Final = Labels.POOL
+POOL_TAINT_EFFECT: Final = "NoSchedule"
+# A pool's GPU cap (max-gpus in the pool file; the record's data key): the most GPUs the
+# unfinished pods of its jobs may request together. create/apply refuse a job beyond it.
+POOL_MAX_GPUS_KEY: Final = "maxGpus"
+POOL_ISOLATION_KEY: Final = "isolation"  # the pool record's data key, and the pool file's field
+POOL_ISOLATIONS: Final = ("isolated", "shared")
+DEFAULT_POOL_ISOLATION: Final = "isolated"
 
 # Distributed training rendezvous (torchrun / DeepSpeed conventions).
 MASTER_PORT: Final = 29500

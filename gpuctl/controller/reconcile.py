@@ -485,8 +485,10 @@ class Reconciler:
         the requests that follow run in parallel with other choices)."""
         with self._placing:
             view = self._view(workload.namespace)
+            # a GPUWorkload names no pool: its Job runs in default-pool, the nodes in no pool
+            in_no_pool = [n for n in view.nodes if not n.labels.get(c.Labels.POOL)]
             placement = strategies.strategy(workload.strategy, self.rng).place(
-                view.nodes, workload.gpus
+                in_no_pool, workload.gpus
             )
             if placement.chosen is not None:
                 node = placement.chosen.name

@@ -100,10 +100,17 @@ def node_problem(node: Mapping[str, Any]) -> str:
     if spec.get("unschedulable"):
         return "cordoned (unschedulable)"
     for taint in spec.get("taints") or []:
-        if taint.get("effect") in BLOCKING_TAINT_EFFECTS:
+        if taint.get("effect") in BLOCKING_TAINT_EFFECTS and not _own_pool_taint(node, taint):
             value = f"={taint['value']}" if taint.get("value") else ""
             return f"tainted {taint.get('key')}{value}:{taint.get('effect')}"
     return ""
+
+
+def _own_pool_taint(node: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    """The taint of the node's own pool keeps out what is not the pool's: no problem for the
+    pool's jobs, which tolerate it (and the only ones that select the node)."""
+    labels = shapes.meta(node).get("labels") or {}
+    return taint.get("key") == c.POOL_TAINT_KEY and taint.get("value") == labels.get(c.Labels.POOL)
 
 
 def required_node_terms(pod_spec: Mapping[str, Any]) -> list[dict[str, Any]]:

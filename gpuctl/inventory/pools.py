@@ -9,6 +9,7 @@ and `remove node`, and removed by `delete -f`. Nothing here prints.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +71,36 @@ def _json_list(record: dict[str, Any] | None, key: str) -> list[str]:
 def allowed_gpu_types(record: dict[str, Any] | None) -> list[str]:
     """The GPU models the pool allows ([]: any)."""
     return _json_list(record, c.POOL_GPU_TYPES_KEY)
+
+
+def isolated(record: dict[str, Any] | None) -> bool:
+    """Whether the pool's nodes carry its taint: every pool but a shared one (a record written
+    before pools had isolation is isolated too)."""
+    value = ((record or {}).get("data") or {}).get(c.POOL_ISOLATION_KEY)
+    return (value or c.DEFAULT_POOL_ISOLATION) != "shared"
+
+
+def gpu_cap(record: dict[str, Any] | None) -> int | None:
+    """The pool's GPU cap (max-gpus); None when it has none."""
+    value = ((record or {}).get("data") or {}).get(c.POOL_MAX_GPUS_KEY)
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def claimed_gpus(
+    pods: Iterable[dict[str, Any]], pool: str, leave_out: Collection[tuple[str, str]] = ()
+) -> int:
+    """The GPUs the unfinished pods of the pool's jobs request (bound or not: what counts
+    against its cap), leaving out the pods of the (namespace, job) pairs in `leave_out`."""
+    total = 0
+    for pod in pods:
+        labels = labels_of(pod)
+        job = (pod["metadata"].get("namespace", ""), labels.get(c.Labels.INSTANCE, ""))
+        if labels.get(c.Labels.POOL) == pool and job not in leave_out:
+            total += status.pod_gpus(pod)
+    return total
 
 
 def wrote_gpu_type(record: dict[str, Any] | None) -> list[str]:
@@ -176,6 +207,10 @@ class Inventory:
             sum(self.used.get(n, 0) for n in present),
         )
 
+    def cap(self, pool: Pool) -> tuple[int, int | None]:
+        """(the GPUs its jobs' pods request, its cap or None): what `max-gpus` counts."""
+        return claimed_gpus(self.pods, pool.name), gpu_cap(pool.record)
+
     def gpu_type(self, pool: Pool, node: str) -> str:
         """The node's GPU model from its labels, else what the record says."""
         if node in self.nodes and gpu_type(self.nodes[node]):
@@ -213,5 +248,7 @@ class Inventory:
             "gpuUsed": used,
             "gpuFree": max(total - used, 0),
             "gpuType": self.gpu_types(pool),
+            "gpuCap": self.cap(pool)[1],
+            "gpuCapUsed": self.cap(pool)[0],
             "record": f"configmap/{record_name(pool.name)}" if pool.record else None,
         }

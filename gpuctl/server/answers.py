@@ -217,6 +217,13 @@ class PoolItem(Answer):
         description="the GPU models the pool allows (POST /pools gpuType); [] allows any"
     )
     nodeCount: int
+    gpuCap: int | None = Field(
+        description="the pool's GPU cap (max-gpus; POST /pools maxGpus); null when it has none"
+    )
+    gpuCapUsed: int = Field(
+        description="the GPUs the unfinished pods of the pool's jobs request: what counts "
+        "against gpuCap"
+    )
     status: str
 
 
@@ -248,6 +255,13 @@ class PoolDetail(Answer):
     gpuUsed: int
     gpuFree: int
     gpuType: dict[str, int]
+    gpuCap: int | None = Field(
+        description="the pool's GPU cap (max-gpus; POST /pools maxGpus); null when it has none"
+    )
+    gpuCapUsed: int = Field(
+        description="the GPUs the unfinished pods of the pool's jobs request: what counts "
+        "against gpuCap"
+    )
     status: str
     jobs: list[PoolJob]
     otherJobs: OtherWork  # the jobs left out of `jobs`: other users', for a user

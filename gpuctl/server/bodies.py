@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -85,6 +85,17 @@ class PoolCreate(Body):
         default_factory=list,
         description="the GPU models the pool allows (any letter case): a node of another "
         "model is refused (409); nodes' GPU-type labels are never written",
+    )
+    max_gpus: int | None = Field(
+        default=None,
+        ge=0,
+        description="the pool's GPU cap: the most GPUs the unfinished pods of its jobs may "
+        "request together; creating a job beyond it is refused",
+    )
+    isolation: Literal["isolated", "shared"] = Field(
+        default="isolated",
+        description="isolated: the pool's nodes are tainted so that only its jobs run there; "
+        "shared: no taint",
     )
 
 

@@ -224,6 +224,8 @@ def pool_item(inventory: Inventory, pool: Pool) -> dict[str, Any]:
         "gpuType": sorted(inventory.gpu_types(pool)),
         "allowedGpuTypes": pools.allowed_gpu_types(pool.record),
         "nodeCount": len(pool.members),
+        "gpuCap": inventory.cap(pool)[1],
+        "gpuCapUsed": inventory.cap(pool)[0],
         # a pool only node labels name (no record) reads `unrecorded`, as describe says
         "status": "active" if pool.record is not None else "unrecorded",
     }

@@ -233,10 +233,11 @@ def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = Fa
             "env": _env(document, env_spec.get("env", [])),
             "resources": _container_resources(res),
             "pool_selector": ({Labels.POOL: res["pool"]} if res["pool"] != c.DEFAULT_POOL else {}),
+            "tolerations": pool_tolerations(res["pool"]),
+            "node_terms": node_terms(res["pool"], res.get("gpu-type")),
             "gpu_type": res.get("gpu-type"),
             "placement": res.get("placement"),
             "placement_annotation": c.PLACEMENT_ANNOTATION,
-            "gpu_type_labels": list(c.GPU_TYPE_NODE_LABELS),
             "workdirs": [
                 {"name": f"workdir-{i}", "path": w["path"], "type": host_path_type(w)}
                 for i, w in enumerate(workdirs)
@@ -287,6 +288,35 @@ def _metrics_endpoint(metrics: dict[str, Any] | None, service_port: int | None) 
     }
 
 
+def pool_tolerations(pool: str) -> list[dict[str, str]]:
+    """A job of a pool tolerates its pool's taint (an isolated pool's nodes carry it; a shared
+    pool's do not, and the toleration then changes nothing)."""
+    if pool == c.DEFAULT_POOL:
+        return []
+    return [
+        {
+            "key": c.POOL_TAINT_KEY,
+            "operator": "Equal",
+            "value": pool,
+            "effect": c.POOL_TAINT_EFFECT,
+        }
+    ]
+
+
+def node_terms(pool: str, gpu_type: str | None) -> list[list[dict[str, Any]]]:
+    """The required node affinity's terms (OR-ed), each a list of expressions (AND-ed): a GPU
+    model on either GPU-type label; a job without a pool only on nodes in no pool."""
+    terms: list[list[dict[str, Any]]] = (
+        [[{"key": key, "operator": "In", "values": [gpu_type]}] for key in c.GPU_TYPE_NODE_LABELS]
+        if gpu_type
+        else []
+    )
+    if pool == c.DEFAULT_POOL:
+        in_no_pool = {"key": Labels.POOL, "operator": "DoesNotExist", "values": []}
+        terms = [[*term, in_no_pool] for term in terms] or [[in_no_pool]]
+    return terms
+
+
 def _least_pods(service: dict[str, Any]) -> int:
     """The fewest pods a service runs: its autoscaler's minimum, else its replicas."""
     autoscaling = service.get("autoscaling")
@@ -330,6 +360,10 @@ def _pool(
         "nodes_json": json.dumps(nodes, sort_keys=True),
         "gpu_types_key": c.POOL_GPU_TYPES_KEY,
         "gpu_types_json": json.dumps(spec["gpu-types"]) if spec.get("gpu-types") else "",
+        "max_gpus_key": c.POOL_MAX_GPUS_KEY,
+        "max_gpus": str(spec["max-gpus"]) if "max-gpus" in spec else "",
+        "isolation_key": c.POOL_ISOLATION_KEY,
+        "isolation": spec.get("isolation", c.DEFAULT_POOL_ISOLATION),
         "record": record,
         "labels": {
             Labels.POOL: meta["name"],

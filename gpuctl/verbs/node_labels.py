@@ -68,16 +68,22 @@ class LabelChange:
 
 
 def patch_labels(
-    cluster: ClusterAPI, node: dict[str, Any], labels: dict[str, str | None]
+    cluster: ClusterAPI,
+    node: dict[str, Any],
+    labels: dict[str, str | None],
+    taints: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """A merge patch on metadata.labels (None removes a key), only if the node has not changed
-    since it was read: the resourceVersion makes a concurrent writer a Conflict, not a loss."""
-    patch = {
+    """A merge patch on metadata.labels (None removes a key), and with `taints` the node's whole
+    spec.taints in the same patch, only if the node has not changed since it was read: the
+    resourceVersion makes a concurrent writer a Conflict, not a loss."""
+    patch: dict[str, Any] = {
         "metadata": {
             "resourceVersion": (node.get("metadata") or {}).get("resourceVersion"),
             "labels": labels,
         }
     }
+    if taints is not None:
+        patch["spec"] = {"taints": taints}
     return cluster.patch("Node", name_of(node), None, patch)
 
 

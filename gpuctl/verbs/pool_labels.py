@@ -19,6 +19,7 @@ from gpuctl.inventory.pools import (
     PoolConflict,
     PoolNotFound,
     allowed_gpu_types,
+    isolated,
     read_record,
     read_records,
     record_name,
@@ -61,14 +62,23 @@ def add_nodes(cluster: ClusterAPI, pool: str, names: Sequence[str], overwrite: b
 
     Every node is checked first (exists, not in another pool unless `overwrite`); any problem
     means nothing is written. One result a node, one error line a node that failed."""
-    if read_record(cluster, pool) is None:
+    record = read_record(cluster, pool)
+    if record is None:
         raise PoolNotFound(f"pool {pool} not found (create it first: gpuctl create -f POOL.yaml)")
+    tainted = isolated(record)
     nodes, errors = _read_nodes(cluster, names)
+    allowed = allowed_gpu_types(record)
     for name, node in nodes.items():
         other = pool_of(node)
         if other and other != pool and not overwrite:
             errors.append(
                 f"node/{name} is in pool {other}; add --overwrite to move it to pool {pool}"
+            )
+        types = [labels_of(node)[k] for k in c.GPU_TYPE_NODE_LABELS if labels_of(node).get(k)]
+        if allowed and not any(same_gpu_type(t, a) for t in types for a in allowed):
+            errors.append(
+                f"node/{name} has GPU type {', '.join(types) or '(none)'}, but pool {pool} "
+                f"allows only {', '.join(allowed)} (compared without letter case)"
             )
     if errors:
         return VerbResult(errors=[*errors, f"nothing was changed in pool {pool}"])
@@ -77,11 +87,11 @@ def add_nodes(cluster: ClusterAPI, pool: str, names: Sequence[str], overwrite: b
     for name, node in nodes.items():
         added[name] = gpu_type(node) or None
         previous = pool_of(node)
-        if previous == pool:
+        if previous == pool and pool_taints(node, pool, tainted) is None:
             result.objects.append(_node(name, f"already in pool {pool}"))
             continue
         try:
-            _set_pool(cluster, node, pool, overwrite)
+            _set_pool(cluster, node, pool, overwrite, isolated=tainted)
         except GpuctlError as exc:
             result.fail(f"node/{name}: {exc}", exc if isinstance(exc, KubeError) else None)
             added.pop(name)
@@ -98,9 +108,22 @@ def _node(name: str, outcome: str) -> ObjectResult:
 
 def _joined(previous: str, pool: str) -> str:
     """What became of a node that joined `pool`, saying where it came from."""
-    if previous and previous != pool:
+    if previous == pool:
+        return f"already in pool {pool}; its taint brought up to date"
+    if previous:
         return f"moved from pool {previous} to pool {pool}"
     return f"added to pool {pool}"
+
+
+def pool_taints(node: dict[str, Any], pool: str | None, tainted: bool) -> list[Any] | None:
+    """The node's taints once it is in `pool` (None: in no pool): every taint but a pool's,
+    plus `runwhere.ai/pool=POOL:NoSchedule` when the pool isolates. None when that is what the
+    node has already."""
+    current = list((node.get("spec") or {}).get("taints") or [])
+    wanted = [t for t in current if t.get("key") != c.POOL_TAINT_KEY]
+    if pool is not None and tainted:
+        wanted.append({"key": c.POOL_TAINT_KEY, "value": pool, "effect": c.POOL_TAINT_EFFECT})
+    return None if wanted == current else wanted
 
 
 def forget_elsewhere(cluster: ClusterAPI, pool: str, names: Sequence[str]) -> None:
@@ -166,9 +189,12 @@ def _set_pool(
     *,
     expected: str | None = None,
     extra: dict[str, str | None] | None = None,
+    isolated: bool = True,
 ) -> None:
-    """Write (or with None remove) the node's pool label. A node that changed since it was read
-    is read again and checked again: another pool may have claimed it meanwhile."""
+    """Write (or with None remove) the node's pool label and, in the same patch, its pool taint
+    (`isolated`), so a node is never labelled without its taint or the other way round: a
+    failed write leaves the node as it was. A node that changed since it was read is read
+    again and checked again: another pool may have claimed it meanwhile."""
     name = name_of(node)
     labels: dict[str, str | None] = {c.Labels.POOL: pool, **(extra or {})}
     for _ in range(ATTEMPTS):
@@ -178,7 +204,7 @@ def _set_pool(
         if pool is not None and current not in ("", pool) and not overwrite:
             raise PoolConflict(f"it is now in pool {current}; add --overwrite to move it")
         try:
-            patch_labels(cluster, node, labels)
+            patch_labels(cluster, node, labels, pool_taints(node, pool, isolated))
             return
         except Conflict:
             node = cluster.get("Node", name)
@@ -210,6 +236,16 @@ class PoolLabels:
         """pool -> the GPU models its file allows, from the records the pool files render."""
         return {
             m.obj["metadata"]["labels"][c.Labels.POOL]: allowed_gpu_types(m.obj)
+            for m in self.manifests
+            if m.kind == "ConfigMap"
+            and m.namespace == c.SYSTEM_NAMESPACE
+            and c.Labels.POOL in (m.obj["metadata"].get("labels") or {})
+        }
+
+    def isolated(self) -> dict[str, bool]:
+        """pool -> whether its nodes carry its taint, from the records the pool files render."""
+        return {
+            m.obj["metadata"]["labels"][c.Labels.POOL]: isolated(m.obj)
             for m in self.manifests
             if m.kind == "ConfigMap"
             and m.namespace == c.SYSTEM_NAMESPACE
@@ -316,31 +352,18 @@ class PoolLabels:
             )
         }
         kept: dict[str, set[str]] = {}
+        isolation = self.isolated()
         for claim in self.wanted:
             pool = self.pool_of_claim(claim)
             if pool not in ok:
                 continue
             kept.setdefault(pool, set()).add(claim.node)
-            node = self.live[claim.node]
-            current = labels_of(node)
-            changes = {k: v for k, v in claim.labels.items() if current.get(k) != v}
-            if not changes:
-                lines.append(f"node/{claim.node} unchanged{suffix}")
+            try:
+                outcome = self._write_claim(claim, isolation.get(pool, True), dry_run)
+            except (GpuctlError, NotFound) as exc:
+                errors.append(f"node/{claim.node}: {exc}")
                 continue
-            if not dry_run:
-                try:
-                    extra: dict[str, str | None] = {
-                        k: v for k, v in changes.items() if k != c.Labels.POOL
-                    }
-                    _set_pool(self.cluster, node, pool, self.overwrite, extra=extra)
-                except (GpuctlError, NotFound) as exc:
-                    errors.append(f"node/{claim.node}: {exc}")
-                    continue
-                if c.Labels.GPU_TYPE in extra and c.Labels.GPU_TYPE not in current:
-                    self.wrote.setdefault(pool, set()).add(claim.node)
-            previous = pool_of(node)
-            moved = f" (moved from pool {previous})" if previous and previous != pool else ""
-            lines.append(f"node/{claim.node} labeled{moved}{suffix}")
+            lines.append(f"node/{claim.node} {outcome}{suffix}")
         if not dry_run:
             for pool in sorted(ok):
                 forget_elsewhere(self.cluster, pool, sorted(kept.get(pool, set())))
@@ -359,6 +382,28 @@ class PoolLabels:
                         continue
                 lines.append(f"node/{name} unlabeled{suffix}")
         return lines, errors
+
+    def _write_claim(self, claim: NodeLabels, tainted: bool, dry_run: bool) -> str:
+        """Label (and taint, when the pool isolates) one node of a pool file in one patch;
+        what became of it. A node with the pool's labels but not its taint (labelled before
+        pools had taints, or the pool's isolation changed) gets only the taint."""
+        pool = self.pool_of_claim(claim)
+        node = self.live[claim.node]
+        current = labels_of(node)
+        changes = {k: v for k, v in claim.labels.items() if current.get(k) != v}
+        if not changes and pool_taints(node, pool, tainted) is None:
+            return "unchanged"
+        if not changes:
+            if not dry_run:
+                _set_pool(self.cluster, node, pool, False, expected=pool, isolated=tainted)
+            return "tainted" if tainted else "untainted"
+        extra: dict[str, str | None] = {k: v for k, v in changes.items() if k != c.Labels.POOL}
+        if not dry_run:
+            _set_pool(self.cluster, node, pool, self.overwrite, extra=extra, isolated=tainted)
+            if c.Labels.GPU_TYPE in extra and c.Labels.GPU_TYPE not in current:
+                self.wrote.setdefault(pool, set()).add(claim.node)
+        previous = pool_of(node)
+        return f"labeled (moved from pool {previous})" if previous not in ("", pool) else "labeled"
 
     def sync_records(self) -> None:
         """After apply: the record lists exactly the file's nodes, even when the ConfigMap

@@ -19,8 +19,8 @@ from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import Forbidden
 from gpuctl.inventory.free_gpus import node_total_gpus
-from gpuctl.inventory.nodes import same_gpu_type
-from gpuctl.inventory.pools import read_record, record_name
+from gpuctl.inventory.nodes import active_pods, same_gpu_type
+from gpuctl.inventory.pools import claimed_gpus, gpu_cap, read_record, record_name
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.spec import chips
@@ -63,6 +63,7 @@ def check_placement(
     result = Placement()
     if not asks:
         return result
+    _check_caps(cluster, manifests, result)
     try:
         listed = cluster.list("Node")
     except Forbidden:  # e.g. a user whose RBAC covers only their namespace
@@ -76,10 +77,11 @@ def check_placement(
         nodes.setdefault(claim.node, {}).update(claim.labels)
     for manifest, pod_spec in asks:
         pool = (pod_spec.get("nodeSelector") or {}).get(c.Labels.POOL)
+        # a job without a pool runs on the nodes in no pool (default-pool)
         candidates = {
             name: labels
             for name, labels in nodes.items()
-            if pool is None or labels.get(c.Labels.POOL) == pool
+            if labels.get(c.Labels.POOL) == pool or (pool is None and not labels.get(c.Labels.POOL))
         }
         if pool is not None and not candidates:
             result.warnings.append(_empty_pool(cluster, manifest, pool, manifests))
@@ -89,6 +91,51 @@ def check_placement(
         if problem:
             (result.errors if oversize_is_error else result.warnings).append(problem)
     return result
+
+
+def _pool_record(
+    cluster: ClusterAPI, pool: str, manifests: Sequence[Manifest]
+) -> dict[str, Any] | None:
+    """The pool's record as this run writes it (a pool file among the manifests), else the
+    cluster's."""
+    for m in manifests:
+        if (
+            m.kind == "ConfigMap"
+            and m.namespace == c.SYSTEM_NAMESPACE
+            and m.name == record_name(pool)
+        ):
+            return m.obj
+    return read_record(cluster, pool)
+
+
+def _check_caps(cluster: ClusterAPI, manifests: Sequence[Manifest], result: Placement) -> None:
+    """A job that would take its pool beyond its GPU cap (max-gpus) is an error: the GPUs of
+    the unfinished pods of the pool's jobs, plus what this run's jobs ask (a job applied again
+    counts once: its own pods are left out), may not exceed the cap."""
+    asks: dict[str, list[tuple[Manifest, int]]] = {}
+    for m in manifests:
+        adapter, pod_spec = workloads.adapter(m.kind), _pod_spec(m)
+        pool = ((pod_spec or {}).get("nodeSelector") or {}).get(c.Labels.POOL)
+        if adapter is not None and pool and adapter.gpus(m.obj) > 0:
+            asks.setdefault(pool, []).append((m, adapter.gpus(m.obj)))
+    try:
+        limits = {pool: gpu_cap(_pool_record(cluster, pool, manifests)) for pool in asks}
+        caps = {pool: cap for pool, cap in limits.items() if cap is not None}
+        pods = active_pods(cluster) if caps else []
+    except Forbidden:
+        result.warnings.append("pool GPU caps not checked: you may not read the pools or pods")
+        return
+    ours = {(m.namespace or "", m.name) for m in manifests if _pod_spec(m) is not None}
+    for pool, cap in sorted(caps.items()):
+        used = claimed_gpus(pods, pool, ours)
+        for manifest, gpus in asks[pool]:
+            if used + gpus > cap:
+                result.errors.append(
+                    f"{manifest.ref}: pool {pool}: {used} of {cap} GPUs used, this job asks "
+                    f"{gpus} (cap {cap})"
+                )
+            else:
+                used += gpus
 
 
 def _oversize(
@@ -114,7 +161,7 @@ def _oversize(
     largest = max(fitting, key=lambda name: (totals.get(name, 0), name))
     if totals.get(largest, 0) >= wanted:
         return ""
-    where = f"in pool {pool}" if pool else "in the cluster"
+    where = f"in pool {pool}" if pool else "in default-pool (the nodes in no pool)"
     typed = f" with GPU type {gpu_type}" if gpu_type else ""
     return (
         f"{manifest.ref}: a pod asks for {wanted} GPUs, more than any node {where}{typed} has: "
@@ -173,7 +220,7 @@ def _check_gpu_type(
     }
     if wanted in types:
         return
-    where = f"in pool {pool}" if pool else "in the cluster"
+    where = f"in pool {pool}" if pool else "in default-pool (the nodes in no pool)"
     near = sorted(t for t in types if same_gpu_type(t, wanted))
     if near:
         result.errors.append(

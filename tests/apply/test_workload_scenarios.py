@@ -199,9 +199,10 @@ def test_scaling_a_notebook_whose_pod_cannot_start_replaces_the_pod(cluster: Clu
 
     refused = gpuctl(cluster, "scale", "notebook", "e2e-nb", "--gpu", "64")
     assert refused.returncode == 1
-    assert "a pod asks for 64 GPUs, more than any node in the cluster with GPU type T4-16G" in (
-        refused.stderr
-    )
+    assert (
+        "a pod asks for 64 GPUs, more than any node in default-pool (the nodes in no pool) "
+        "with GPU type T4-16G"
+    ) in refused.stderr
     assert "the largest, gpu-t4-0, has 4" in refused.stderr
     assert pod_with(cluster, "1", "Running"), "a refused scale changes nothing"
 

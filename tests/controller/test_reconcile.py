@@ -65,10 +65,11 @@ def test_each_strategy_places_the_job_on_its_node(
     terms = job["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
         "requiredDuringSchedulingIgnoredDuringExecution"
     ]["nodeSelectorTerms"]
-    assert terms == [
+    assert terms == [  # a GPUWorkload's Job is in default-pool: the nodes in no pool
         {
             "matchExpressions": [
-                {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}
+                {"key": "runwhere.ai/pool", "operator": "DoesNotExist"},
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]},
             ]
         }
     ]

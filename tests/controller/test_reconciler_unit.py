@@ -252,3 +252,14 @@ def test_a_copy_older_than_the_controllers_own_status_write_waits_for_the_watch(
     now[0] = 1.0
     assert queue.get() == ("default", "w")
     assert not controller.behind(current(fake, "w"))  # the new copy is reconciled
+
+
+def test_a_workload_is_placed_only_on_nodes_in_no_pool(fake: FakeCluster) -> None:
+    """Its Job runs in default-pool (required affinity: no pool label), so the strategy picks
+    among the nodes in no pool: binpack would pick `small`, which is in a pool."""
+    fake.patch("Node", "small", None, {"metadata": {"labels": {c.Labels.POOL: "team"}}})
+    made(fake, workload("w", 2, "binpack"))
+    outcome = reconciler(fake).reconcile(current(fake, "w"))
+    assert (outcome.result, outcome.message) == ("scheduled", "big")
+    job = fake.get("Job", "w", "default")
+    assert pinned_node(job) == "big"

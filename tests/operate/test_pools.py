@@ -236,7 +236,7 @@ def test_a_labelled_node_counts_even_if_the_record_lacks_it(env: NodeEnv) -> Non
     env.gpuctl("create", "-f", "-", stdin=TRAIN)
     env.set_labels("gpu-t4-0", {POOL: "training"})
     row = without_age(env.gpuctl("get", "pools", "--no-headers").stdout)[0]
-    assert row == ["training", "3", "20/0/20", "A100-80G,T4-16G", "big training runs"]
+    assert row == ["training", "3", "20/0/20", "<none>", "A100-80G,T4-16G", "big training runs"]
     nodes = env.gpuctl("get", "nodes", "--pool", "training", "-o", "name")
     assert nodes.stdout.splitlines() == ["node/gpu-a100-0", "node/gpu-a100-1", "node/gpu-t4-0"]
 
@@ -400,3 +400,24 @@ def test_a_pool_file_refuses_nodes_of_a_model_it_does_not_allow(env: NodeEnv) ->
     made = env.gpuctl("create", "-f", "-", stdin=spec.replace("  gpu-t4-0: {}\n", ""))
     assert made.returncode == 0, made.stderr
     assert pool_labels(env) == {"gpu-a100-0": "a100s"}
+
+
+def test_add_node_refuses_a_node_of_a_model_the_pool_does_not_allow(env: NodeEnv) -> None:
+    spec = (
+        "kind: pool\nversion: v0.1\nmetadata: {name: a100s}\ngpu-types: [a100-80g]\n"
+        "nodes:\n  gpu-a100-0: {}\n"
+    )
+    assert env.gpuctl("create", "-f", "-", stdin=spec).returncode == 0
+    refused = env.gpuctl("add", "node", "gpu-t4-0", "--pool", "a100s")
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [
+        "error: node/gpu-t4-0 has GPU type T4-16G, but pool a100s allows only a100-80g "
+        "(compared without letter case)",
+        "error: nothing was changed in pool a100s",
+    ]
+    assert pool_labels(env) == {"gpu-a100-0": "a100s"}
+    assert "taints" not in (env.cluster.get("Node", "gpu-t4-0").get("spec") or {})
+    added = env.gpuctl("add", "node", "gpu-a100-1", "--pool", "a100s")
+    assert added.returncode == 0, added.stderr
+    taints = env.cluster.get("Node", "gpu-a100-1")["spec"]["taints"]
+    assert taints == [{"key": POOL, "value": "a100s", "effect": "NoSchedule"}]

@@ -19,6 +19,7 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
         "description": "tuning",
         "nodes": ["gpu-a100-0", "gpu-a100-1"],
         "gpuType": ["A100-80G"],
+        "maxGpus": 8,
     }
     made = api.call("admin", "POST", "/pools", json=body)
     assert made.status_code == 201, made.text
@@ -37,10 +38,25 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
             "gpuType": ["A100-80G"],
             "allowedGpuTypes": ["A100-80G"],
             "nodeCount": 2,
+            "gpuCap": 8,
+            "gpuCapUsed": items[0]["gpuCapUsed"],
             "status": "active",
         }
     ]
     from tests.support.sandbox import wait_for
+
+    wait_for(
+        lambda: api.call("admin", "GET", "/pools").json()["items"][0]["gpuCapUsed"] == 2,
+        what="the job's pod counted against the cap",
+    )
+    beyond = inference("p2", replicas=1, gpu=7, pool="experiment")
+    refused = api.call("admin", "POST", "/jobs", json={"yamlContent": beyond})
+    assert refused.status_code == 422, refused.text
+    assert refused.json() == {
+        "error": "Refused",
+        "message": "nothing was changed: deployment.apps/p2: pool experiment: 2 of 8 GPUs "
+        "used, this job asks 7 (cap 8)",
+    }
 
     detail = wait_for(
         lambda: (d := api.call("admin", "GET", "/pools/experiment").json())["jobs"] and d,
@@ -159,3 +175,17 @@ def test_pools_and_nodes_agree_after_a_node_moves(api: Api) -> None:
     assert bound == {"gpu-a100-0": ["first"], "gpu-a100-1": ["second"], "gpu-t4-0": ["second"]}
     node = api.call("admin", "GET", "/nodes/gpu-a100-1").json()
     assert node["boundPools"] == ["second"]
+
+
+def test_a_bad_cap_or_isolation_is_refused_naming_the_field(api: Api) -> None:
+    base = {"name": "bad", "nodes": ["gpu-a100-0"]}
+    for field, value in (("maxGpus", -1), ("maxGpus", "eight"), ("isolation", "open")):
+        answer = api.call("admin", "POST", "/pools", json=base | {field: value})
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["field"] == field
+    assert api.call("alice", "POST", "/pools", json=base | {"maxGpus": 4}).status_code == 403
+    assert _pool_label(api, "gpu-a100-0") is None
+    shared = api.call("admin", "POST", "/pools", json=base | {"isolation": "shared"})
+    assert shared.status_code == 201, shared.text
+    assert _pool_label(api, "gpu-a100-0") == "bad"
+    assert not (api.env.cluster.get("Node", "gpu-a100-0").get("spec") or {}).get("taints")

@@ -138,8 +138,9 @@ def test_the_pin_is_added_to_every_gpu_type_term() -> None:
         "requiredDuringSchedulingIgnoredDuringExecution"
     ]["nodeSelectorTerms"]
     pinned = {"key": HOSTNAME_LABEL, "operator": "In", "values": ["typed"]}
+    in_no_pool = {"key": c.Labels.POOL, "operator": "DoesNotExist"}  # a job without a pool
     assert [term["matchExpressions"] for term in terms] == [
-        [{"key": key, "operator": "In", "values": ["A100"]}, pinned]
+        [{"key": key, "operator": "In", "values": ["A100"]}, in_no_pool, pinned]
         for key in c.GPU_TYPE_NODE_LABELS
     ]
 

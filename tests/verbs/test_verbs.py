@@ -320,7 +320,10 @@ def test_preflight_warns_of_an_empty_pool_and_fails_on_a_case_only_gpu_type() ->
     assert not any(kind == "Job" for kind, _, _ in cluster.objects)
     unknown = render(TRAINING.format(nodes=1, extra="  gpu-type: H100\n"))
     warnings = Apply(cluster).run(unknown).warnings
-    assert warnings and "no node in the cluster has GPU type 'H100'" in warnings[0]
+    assert (
+        warnings
+        and "no node in default-pool (the nodes in no pool) has GPU type 'H100'" in warnings[0]
+    )
 
 
 def test_prune_lists_each_kind_once_per_namespace_whatever_the_number_of_jobs() -> None:

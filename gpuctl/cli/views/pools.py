@@ -17,10 +17,25 @@ from gpuctl.inventory.pools import (
     recorded_nodes,
 )
 
-POOL_HEADERS = ("NAME", "NODES", "GPU", "GPU-TYPES", "DESCRIPTION", "AGE")
+POOL_HEADERS = ("NAME", "NODES", "GPU", "CAP", "GPU-TYPES", "DESCRIPTION", "AGE")
 
 
-POOL_WIDE_HEADERS = ("NAME", "NODES", "GPU", "GPU-TYPES", "NODE-NAMES", "DESCRIPTION", "AGE")
+POOL_WIDE_HEADERS = (
+    "NAME",
+    "NODES",
+    "GPU",
+    "CAP",
+    "GPU-TYPES",
+    "NODE-NAMES",
+    "DESCRIPTION",
+    "AGE",
+)
+
+
+def cap_cell(inventory: Inventory, pool: Pool) -> str:
+    """CAP: the GPUs the pool's jobs request / its cap (max-gpus); <none> without a cap."""
+    used, cap = inventory.cap(pool)
+    return NONE if cap is None else f"{used}/{cap}"
 
 
 def pool_rows(
@@ -34,6 +49,7 @@ def pool_rows(
             pool.name,
             str(len(pool.members)),
             gpu_cell(total, used),
+            cap_cell(inventory, pool),
             ",".join(sorted(inventory.gpu_types(pool))) or NONE,
         ]
         if wide:
@@ -41,6 +57,13 @@ def pool_rows(
         row += [pool.description, table.age(stamp, at) if stamp else NONE]
         rows.append(row)
     return rows
+
+
+def _cap_text(inventory: Inventory, pool: Pool) -> str:
+    used, cap = inventory.cap(pool)
+    if cap is None:
+        return "none (max-gpus not set)"
+    return f"{cap} GPUs, {used} requested by the pool's unfinished pods"
 
 
 def describe_pool(inventory: Inventory, name: str, at: datetime | None = None) -> str:
@@ -61,6 +84,7 @@ def describe_pool(inventory: Inventory, name: str, at: datetime | None = None) -
                 else "none (only node labels name this pool)",
             ),
             ("GPU", f"{total} total, {used} used, {max(total - used, 0)} free"),
+            ("GPU cap", _cap_text(inventory, pool)),
             ("GPU types", ", ".join(f"{k}: {v}" for k, v in sorted(types.items())) or NONE),
         ]
     )

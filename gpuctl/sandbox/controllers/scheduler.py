@@ -22,6 +22,7 @@ from gpuctl.sandbox.controllers.base import (
 from gpuctl.sandbox.runtime import PodRuntime
 from gpuctl.sandbox.selectors import label_selector_from_object, matches_labels
 from gpuctl.sandbox.store import Obj
+from gpuctl.sandbox.taints import untolerated
 from gpuctl.sandbox.timestamps import now_rfc3339
 
 
@@ -214,12 +215,10 @@ class Scheduler(Controller):
         labels = node["metadata"].get("labels") or {}
         if (node.get("spec") or {}).get("unschedulable"):
             return ["node(s) were unschedulable"]
-        for taint in (node.get("spec") or {}).get("taints") or []:
-            if taint.get("effect") in ("NoSchedule", "NoExecute") and not _tolerates(
-                spec.get("tolerations") or [], taint
-            ):
-                key, value = taint.get("key"), taint.get("value", "")
-                return [f"node(s) had untolerated taint {{{key}: {value}}}"]
+        taint = untolerated(spec.get("tolerations") or [], node)
+        if taint is not None:
+            key, value = taint.get("key"), taint.get("value", "")
+            return [f"node(s) had untolerated taint {{{key}: {value}}}"]
         selector = spec.get("nodeSelector") or {}
         if any(labels.get(k) != v for k, v in selector.items()) or not _node_affinity_ok(
             spec, labels
@@ -308,17 +307,6 @@ def _anti_affinity_ok(pod: Obj, placed: list[Obj]) -> bool:
             ):
                 return False
     return True
-
-
-def _tolerates(tolerations: list[Obj], taint: Obj) -> bool:
-    for t in tolerations:
-        if t.get("effect") and t["effect"] != taint.get("effect"):
-            continue
-        if t.get("operator") == "Exists" and (not t.get("key") or t["key"] == taint.get("key")):
-            return True
-        if t.get("key") == taint.get("key") and t.get("value", "") == taint.get("value", ""):
-            return True
-    return False
 
 
 def _node_affinity_ok(spec: Obj, labels: dict[str, str]) -> bool:

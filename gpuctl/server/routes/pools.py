@@ -67,17 +67,28 @@ async def get_pool(poolName: PoolName, principal: Caller, reads: Reads) -> dict[
     return await from_lists(reads, one_pool)
 
 
-def pool_spec(name: str, description: str, nodes: list[str], gpu_types: list[str]) -> str:
+def pool_spec(
+    name: str,
+    description: str,
+    nodes: list[str],
+    gpu_types: list[str],
+    max_gpus: int | None = None,
+    isolation: str = c.DEFAULT_POOL_ISOLATION,
+) -> str:
     """The pool file the JSON body stands for. `gpuType` is the pool's allowed GPU models: the
-    nodes are checked against it, and a node's hardware label is never written."""
+    nodes are checked against it, and a node's hardware label is never written; `maxGpus` is
+    its GPU cap; `isolation` whether its nodes are tainted."""
     spec: dict[str, object] = {
         "kind": "pool",
         "version": c.SPEC_VERSIONS[-1],
         "metadata": {"name": name, "description": description},
         "nodes": {node: {} for node in nodes},
+        "isolation": isolation,
     }
     if gpu_types:
         spec["gpu-types"] = gpu_types
+    if max_gpus is not None:
+        spec["max-gpus"] = max_gpus
     return yaml.safe_dump(spec, sort_keys=False, allow_unicode=True)
 
 
@@ -85,9 +96,10 @@ def pool_spec(name: str, description: str, nodes: list[str], gpu_types: list[str
     "/pools",
     operation_id="createPool",
     description=(
-        "Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label on"
-        " its nodes. A node of another pool, or of a GPU model `gpuType` does not allow, is "
-        "refused (409) and nothing is written. Admin only."
+        "Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label (and"
+        " unless `isolation` is shared, the pool's taint) on its nodes; `maxGpus` caps the GPUs"
+        " its jobs may request together. A node of another pool, or of a GPU model `gpuType`"
+        " does not allow, is refused (409) and nothing is written. Admin only."
     ),
     status_code=201,
     response_model=answers.PoolChanged,
@@ -97,7 +109,9 @@ def create_pool(
     body: bodies.PoolCreate, principal: Caller, cluster: Kube, request: Request
 ) -> dict[str, Any]:
     require(principal, "pools", "create")
-    text = pool_spec(body.name, body.description, body.nodes, body.gpu_type)
+    text = pool_spec(
+        body.name, body.description, body.nodes, body.gpu_type, body.max_gpus, body.isolation
+    )
     work = specs.workset(cluster, text, "request body")
     result = specs.create(cluster, work, principal, request.app.state.policy)
     caught_up(request, "Node", body.nodes, None)

@@ -83,7 +83,8 @@ def _finite(where: str, value: Any) -> float:
     try:
         number = float(value)
     except OverflowError:  # an integer of 400 digits
-        raise InvalidValues(where, "an integer beyond a float's range is not a finite number") from None
+        beyond = "an integer beyond a float's range is not a finite number"
+        raise InvalidValues(where, beyond) from None
     if not math.isfinite(number):
         raise InvalidValues(where, f"{value!r} is not a finite number")
     return number

@@ -31,7 +31,7 @@ from gpuctl.server.deps import BEARER, BEARER_SCHEME
 OPENAPI_VERSION: Final = "3.0.3"
 # The version of the contract (info.version): its major is the path's /api/v<major>; a
 # compatible addition raises the minor. Not gpuctl's release version.
-API_VERSION: Final = "1.0.0"
+API_VERSION: Final = "1.1.0"
 TAGS: Final[list[dict[str, str]]] = [
     {"name": "jobs", "description": "Training, inference, notebook and compute jobs"},
     {"name": "pools", "description": "Resource pools: groups of GPU nodes"},

@@ -49,6 +49,7 @@ const (
 	JobStatusPartiallyRunning JobStatus = "partially-running"
 	JobStatusPaused           JobStatus = "paused"
 	JobStatusPending          JobStatus = "pending"
+	JobStatusPreempted        JobStatus = "preempted"
 	JobStatusQueued           JobStatus = "queued"
 	JobStatusRunning          JobStatus = "running"
 	JobStatusSucceeded        JobStatus = "succeeded"
@@ -67,6 +68,8 @@ func (e JobStatus) Valid() bool {
 	case JobStatusPaused:
 		return true
 	case JobStatusPending:
+		return true
+	case JobStatusPreempted:
 		return true
 	case JobStatusQueued:
 		return true
@@ -96,6 +99,24 @@ func (e NodeStatus) Valid() bool {
 	case NodeStatusFaulty:
 		return true
 	case NodeStatusMaintaining:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PoolCreateIsolation.
+const (
+	PoolCreateIsolationIsolated PoolCreateIsolation = "isolated"
+	PoolCreateIsolationShared   PoolCreateIsolation = "shared"
+)
+
+// Valid indicates whether the value is a known member of the PoolCreateIsolation enum.
+func (e PoolCreateIsolation) Valid() bool {
+	switch e {
+	case PoolCreateIsolationIsolated:
+		return true
+	case PoolCreateIsolationShared:
 		return true
 	default:
 		return false
@@ -593,20 +614,35 @@ type PoolCreate struct {
 
 	// GpuType the GPU models the pool allows (any letter case): a node of another model is refused (409); nodes' GPU-type labels are never written
 	GpuType *[]string `json:"gpuType,omitempty"`
+
+	// Isolation isolated: the pool's nodes are tainted so that only its jobs run there; shared: no taint
+	Isolation *PoolCreateIsolation `json:"isolation,omitempty"`
+
+	// MaxGpus the pool's GPU cap: the most GPUs the unfinished pods of its jobs may request together; creating a job beyond it is refused
+	MaxGpus *int      `json:"maxGpus,omitempty"`
 	Name    string    `json:"name"`
 	Nodes   *[]string `json:"nodes,omitempty"`
 }
 
+// PoolCreateIsolation isolated: the pool's nodes are tainted so that only its jobs run there; shared: no taint
+type PoolCreateIsolation string
+
 // PoolDetail defines model for PoolDetail.
 type PoolDetail struct {
-	Description string         `json:"description"`
-	GpuFree     int            `json:"gpuFree"`
-	GpuTotal    int            `json:"gpuTotal"`
-	GpuType     map[string]int `json:"gpuType"`
-	GpuUsed     int            `json:"gpuUsed"`
-	Jobs        []PoolJob      `json:"jobs"`
-	Name        string         `json:"name"`
-	Nodes       []string       `json:"nodes"`
+	Description string `json:"description"`
+
+	// GpuCap the pool's GPU cap (max-gpus; POST /pools maxGpus); null when it has none
+	GpuCap *int `json:"gpuCap"`
+
+	// GpuCapUsed the GPUs the unfinished pods of the pool's jobs request: what counts against gpuCap
+	GpuCapUsed int            `json:"gpuCapUsed"`
+	GpuFree    int            `json:"gpuFree"`
+	GpuTotal   int            `json:"gpuTotal"`
+	GpuType    map[string]int `json:"gpuType"`
+	GpuUsed    int            `json:"gpuUsed"`
+	Jobs       []PoolJob      `json:"jobs"`
+	Name       string         `json:"name"`
+	Nodes      []string       `json:"nodes"`
 
 	// OtherJobs Other users' work, counted and never named (what a user may not see by name).
 	OtherJobs OtherWork `json:"otherJobs"`
@@ -618,13 +654,19 @@ type PoolItem struct {
 	// AllowedGpuTypes the GPU models the pool allows (POST /pools gpuType); [] allows any
 	AllowedGpuTypes []string `json:"allowedGpuTypes"`
 	Description     string   `json:"description"`
-	GpuFree         int      `json:"gpuFree"`
-	GpuTotal        int      `json:"gpuTotal"`
-	GpuType         []string `json:"gpuType"`
-	GpuUsed         int      `json:"gpuUsed"`
-	Name            string   `json:"name"`
-	NodeCount       int      `json:"nodeCount"`
-	Status          string   `json:"status"`
+
+	// GpuCap the pool's GPU cap (max-gpus; POST /pools maxGpus); null when it has none
+	GpuCap *int `json:"gpuCap"`
+
+	// GpuCapUsed the GPUs the unfinished pods of the pool's jobs request: what counts against gpuCap
+	GpuCapUsed int      `json:"gpuCapUsed"`
+	GpuFree    int      `json:"gpuFree"`
+	GpuTotal   int      `json:"gpuTotal"`
+	GpuType    []string `json:"gpuType"`
+	GpuUsed    int      `json:"gpuUsed"`
+	Name       string   `json:"name"`
+	NodeCount  int      `json:"nodeCount"`
+	Status     string   `json:"status"`
 }
 
 // PoolJob defines model for PoolJob.

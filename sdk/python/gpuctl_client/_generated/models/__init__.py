@@ -51,6 +51,7 @@ from .other_work import OtherWork
 from .point import Point
 from .pool_changed import PoolChanged
 from .pool_create import PoolCreate
+from .pool_create_isolation import PoolCreateIsolation
 from .pool_detail import PoolDetail
 from .pool_detail_gputype import PoolDetailGputype
 from .pool_item import PoolItem
@@ -126,6 +127,7 @@ __all__ = (
     "Point",
     "PoolChanged",
     "PoolCreate",
+    "PoolCreateIsolation",
     "PoolDetail",
     "PoolDetailGputype",
     "PoolItem",

@@ -6,6 +6,7 @@ class JobStatus(StrEnum):
     PARTIALLY_RUNNING = "partially-running"
     PAUSED = "paused"
     PENDING = "pending"
+    PREEMPTED = "preempted"
     QUEUED = "queued"
     RUNNING = "running"
     SUCCEEDED = "succeeded"

@@ -34,6 +34,8 @@ class PoolDetail:
             gpu_used (int):
             gpu_free (int):
             gpu_type (PoolDetailGputype):
+            gpu_cap (int | None): the pool's GPU cap (max-gpus; POST /pools maxGpus); null when it has none
+            gpu_cap_used (int): the GPUs the unfinished pods of the pool's jobs request: what counts against gpuCap
             status (str):
             jobs (list[PoolJob]):
             other_jobs (OtherWork): Other users' work, counted and never named (what a user may not see by name).
@@ -46,6 +48,8 @@ class PoolDetail:
     gpu_used: int
     gpu_free: int
     gpu_type: PoolDetailGputype
+    gpu_cap: int | None
+    gpu_cap_used: int
     status: str
     jobs: list[PoolJob]
     other_jobs: OtherWork
@@ -74,6 +78,11 @@ class PoolDetail:
 
         gpu_type = self.gpu_type.to_dict()
 
+        gpu_cap: int | None
+        gpu_cap = self.gpu_cap
+
+        gpu_cap_used = self.gpu_cap_used
+
         status = self.status
 
         jobs = []
@@ -96,6 +105,8 @@ class PoolDetail:
             "gpuUsed": gpu_used,
             "gpuFree": gpu_free,
             "gpuType": gpu_type,
+            "gpuCap": gpu_cap,
+            "gpuCapUsed": gpu_cap_used,
             "status": status,
             "jobs": jobs,
             "otherJobs": other_jobs,
@@ -129,6 +140,16 @@ class PoolDetail:
 
 
 
+        def _parse_gpu_cap(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        gpu_cap = _parse_gpu_cap(d.pop("gpuCap"))
+
+
+        gpu_cap_used = d.pop("gpuCapUsed")
+
         status = d.pop("status")
 
         jobs = []
@@ -154,6 +175,8 @@ class PoolDetail:
             gpu_used=gpu_used,
             gpu_free=gpu_free,
             gpu_type=gpu_type,
+            gpu_cap=gpu_cap,
+            gpu_cap_used=gpu_cap_used,
             status=status,
             jobs=jobs,
             other_jobs=other_jobs,

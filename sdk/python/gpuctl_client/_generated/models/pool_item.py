@@ -31,6 +31,8 @@ class PoolItem:
             gpu_type (list[str]):
             allowed_gpu_types (list[str]): the GPU models the pool allows (POST /pools gpuType); [] allows any
             node_count (int):
+            gpu_cap (int | None): the pool's GPU cap (max-gpus; POST /pools maxGpus); null when it has none
+            gpu_cap_used (int): the GPUs the unfinished pods of the pool's jobs request: what counts against gpuCap
             status (str):
      """
 
@@ -42,6 +44,8 @@ class PoolItem:
     gpu_type: list[str]
     allowed_gpu_types: list[str]
     node_count: int
+    gpu_cap: int | None
+    gpu_cap_used: int
     status: str
 
 
@@ -69,6 +73,11 @@ class PoolItem:
 
         node_count = self.node_count
 
+        gpu_cap: int | None
+        gpu_cap = self.gpu_cap
+
+        gpu_cap_used = self.gpu_cap_used
+
         status = self.status
 
 
@@ -83,6 +92,8 @@ class PoolItem:
             "gpuType": gpu_type,
             "allowedGpuTypes": allowed_gpu_types,
             "nodeCount": node_count,
+            "gpuCap": gpu_cap,
+            "gpuCapUsed": gpu_cap_used,
             "status": status,
         })
 
@@ -111,6 +122,16 @@ class PoolItem:
 
         node_count = d.pop("nodeCount")
 
+        def _parse_gpu_cap(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        gpu_cap = _parse_gpu_cap(d.pop("gpuCap"))
+
+
+        gpu_cap_used = d.pop("gpuCapUsed")
+
         status = d.pop("status")
 
         pool_item = cls(
@@ -122,6 +143,8 @@ class PoolItem:
             gpu_type=gpu_type,
             allowed_gpu_types=allowed_gpu_types,
             node_count=node_count,
+            gpu_cap=gpu_cap,
+            gpu_cap_used=gpu_cap_used,
             status=status,
         )
 

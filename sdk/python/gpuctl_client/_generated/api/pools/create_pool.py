@@ -128,9 +128,10 @@ def sync_detailed(
 ) -> Response[ErrorBody | PoolChanged]:
     """ Create a pool and label its nodes (admin)
 
-     Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label on its nodes. A
-    node of another pool, or of a GPU model `gpuType` does not allow, is refused (409) and nothing is
-    written. Admin only.
+     Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label (and unless
+    `isolation` is shared, the pool's taint) on its nodes; `maxGpus` caps the GPUs its jobs may request
+    together. A node of another pool, or of a GPU model `gpuType` does not allow, is refused (409) and
+    nothing is written. Admin only.
 
     Args:
         body (PoolCreate):  Example: {'description': 'A100 nodes for training', 'gpuType':
@@ -164,9 +165,10 @@ def sync(
 ) -> ErrorBody | PoolChanged | None:
     """ Create a pool and label its nodes (admin)
 
-     Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label on its nodes. A
-    node of another pool, or of a GPU model `gpuType` does not allow, is refused (409) and nothing is
-    written. Admin only.
+     Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label (and unless
+    `isolation` is shared, the pool's taint) on its nodes; `maxGpus` caps the GPUs its jobs may request
+    together. A node of another pool, or of a GPU model `gpuType` does not allow, is refused (409) and
+    nothing is written. Admin only.
 
     Args:
         body (PoolCreate):  Example: {'description': 'A100 nodes for training', 'gpuType':
@@ -195,9 +197,10 @@ async def asyncio_detailed(
 ) -> Response[ErrorBody | PoolChanged]:
     """ Create a pool and label its nodes (admin)
 
-     Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label on its nodes. A
-    node of another pool, or of a GPU model `gpuType` does not allow, is refused (409) and nothing is
-    written. Admin only.
+     Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label (and unless
+    `isolation` is shared, the pool's taint) on its nodes; `maxGpus` caps the GPUs its jobs may request
+    together. A node of another pool, or of a GPU model `gpuType` does not allow, is refused (409) and
+    nothing is written. Admin only.
 
     Args:
         body (PoolCreate):  Example: {'description': 'A100 nodes for training', 'gpuType':
@@ -231,9 +234,10 @@ async def asyncio(
 ) -> ErrorBody | PoolChanged | None:
     """ Create a pool and label its nodes (admin)
 
-     Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label on its nodes. A
-    node of another pool, or of a GPU model `gpuType` does not allow, is refused (409) and nothing is
-    written. Admin only.
+     Creates a pool as `gpuctl create -f pool.yaml` does: its record, and the pool label (and unless
+    `isolation` is shared, the pool's taint) on its nodes; `maxGpus` caps the GPUs its jobs may request
+    together. A node of another pool, or of a GPU model `gpuType` does not allow, is refused (409) and
+    nothing is written. Admin only.
 
     Args:
         body (PoolCreate):  Example: {'description': 'A100 nodes for training', 'gpuType':

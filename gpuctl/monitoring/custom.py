@@ -224,3 +224,15 @@ def progress_cells(
 
 def _percent(value: float) -> str:
     return f"{value:.0f}%" if float(value).is_integer() else f"{value:.1f}%"
+
+
+def forget_job(gateway: Pushgateway | None, namespace: str, name: str) -> str | None:
+    """After a job's deletion: delete its Pushgateway group. What became of it, in words
+    (None without a Pushgateway); a Pushgateway that fails leaves the group, and says so."""
+    if gateway is None:
+        return None
+    try:
+        gateway.forget(namespace, name)
+    except (PushgatewayUnreachable, PushgatewayRefused) as exc:
+        return f"the values it pushed are left in the Pushgateway: {exc}"
+    return "the values it pushed are deleted from the Pushgateway"

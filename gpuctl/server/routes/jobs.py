@@ -369,10 +369,10 @@ def delete_job(
         raise verb_failed(result, 502, "DeleteFailed")
     for item in result.objects:  # a list right after shows the job terminating, or gone
         caught_up(request, item.kind, [item.name], namespace)
-    from gpuctl.server.routes.metrics import forget_job
+    from gpuctl.monitoring.custom import forget_job
 
     lines = result.lines()
-    lines.append(forget_job(request, namespace, name) or "")
+    lines.append(forget_job(request.app.state.pushgateway, namespace, name) or "")
     return {
         "jobId": jobId,
         "status": "terminating",

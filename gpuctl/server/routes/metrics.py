@@ -81,16 +81,3 @@ def push_custom_metrics(
         )
     gateway.push(namespace, name, values)
     return {"jobId": body.job_id, "stored": sorted(values), "pushgateway": gateway.url}
-
-
-def forget_job(request: Request, namespace: str, name: str) -> str | None:
-    """After a job's deletion: delete its Pushgateway group. What became of it, in words
-    (None without a Pushgateway); a Pushgateway that fails leaves the group, and says so."""
-    gateway: custom.Pushgateway | None = request.app.state.pushgateway
-    if gateway is None:
-        return None
-    try:
-        gateway.forget(namespace, name)
-    except (custom.PushgatewayUnreachable, custom.PushgatewayRefused) as exc:
-        return f"the values it pushed are left in the Pushgateway: {exc}"
-    return "the values it pushed are deleted from the Pushgateway"

@@ -64,6 +64,9 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
     source is configured."""
     job, pods = details.job, details.pods
     item = job_item(job, status.started_at(pods))
+    # one job's events are read here, so it can say Preempted as `describe job` does (a list
+    # reads no events: it says pending)
+    item["status"] = _word(jobs.status_with_preemption(job, details.preempted))
     annotations = _meta(job).get("annotations") or {}
     containers = _containers(job)
     first = containers[0] if containers else {}

@@ -15,6 +15,7 @@ import pytest
 
 from gpuctl.cluster.client import Cluster as GpuctlCluster
 from gpuctl.cluster.errors import KubeError
+from tests.operate.test_job_states import job_detail
 from tests.support.sandbox import Cluster
 
 from .test_cluster_scenarios import pods, wait
@@ -115,6 +116,8 @@ def test_a_high_job_in_a_full_pool_preempts_a_low_one(cluster: Cluster, pool: st
     assert row[3] == "Preempted" and row[-1] == "highjob", listed
     described = gpuctl(cluster, "describe", "job", "lowjob").stdout
     assert "Status:      Preempted" in described, described
+    detail = job_detail(cluster, "lowjob")  # the REST API says what describe says
+    assert detail["status"] == "preempted" and "preempted by job highjob" in detail["why"]
     assert (
         f"preempted by job highjob (higher priority) on node {node_name}: pod {victim} was "
         "evicted to make room; it waits until GPUs free up"

@@ -452,7 +452,7 @@ class Reconciler:
             return self._no_node(workload, placement.reason)
         node = placement.chosen.name
         try:
-            job = render_job(workload, node)
+            job = render_job(workload, node, placement.chosen.labels.get(c.Labels.POOL))
             self.cluster.create(job)
         except WorkloadInvalid as exc:
             self._release(workload, node)
@@ -485,10 +485,12 @@ class Reconciler:
         the requests that follow run in parallel with other choices)."""
         with self._placing:
             view = self._view(workload.namespace)
-            # a GPUWorkload names no pool: its Job runs in default-pool, the nodes in no pool
-            in_no_pool = [n for n in view.nodes if not n.labels.get(c.Labels.POOL)]
+            # a GPUWorkload names no pool: it goes to a node in no pool or in a pool that does
+            # not isolate its nodes (its Job then joins that node's pool), never into a pool
+            # whose nodes are kept for the pool's own jobs
+            open_nodes = [n for n in view.nodes if not n.isolated]
             placement = strategies.strategy(workload.strategy, self.rng).place(
-                in_no_pool, workload.gpus
+                open_nodes, workload.gpus
             )
             if placement.chosen is not None:
                 node = placement.chosen.name

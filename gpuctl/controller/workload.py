@@ -125,8 +125,9 @@ class Workload:
         stem = re.sub(r"[^a-z0-9-]", "-", self.name.lower())[: JOB_NAME_MAX - 9].strip("-")
         return f"{stem or 'gpuworkload'}-{digest}"
 
-    def training_spec(self) -> dict[str, Any]:
-        """The gpuctl training spec this workload stands for (one node, `gpuCount` GPUs)."""
+    def training_spec(self, pool: str | None = None) -> dict[str, Any]:
+        """The gpuctl training spec this workload stands for (one node, `gpuCount` GPUs), in
+        `pool` (that of the node it is placed on; default-pool without one)."""
         spec = self.spec
         env = [{"name": MODEL_NAME_ENV, "value": str(spec["modelName"])}]
         env += [
@@ -148,29 +149,35 @@ class Workload:
                 "description": f"GPUWorkload {self.name}: model {spec['modelName']}",
             },
             "environment": environment,
-            "resources": {"gpu": self.gpus, "cpu": spec["cpu"], "memory": spec["memory"]},
+            "resources": {
+                "gpu": self.gpus,
+                "cpu": spec["cpu"],
+                "memory": spec["memory"],
+                **({"pool": pool} if pool else {}),
+            },
         }
 
 
-def training_document(workload: Workload) -> Document:
+def training_document(workload: Workload, pool: str | None = None) -> Document:
     """The workload's training spec as a gpuctl spec document: its data is the dict itself;
     its text (what `GET /jobs/{id}` shows as the spec) is that dict written as YAML."""
-    data = workload.training_spec()
+    data = workload.training_spec(pool)
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     source = f"{resource.PLURAL}/{workload.namespace}/{workload.name}"
     return Document(source, 0, 1, data, text=text)
 
 
-def render_job(workload: Workload, node: str) -> dict[str, Any]:
+def render_job(workload: Workload, node: str, pool: str | None = None) -> dict[str, Any]:
     """The Job gpuctl writes for the workload's training spec (rendered, fingerprinted and
     carrying its spec text, as `gpuctl create` writes it), owned by the workload and held to
-    `node` by required node affinity (the scheduler still checks it fits, unlike nodeName).
+    `node` by required node affinity (the scheduler still checks it fits, unlike nodeName),
+    in `pool`, the node's pool (None: a node in no pool).
     The spec becomes a Workset the way the CLI's and the REST API's specs do (checked, then
     rendered). The owner, the workload label and the pin are added after the fingerprint:
     they are the controller's, not the spec's, so `gpuctl apply` of the same spec leaves the
     Job alone."""
     try:
-        work = Workset.from_documents([training_document(workload)], Options())
+        work = Workset.from_documents([training_document(workload, pool)], Options())
         written = desired_objects(work)
     except SpecError as exc:
         raise WorkloadInvalid("; ".join(str(p) for p in exc.problems)) from exc

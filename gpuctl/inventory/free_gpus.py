@@ -42,6 +42,7 @@ class NodeGpus:
     source: str  # where `gpus` came from: allocatable, capacity, label <key>, or none
     used: int  # requested by its unfinished pods and promised to pending placements
     problem: str = ""  # why no new pod can go there (NotReady, cordoned, tainted); "" if none
+    isolated: bool = False  # it carries its pool's taint: only that pool's jobs go there
 
     @property
     def free(self) -> int:
@@ -104,6 +105,12 @@ def node_problem(node: Mapping[str, Any]) -> str:
             value = f"={taint['value']}" if taint.get("value") else ""
             return f"tainted {taint.get('key')}{value}:{taint.get('effect')}"
     return ""
+
+
+def in_isolated_pool(node: Mapping[str, Any]) -> bool:
+    """The node carries its own pool's taint (the pool isolates its nodes)."""
+    spec: shapes.NodeSpec = shapes.node(node).get("spec") or {}
+    return any(_own_pool_taint(node, taint) for taint in spec.get("taints") or [])
 
 
 def _own_pool_taint(node: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
@@ -173,6 +180,7 @@ def node_gpus(
                 source=source,
                 used=requested.get(name, 0) + promised.get(name, 0),
                 problem=node_problem(node),
+                isolated=in_isolated_pool(node),
             )
         )
     return result

@@ -254,12 +254,34 @@ def test_a_copy_older_than_the_controllers_own_status_write_waits_for_the_watch(
     assert not controller.behind(current(fake, "w"))  # the new copy is reconciled
 
 
-def test_a_workload_is_placed_only_on_nodes_in_no_pool(fake: FakeCluster) -> None:
-    """Its Job runs in default-pool (required affinity: no pool label), so the strategy picks
-    among the nodes in no pool: binpack would pick `small`, which is in a pool."""
-    fake.patch("Node", "small", None, {"metadata": {"labels": {c.Labels.POOL: "team"}}})
+def test_a_workload_is_never_placed_on_an_isolated_pools_node(fake: FakeCluster) -> None:
+    """An isolated pool's nodes carry its taint and are kept for its own jobs: binpack would
+    pick `small`, which is in such a pool, so the strategy picks among the others."""
+    fake.patch(
+        "Node",
+        "small",
+        None,
+        {
+            "metadata": {"labels": {c.Labels.POOL: "team"}},
+            "spec": {
+                "taints": [{"key": c.POOL_TAINT_KEY, "value": "team", "effect": "NoSchedule"}]
+            },
+        },
+    )
     made(fake, workload("w", 2, "binpack"))
     outcome = reconciler(fake).reconcile(current(fake, "w"))
     assert (outcome.result, outcome.message) == ("scheduled", "big")
     job = fake.get("Job", "w", "default")
     assert pinned_node(job) == "big"
+
+
+def test_a_workload_on_a_shared_pools_node_runs_in_that_pool(fake: FakeCluster) -> None:
+    """A pool that does not isolate (no taint) takes GPUWorkloads: the Job joins the node's
+    pool, so its affinity and toleration are the pool's (default-pool's would keep it off)."""
+    fake.patch("Node", "small", None, {"metadata": {"labels": {c.Labels.POOL: "team"}}})
+    made(fake, workload("w", 2, "binpack"))
+    outcome = reconciler(fake).reconcile(current(fake, "w"))
+    assert (outcome.result, outcome.message) == ("scheduled", "small")
+    job = fake.get("Job", "w", "default")
+    assert pinned_node(job) == "small"
+    assert job["metadata"]["labels"][c.Labels.POOL] == "team"

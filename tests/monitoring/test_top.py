@@ -35,9 +35,10 @@ resources: {gpu: 1, gpu-type: A100-80G, cpu: 2, memory: 8Gi}
 """
 
 
-def start_jobs(env: Env) -> dict[str, dict[str, Any]]:
-    """The two jobs running; their pods by job name."""
-    done = env.gpuctl("create", "-f", "-", "--wait", "--timeout", "60s", stdin=SPECS)
+def start_jobs(env: Env, pool: str | None = None) -> dict[str, dict[str, Any]]:
+    """The two jobs running (in `pool`, else in default-pool); their pods by job name."""
+    specs = SPECS.replace("resources: {", f"resources: {{pool: {pool}, ") if pool else SPECS
+    done = env.gpuctl("create", "-f", "-", "--wait", "--timeout", "60s", stdin=specs)
     assert done.returncode == 0, done.stderr
     pods = env.cluster.list("Pod", "default")
     by_job = {}
@@ -47,8 +48,8 @@ def start_jobs(env: Env) -> dict[str, dict[str, Any]]:
     return by_job
 
 
-def serve(env: Env, exporter: Exporter, url: str) -> list[GpuSeries]:
-    pods = start_jobs(env)
+def serve(env: Env, exporter: Exporter, url: str, pool: str | None = None) -> list[GpuSeries]:
+    pods = start_jobs(env, pool)
     tune, srv = pods["tune"], pods["serve"]
     gpus = [
         GpuSeries(
@@ -220,7 +221,7 @@ def test_query_pools_adds_the_pools_gpu_utilisation(
     env: Env, exporter: Exporter, prometheus_url: str
 ) -> None:
     assert env.gpuctl("create", "-f", "-", stdin=POOL).returncode == 0
-    gpus = serve(env, exporter, prometheus_url)
+    gpus = serve(env, exporter, prometheus_url, pool="training")  # its nodes take its jobs only
     done = env.gpuctl("query", "pools", "--prometheus-url", prometheus_url)
     assert done.returncode == 0, done.stderr
     header, row = table(done.stdout)

@@ -112,8 +112,10 @@ def test_get_jobs_shows_every_status(every_status: Env, snapshot_text: Any) -> N
     assert "\x1b[" not in done.stdout  # no colour when stdout is not a terminal
     assert _without_age(done.stdout) == snapshot_text
     lists = env.sandbox.requests.api_calls()
-    # one list per kind a job has objects of (3 workloads, 4 others), whatever the number of jobs
-    assert [r.verb for r in lists] == ["list"] * 7
+    # one list per kind a job has objects of (3 workloads, 4 others) and one of the Preempted
+    # events (a preempted job says so), whatever the number of jobs
+    assert [r.verb for r in lists] == ["list"] * 8
+    assert sum(r.path.endswith("/events") for r in lists) == 1, [r.path for r in lists]
     on_terminal = env.gpuctl_on_terminal("get", "jobs")
     assert "\x1b[32mRunning\x1b[0m" in on_terminal and "\x1b[31mFailed\x1b[0m" in on_terminal
     assert "\x1b[" not in env.gpuctl_on_terminal("get", "jobs", env={"NO_COLOR": "1"})

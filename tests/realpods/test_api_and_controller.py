@@ -99,7 +99,7 @@ def test_a_gpuworkload_runs_on_the_node_the_controller_picked(real_pods: Cluster
     with run_controller(real_pods.kubeconfig, real_pods.workdir, "real", options):
         client.create(workload)
         status = wait_for(lambda: _status(client, real_pods.namespace), 60, 0.5, "the placement")
-        assert status["phase"] == "Scheduled" and status["assignedNode"] in nodes.names(2)
+        assert status["phase"] == "Scheduled" and status["assignedNode"] in nodes.names(2), status
         pods = wait_for(lambda: _finished_pods(real_pods), 180, 1, "the pod to finish")
     assert [p["spec"]["nodeName"] for p in pods] == [status["assignedNode"]]
     assert pods[0]["status"]["phase"] == "Succeeded"

@@ -234,18 +234,16 @@ class PoolLabels:
 
     def allowed(self) -> dict[str, list[str]]:
         """pool -> the GPU models its file allows, from the records the pool files render."""
-        return {
-            m.obj["metadata"]["labels"][c.Labels.POOL]: allowed_gpu_types(m.obj)
-            for m in self.manifests
-            if m.kind == "ConfigMap"
-            and m.namespace == c.SYSTEM_NAMESPACE
-            and c.Labels.POOL in (m.obj["metadata"].get("labels") or {})
-        }
+        return {pool: allowed_gpu_types(record) for pool, record in self._records().items()}
 
     def isolated(self) -> dict[str, bool]:
         """pool -> whether its nodes carry its taint, from the records the pool files render."""
+        return {pool: isolated(record) for pool, record in self._records().items()}
+
+    def _records(self) -> dict[str, dict[str, Any]]:
+        """pool -> the record (ConfigMap) its pool file renders."""
         return {
-            m.obj["metadata"]["labels"][c.Labels.POOL]: isolated(m.obj)
+            m.obj["metadata"]["labels"][c.Labels.POOL]: m.obj
             for m in self.manifests
             if m.kind == "ConfigMap"
             and m.namespace == c.SYSTEM_NAMESPACE

@@ -13,160 +13,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import pytest
 
-from tests.support.ports import free_port
 from tests.support.sandbox import wait_for
 from tests.support.tools import console_modules
 
-from ..conftest import GPUCTL, Env
+from ..conftest import Env
 from .conftest import QUOTA, SECRETS, inference, training
-from .test_swagger_browser import CHROMEDRIVER, CHROMIUM, WAIT
+from .console_browser import Page, chrome, console_url, job_status, post, sign_in
 
-START = 180.0  # seconds `gpuctl serve` may take to answer on a loaded machine
-
-SEVERE = ("serious", "critical")
-
-
-@pytest.fixture
-def console_url(env: Env, token_file: Path) -> Iterator[str]:
-    """The installed `gpuctl serve` on the sandbox; its base URL."""
-    port = free_port()
-    command = [str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file)]
-    server = subprocess.Popen(
-        [*command, "--kubeconfig", str(env.kubeconfig)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: _answers(f"{base}/readyz"), timeout=START, what="gpuctl serve")
-        yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
-def _answers(url: str) -> bool:
-    try:
-        return httpx.get(url).status_code == 200
-    except httpx.TransportError:
-        return False
-
-
-@pytest.fixture
-def chrome() -> Iterator[Any]:
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        pytest.skip(
-            "needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
-        )
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-background-networking"):
-        options.add_argument(flag)
-    options.add_argument("--disable-dev-shm-usage")
-    options.add_argument("--window-size=1280,900")
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def _post(served: str, who: str, path: str, body: dict[str, Any]) -> None:
-    headers = {"Authorization": f"Bearer {SECRETS[who]}"}
-    answer = httpx.post(f"{served}/api/v1{path}", json=body, headers=headers, timeout=60)
-    assert answer.status_code == 201, answer.text
-
-
-def _job_status(served: str, job: str) -> str:
-    headers = {"Authorization": f"Bearer {SECRETS['admin']}"}
-    answer = httpx.get(f"{served}/api/v1/jobs/{job}", headers=headers, timeout=60)
-    return str(answer.json().get("status"))
-
-
-class Page:
-    """The browser on the console, with the waits and checks the scenario repeats."""
-
-    def __init__(self, driver: Any, base: str, shots: list[Path]) -> None:
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        self.driver, self.base, self.shots = driver, base, shots
-        self.wait = WebDriverWait(driver, WAIT)
-
-    def find(self, css: str) -> Any:
-        from selenium.webdriver.common.by import By
-
-        self.wait.until(lambda _: self.driver.find_elements(By.CSS_SELECTOR, css))
-        return self.driver.find_element(By.CSS_SELECTOR, css)
-
-    def until(self, check: Callable[[], Any], what: str) -> Any:
-        return self.wait.until(lambda _: check(), message=what)
-
-    def keys(self, *keys: str) -> None:
-        from selenium.webdriver.common.action_chains import ActionChains
-
-        ActionChains(self.driver).send_keys(*keys).perform()
-
-    def tab_to(self, check: Callable[[Any], bool], limit: int = 40) -> Any:
-        """Press Tab until the focused element passes `check` (what a keyboard user does)."""
-        from selenium.webdriver.common.keys import Keys
-
-        for _ in range(limit):
-            self.keys(Keys.TAB)
-            focused = self.driver.switch_to.active_element
-            if check(focused):
-                return focused
-        raise AssertionError("no element reached with Tab passes the check")
-
-    def rows(self) -> dict[str, list[str]]:
-        from selenium.webdriver.common.by import By
-
-        found = {}
-        for row in self.driver.find_elements(By.CSS_SELECTOR, "tbody tr[data-job]"):
-            cells = [cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
-            found[row.get_attribute("data-job")] = cells
-        return found
-
-    def screenshot(self, name: str, folder: Path) -> None:
-        path = folder / f"console-{name}.png"
-        self.driver.save_screenshot(str(path))
-        self.shots.append(path)
-
-    def axe(self, axe_source: str) -> list[dict[str, Any]]:
-        """axe-core's violations on the page now, serious and critical only."""
-        self.driver.execute_script(axe_source)
-        found = self.driver.execute_async_script(
-            "const done = arguments[arguments.length - 1];"
-            "axe.run(document, {resultTypes: ['violations']})"
-            ".then((r) => done(JSON.stringify(r.violations)), (e) => done(String(e)));"
-        )
-        violations: list[dict[str, Any]] = json.loads(found)
-        return [
-            {"id": v["id"], "impact": v["impact"], "nodes": [n["html"] for n in v["nodes"]]}
-            for v in violations
-            if v["impact"] in SEVERE
-        ]
-
-
-def _sign_in(page: Page, token: str) -> None:
-    from selenium.webdriver.common.keys import Keys
-
-    page.driver.get(page.base + "/")
-    page.find("#token")
-    page.tab_to(lambda e: e.get_attribute("id") == "token")
-    page.keys(token, Keys.ENTER)
+__all__ = ["chrome", "console_url"]  # fixtures used by name
 
 
 def test_console_in_a_real_browser(
@@ -179,18 +39,18 @@ def test_console_in_a_real_browser(
 
     served = console_url
     axe_source = (console_modules() / "axe-core" / "axe.min.js").read_text()
-    _post(served, "admin", "/quotas", {"yamlContent": QUOTA})
-    _post(served, "alice", "/jobs", {"yamlContent": inference("web", replicas=1)})
-    _post(served, "admin", "/jobs", {"yamlContent": training("train")})
-    _post(served, "bob", "/jobs", {"yamlContent": training("bob-train")})
+    post(served, "admin", "/quotas", {"yamlContent": QUOTA})
+    post(served, "alice", "/jobs", {"yamlContent": inference("web", replicas=1)})
+    post(served, "admin", "/jobs", {"yamlContent": training("train")})
+    post(served, "bob", "/jobs", {"yamlContent": training("bob-train")})
     wait_for(
-        lambda: _job_status(served, "alice.web") == "running", timeout=120, what="alice.web running"
+        lambda: job_status(served, "alice.web") == "running", timeout=120, what="alice.web running"
     )
     shots: list[Path] = []
     page = Page(chrome, served, shots)
 
     # a wrong token: the API's own message, nothing kept
-    _sign_in(page, "not-a-token")
+    sign_in(page, "not-a-token")
     refused = httpx.post(f"{served}/api/v1/auth/check", json={}, headers={"Authorization": "x"})
     message = refused.json()["message"]
     assert page.find("[role=alert]").text == message
@@ -199,7 +59,7 @@ def test_console_in_a_real_browser(
     # alice, with the keyboard: her jobs only, with the API's status words
     page.find("#token").clear()
     page.driver.execute_script("document.activeElement.blur()")
-    _sign_in(page, SECRETS["alice"])
+    sign_in(page, SECRETS["alice"])
     page.until(lambda: "alice.web" in page.rows(), "alice.web listed")
     assert page.find("h1").text == "Your jobs"
     assert page.find("[data-testid=who]").text == "alice (user)"
@@ -238,7 +98,7 @@ def test_console_in_a_real_browser(
     page.keys(Keys.ENTER)
     assert chrome.execute_script("return sessionStorage.length") == 0
     chrome.get(served + "/")
-    _sign_in(page, SECRETS["admin"])
+    sign_in(page, SECRETS["admin"])
     page.until(lambda: {"alice.web", "default.train", "bob.bob-train"} <= set(page.rows()), "all")
     assert page.find("h1").text == "All jobs"
     chrome.get(served + "/jobs/default.train")

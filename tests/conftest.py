@@ -9,7 +9,7 @@ import pty
 import select
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +73,47 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     kube_session.unconfigure(config)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test on the local control plane reports what the shared plane looked like:
+    its namespace's pods and events, and every pod that asks for a GPU (the plane is shared by
+    every xdist worker, so a wait that times out is often another test's pod on the node)."""
+    report = yield
+    if report.when == "call" and report.failed:
+        local = _local_cluster_of(item)
+        if local is not None:
+            report.sections.append(("the local control plane at the failure", _snapshot(local)))
+    return report
+
+
+def _local_cluster_of(item: pytest.Item) -> kube_session.LocalCluster | None:
+    funcargs = getattr(item, "funcargs", {})
+    found = [v for v in funcargs.values() if isinstance(v, kube_session.LocalCluster)]
+    return found[0] if found else None
+
+
+def _snapshot(local: kube_session.LocalCluster) -> str:
+    gpu_pods = (
+        "custom-columns=NAMESPACE:.metadata.namespace,POD:.metadata.name,"
+        "PHASE:.status.phase,NODE:.spec.nodeName,GPU:.spec.containers[*].resources.limits"
+    )
+    asks = [
+        ("pods", ("get", "pods", "-o", "wide"), True),
+        ("events", ("get", "events", "--sort-by=.lastTimestamp"), True),
+        ("every pod on the plane", ("get", "pods", "-A", "-o", gpu_pods), False),
+    ]
+    parts = []
+    for title, args, namespaced in asks:
+        try:
+            done = local.kubectl(*args, check=False, timeout=30, namespaced=namespaced)
+            parts.append(f"--- {title}\n{done.stdout}{done.stderr}")
+        except subprocess.TimeoutExpired:
+            parts.append(f"--- {title}: kubectl timed out")
+    return "\n".join(parts)
 
 
 @pytest.fixture(

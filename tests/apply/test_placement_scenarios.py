@@ -9,15 +9,12 @@ nodes for pods without a pin."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from gpuctl.cluster.client import Cluster as GpuctlCluster
-from gpuctl.cluster.errors import KubeError
+from tests.support.nodes import nodes_made, pool_name, pool_node
 from tests.support.sandbox import Cluster
 
 from .test_cluster_scenarios import pods, wait
@@ -36,49 +33,17 @@ def training(name: str, pool: str, gpus: int, strategy: str) -> str:
     )
 
 
-def node(name: str, pool: str, gpus: int, labels: dict[str, str]) -> dict[str, Any]:
-    capacity = {"cpu": "2", "memory": "4Gi", "pods": "20", "nvidia.com/gpu": str(gpus)}
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "labels": {"kubernetes.io/hostname": name, "runwhere.ai/pool": pool, **labels},
-        },
-        # Ready from the start: the sandbox has no kubelet to report it (kwok does on kube)
-        "status": {
-            "capacity": capacity,
-            "allocatable": capacity,
-            "conditions": [{"type": "Ready", "status": "True"}],
-        },
-    }
-
-
-def ready(node: dict[str, Any]) -> bool:
-    conditions = (node.get("status") or {}).get("conditions") or []
-    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
-
-
 @pytest.fixture
 def pool(cluster: Cluster) -> Iterator[tuple[str, dict[str, str]]]:
     """(pool name, role -> node name) of three fresh nodes, deleted afterwards."""
-    suffix = cluster.namespace[-8:].strip("-").lower()
-    name = f"place-{suffix}"
+    name = pool_name(cluster, "place")
     roles = {"big": (8, {}), "mid": (6, CHEAP), "small": (4, CHEAP)}
     names = {role: f"{name}-{role}" for role in roles}
-    made = [node(names[role], name, gpus, labels) for role, (gpus, labels) in roles.items()]
-    client = GpuctlCluster.connect(str(cluster.kubeconfig))
-    for obj in made:
-        client.create(obj)
-    try:
-        for node_name in names.values():
-            wait(lambda n=node_name: ready(client.get("Node", n)), what=f"{node_name} Ready")
+    made = [
+        pool_node(names[role], name, gpus, labels=labels) for role, (gpus, labels) in roles.items()
+    ]
+    with nodes_made(cluster, made):
         yield name, names
-    finally:
-        cluster.kubectl("delete", "job", "--all", "--wait=false", check=False)
-        for node_name in names.values():
-            with contextlib.suppress(KubeError):
-                client.delete("Node", node_name)
 
 
 @pytest.mark.parametrize(

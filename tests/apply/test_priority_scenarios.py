@@ -6,20 +6,17 @@ Each test adds a GPU node of a pool of its own, so the other tests' pods do not 
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from gpuctl.cluster.client import Cluster as GpuctlCluster
-from gpuctl.cluster.errors import KubeError
 from tests.operate.test_job_states import job_detail
+from tests.support.nodes import nodes_made, pool_name, pool_node
 from tests.support.sandbox import Cluster
 
 from .test_cluster_scenarios import pods, wait
-from .test_placement_scenarios import node, ready
 from .test_scenarios import gpuctl
 
 
@@ -35,16 +32,9 @@ def training(name: str, pool: str, gpus: int, priority: str) -> str:
 @pytest.fixture
 def pool(cluster: Cluster) -> Iterator[str]:
     """A pool of one fresh 4-GPU node, deleted afterwards."""
-    name = "prio-" + cluster.namespace[-8:].strip("-").lower()
-    client = GpuctlCluster.connect(str(cluster.kubeconfig))
-    client.create(node(f"{name}-0", name, 4, {}))
-    try:
-        wait(lambda: ready(client.get("Node", f"{name}-0")), what="the node Ready")
+    name = pool_name(cluster, "prio")
+    with nodes_made(cluster, [pool_node(f"{name}-0", name, 4)]):
         yield name
-    finally:
-        cluster.kubectl("delete", "job", "--all", "--wait=false", check=False)
-        with contextlib.suppress(KubeError):
-            client.delete("Node", f"{name}-0")
 
 
 def test_create_installs_a_missing_class_and_the_pods_carry_its_value(

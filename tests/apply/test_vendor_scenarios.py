@@ -9,21 +9,18 @@ only the device-plugin resource tells them apart."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from gpuctl.cluster.client import Cluster as GpuctlCluster
-from gpuctl.cluster.errors import KubeError
+from gpuctl import constants as c
 from tests.conftest import run_gpuctl
+from tests.support.nodes import nodes_made, pool_name, pool_node
 from tests.support.sandbox import Cluster
 
 from .test_cluster_scenarios import pods, wait
-from .test_placement_scenarios import ready
 from .test_scenarios import gpuctl
 
 
@@ -38,50 +35,24 @@ def training(name: str, pool: str, gpus: int, placement: str | None = None) -> s
     return spec + (f"  placement: {placement}\n" if placement else "")
 
 
-def node(name: str, pool: str, resource: str, gpus: int, labels: dict[str, str]) -> dict[str, Any]:
-    capacity = {"cpu": "2", "memory": "4Gi", "pods": "20", resource: str(gpus)}
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "labels": {
-                "kubernetes.io/hostname": name,
-                "runwhere.ai/pool": pool,
-                "runwhere.ai/gpu-type": "MI300X",
-                **labels,
-            },
-        },
-        "status": {
-            "capacity": capacity,
-            "allocatable": capacity,
-            "conditions": [{"type": "Ready", "status": "True"}],
-        },
-    }
-
-
 @pytest.fixture
 def vendor_pool(cluster: Cluster) -> Iterator[tuple[str, dict[str, str]]]:
     """(pool name, {"amd": node, "nvidia": node}), deleted afterwards."""
-    suffix = cluster.namespace[-8:].strip("-").lower()
-    name = f"vendor-{suffix}"
+    name = pool_name(cluster, "vendor")
     names = {"amd": f"{name}-amd", "nvidia": f"{name}-nv"}
+    mi300x = {c.Labels.GPU_TYPE: "MI300X"}
     made = [
-        node(names["amd"], name, "amd.com/gpu", 4, {"feature.node.kubernetes.io/amd-gpu": "true"}),
-        node(names["nvidia"], name, "nvidia.com/gpu", 8, {}),
+        pool_node(
+            names["amd"],
+            name,
+            4,
+            resource="amd.com/gpu",
+            labels={**mi300x, "feature.node.kubernetes.io/amd-gpu": "true"},
+        ),
+        pool_node(names["nvidia"], name, 8, labels=mi300x),
     ]
-    client = GpuctlCluster.connect(str(cluster.kubeconfig))
-    for obj in made:
-        client.create(obj)
-    try:
-        for node_name in names.values():
-            wait(lambda n=node_name: ready(client.get("Node", n)), what=f"{node_name} Ready")
+    with nodes_made(cluster, made):
         yield name, names
-    finally:
-        cluster.kubectl("delete", "job", "--all", "--wait=false", check=False)
-        for node_name in names.values():
-            with contextlib.suppress(KubeError):
-                client.delete("Node", node_name)
 
 
 def bound(cluster: Cluster, job: str) -> list[str]:

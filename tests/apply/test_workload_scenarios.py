@@ -5,8 +5,13 @@ two must agree."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
+
+from gpuctl import constants as c
+from tests.support.nodes import nodes_made, pool_name, pool_node
 from tests.support.sandbox import Cluster
 
 from .test_cluster_scenarios import wait
@@ -133,21 +138,37 @@ def test_without_an_autoscaler_the_file_wins_and_with_anyones_the_live_count_sta
     assert replicas(cluster, "e2e-web") == 4
 
 
-NOTEBOOK_T4 = """kind: notebook
+def notebook_t4(pool: str) -> str:
+    return f"""kind: notebook
 version: v0.1
-job: {name: e2e-nb}
-environment: {image: jupyter/base-notebook:latest}
-service: {port: 8888}
-resources: {gpu: 1, gpu-type: T4-16G, cpu: 1, memory: 1Gi}
+job: {{name: e2e-nb}}
+environment: {{image: jupyter/base-notebook:latest}}
+service: {{port: 8888}}
+resources: {{pool: {pool}, gpu: 1, gpu-type: T4-16G, cpu: 1, memory: 1Gi}}
 """
-# three of the T4 node's four GPUs, held until deleted
-HOLDER = """kind: inference
+
+
+def holder(pool: str) -> str:
+    """Three of the T4 node's four GPUs, held until deleted."""
+    return f"""kind: inference
 version: v0.1
-job: {name: e2e-holder}
-environment: {image: nginx:1.27}
-service: {replicas: 1, port: 80}
-resources: {gpu: 3, gpu-type: T4-16G, cpu: 1, memory: 1Gi}
+job: {{name: e2e-holder}}
+environment: {{image: nginx:1.27}}
+service: {{replicas: 1, port: 80}}
+resources: {{pool: {pool}, gpu: 3, gpu-type: T4-16G, cpu: 1, memory: 1Gi}}
 """
+
+
+@pytest.fixture
+def t4_pool(cluster: Cluster) -> Iterator[tuple[str, str]]:
+    """(pool, node): a 4×T4 node of a pool of its own, so that the GPUs a notebook frees when
+    its pod is replaced go to no other test's pod."""
+    pool = pool_name(cluster, "nb")
+    t4 = pool_node(
+        f"{pool}-t4", pool, 4, labels={c.Labels.GPU_TYPE: "T4-16G"}, cpu="16", memory="64Gi"
+    )
+    with nodes_made(cluster, [t4]) as made:
+        yield pool, made[0]
 
 
 def notebook_pod(cluster: Cluster) -> dict[str, Any] | None:
@@ -172,10 +193,15 @@ def notebook_row(cluster: Cluster) -> list[str]:
     return done.stdout.split()
 
 
-def test_scaling_a_notebook_whose_pod_cannot_start_replaces_the_pod(cluster: Cluster) -> None:
-    started = gpuctl(cluster, "create", "-f", "-", "--wait", "--timeout", "90s", stdin=NOTEBOOK_T4)
+def test_scaling_a_notebook_whose_pod_cannot_start_replaces_the_pod(
+    cluster: Cluster, t4_pool: tuple[str, str]
+) -> None:
+    pool, t4_node = t4_pool
+    started = gpuctl(
+        cluster, "create", "-f", "-", "--wait", "--timeout", "90s", stdin=notebook_t4(pool)
+    )
     assert started.returncode == 0, started.stderr
-    held = gpuctl(cluster, "create", "-f", "-", "--wait", "--timeout", "90s", stdin=HOLDER)
+    held = gpuctl(cluster, "create", "-f", "-", "--wait", "--timeout", "90s", stdin=holder(pool))
     assert held.returncode == 0, held.stderr
 
     # 2 GPUs do not fit beside the holder's 3: the new pod stays Pending
@@ -200,10 +226,9 @@ def test_scaling_a_notebook_whose_pod_cannot_start_replaces_the_pod(cluster: Clu
     refused = gpuctl(cluster, "scale", "notebook", "e2e-nb", "--gpu", "64")
     assert refused.returncode == 1
     assert (
-        "a pod asks for 64 GPUs, more than any node in default-pool (the nodes in no pool) "
-        "with GPU type T4-16G"
+        f"a pod asks for 64 GPUs, more than any node in pool {pool} with GPU type T4-16G"
     ) in refused.stderr
-    assert "the largest, gpu-t4-0, has 4" in refused.stderr
+    assert f"the largest, {t4_node}, has 4" in refused.stderr
     assert pod_with(cluster, "1", "Running"), "a refused scale changes nothing"
 
 
@@ -230,9 +255,12 @@ def report_resources_as_a_resizing_kubelet(cluster: Cluster, pod: dict[str, Any]
 
 
 def test_scaling_a_notebooks_cpu_and_memory_resizes_its_running_pod_in_place(
-    cluster: Cluster,
+    cluster: Cluster, t4_pool: tuple[str, str]
 ) -> None:
-    started = gpuctl(cluster, "create", "-f", "-", "--wait", "--timeout", "90s", stdin=NOTEBOOK_T4)
+    pool, _ = t4_pool
+    started = gpuctl(
+        cluster, "create", "-f", "-", "--wait", "--timeout", "90s", stdin=notebook_t4(pool)
+    )
     assert started.returncode == 0, started.stderr
     pod = wait(lambda: running_notebook_pod(cluster), 90, "the notebook's pod running")
     report_resources_as_a_resizing_kubelet(cluster, pod)

@@ -78,7 +78,7 @@ describe("findings as you type", () => {
     expect(found).toHaveLength(1);
     expect(lineOf(text, found[0].from)).toBe(8);
     expect(text.slice(found[0].from, found[0].to)).toBe("lots");
-    expect(found[0].message).toMatch(/^resources\.gpu: /);
+    expect(found[0].message).toBe("resources.gpu: expected an integer, got text 'lots'"); // as the CLI says
   });
 
   it("puts an unknown field on its name", () => {
@@ -94,6 +94,17 @@ describe("findings as you type", () => {
     expect(findings(text, SCHEMAS).map((f) => f.message)).toEqual(["resources: 'memory' is required"]);
     const named = findings(TRAINING.replace("name: t1", "name: Big_Name"), SCHEMAS);
     expect(named[0].message).toContain("(lower-case letters, digits and '-'");
+  });
+
+  it("says a value that fits none of a field's forms once, with the field's hint", () => {
+    const text = TRAINING.replace("cpu: 1", "cpu: many");
+    expect(findings(text, SCHEMAS).map((f) => f.message)).toEqual([
+      "resources.cpu: text 'many' is not valid (e.g. 8, 0.5 or 500m)",
+    ]);
+    const priority = findings(TRAINING.replace("  name: t1\n", "  name: t1\n  priority: urgent\n"), SCHEMAS);
+    expect(priority.map((f) => f.message)).toEqual([
+      "job.priority: text 'urgent' is not one of high, medium, low",
+    ]);
   });
 
   it("names the job kinds when the kind is missing or not one", () => {

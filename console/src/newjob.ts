@@ -70,7 +70,21 @@ export function findings(text: string, schemas: Map<JobKind, Schema>): Finding[]
     return [{ from, to, message: `kind: '${kind.value}' is not a job kind (one of ${kinds})` }];
   }
   const result = new Validator(schema, "2020-12", false).validate(document.toJS());
-  return result.errors.flatMap((error) => explained(error, document.contents, schema));
+  const found = withoutAlternatives(result.errors).flatMap((error) =>
+    explained(error, document.contents, schema),
+  );
+  return found.filter((f, n) => found.findIndex((g) => g.from === f.from && g.message === f.message) === n);
+}
+
+/** A value that matches none of a oneOf's alternatives is one problem, not one per
+ * alternative: the oneOf's own error stands for the errors under it at the same place. */
+function withoutAlternatives(errors: OutputUnit[]): OutputUnit[] {
+  const chosen = new Set(
+    errors.filter((e) => e.keyword === "oneOf" || e.keyword === "anyOf").map((e) => e.instanceLocation),
+  );
+  return errors.filter(
+    (e) => e.keyword === "oneOf" || e.keyword === "anyOf" || !chosen.has(e.instanceLocation),
+  );
 }
 
 // Errors that only say "something below me failed": the failure below is reported instead.
@@ -97,16 +111,36 @@ function explained(error: OutputUnit, root: Node | null, schema: Schema): Findin
     const field = [...path, name].join(".");
     return [{ from, to, message: `${field}: this field is not allowed here` }];
   }
-  const [from, to] = span(nodeAt(root, path));
+  const node = nodeAt(root, path);
+  const [from, to] = span(node);
   const hint = hintAt(schema, path);
-  return [{ from, to, message: `${dotted}: ${plain(error)}${hint ? ` (${hint})` : ""}` }];
+  const value = isScalar(node) ? node.value : undefined;
+  return [{ from, to, message: `${dotted}: ${plain(error, value)}${hint ? ` (${hint})` : ""}` }];
 }
 
-/** A validator's message in the words the CLI uses where they differ. */
-function plain(error: OutputUnit): string {
+const ARTICLE: Record<string, string> = {
+  integer: "an integer",
+  number: "a number",
+  string: "text",
+  boolean: "true or false",
+  object: "a mapping",
+  array: "a list",
+};
+
+/** A validator's message in the words the CLI uses. */
+function plain(error: OutputUnit, value: unknown): string {
+  const shown = typeof value === "string" ? `text '${value}'` : JSON.stringify(value);
   const required = /Instance does not have required property "([^"]*)"/.exec(error.error);
   if (required) return `'${required[1]}' is required`;
-  return error.error.replace(/^Instance /, "value ");
+  const expected = /Expected "([^"]*)"/.exec(error.error)?.[1];
+  if (error.keyword === "type" && expected) return `expected ${ARTICLE[expected] ?? expected}, got ${shown}`;
+  const allowed = /any of (\[.*\])\.?$/.exec(error.error)?.[1];
+  if (error.keyword === "enum" && allowed) {
+    const values = (JSON.parse(allowed) as unknown[]).map(String).join(", ");
+    return `${shown} is not one of ${values}`;
+  }
+  if (["pattern", "oneOf", "anyOf", "format"].includes(error.keyword)) return `${shown} is not valid`;
+  return error.error.replace(/^Instance /, "value ").replace(/\.$/, "");
 }
 
 /** `#/resources/gpu` -> ["resources", "gpu"]; list indexes stay strings. */

@@ -139,3 +139,52 @@ export function logsUrl(location: Location, jobId: string, pod: string | null): 
   if (pod) query.set("pod", pod);
   return `${scheme}//${location.host}${API}/jobs/${encodeURIComponent(jobId)}/logs?${query}`;
 }
+
+/** A refusal of a spec: the API's message and, where it names them, each problem as
+ * `file:line:col: path: message (hint)`. */
+export class SpecRefused extends ApiFailure {
+  constructor(
+    status: number,
+    error: string,
+    message: string,
+    readonly problems: string[],
+  ) {
+    super(status, error, message);
+  }
+}
+
+export interface JobCreated {
+  jobId: string;
+  name: string;
+  namespace: string;
+  kind: string;
+  status: string;
+  message: string;
+  warnings: string[];
+}
+
+/** POST /jobs with the spec itself (`Content-Type: application/yaml`): the new job, or a
+ * SpecRefused with the server's problems. */
+export async function createJob(
+  client: Client,
+  spec: string,
+  fetcher: typeof fetch = (input, init) => fetch(input, init),
+): Promise<JobCreated> {
+  const headers = {
+    Authorization: `Bearer ${client.token}`,
+    Accept: "application/json",
+    "Content-Type": "application/yaml",
+  };
+  const answer = await fetcher(`${API}/jobs`, { method: "POST", body: spec, headers });
+  if (answer.ok) return (await answer.json()) as JobCreated;
+  const copy = answer.clone();
+  const failure = await failureOf(answer);
+  let problems: string[] = [];
+  try {
+    const body = (await copy.json()) as { problems?: unknown };
+    if (Array.isArray(body.problems)) problems = body.problems.map(String);
+  } catch {
+    // not the error shape: the failure says what came back
+  }
+  return Promise.reject(new SpecRefused(failure.status, failure.error, failure.message, problems));
+}

@@ -4,6 +4,7 @@ import { type Caller, Client } from "./api";
 import { JobPage } from "./pages/Job";
 import { JobsPage } from "./pages/Jobs";
 import { Login } from "./pages/Login";
+import { LazyNewJob } from "./pages/NewJobLazy";
 import { follow, useRoute } from "./router";
 import { forgetToken, savedToken } from "./session";
 import "./style.css";
@@ -24,6 +25,7 @@ function App() {
 
   useEffect(() => {
     document.title = route.page === "job" ? `${route.jobId} · gpuctl` : "Jobs · gpuctl";
+    if (route.page === "new") document.title = "New job · gpuctl";
   }, [route]);
 
   function signOut() {
@@ -52,6 +54,9 @@ function App() {
           <a href="/" onClick={(e) => follow(e, "/")} aria-current={route.page === "jobs" ? "page" : undefined}>
             Jobs
           </a>
+          <a href="/new" onClick={(e) => follow(e, "/new")} aria-current={route.page === "new" ? "page" : undefined}>
+            New job
+          </a>
         </nav>
         <span class="who" data-testid="who">
           {caller ? `${caller.user} (${caller.role})` : ""}
@@ -63,6 +68,7 @@ function App() {
       <main id="main">
         {route.page === "jobs" && <JobsPage client={client} admin={caller?.role === "admin"} />}
         {route.page === "job" && <JobPage client={client} jobId={route.jobId} />}
+        {route.page === "new" && <LazyNewJob client={client} />}
         {route.page === "missing" && (
           <section>
             <h1>Not found</h1>

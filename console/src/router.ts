@@ -2,10 +2,11 @@
 // index.html; moving between them is history.pushState, not a page load.
 import { useEffect, useState } from "preact/hooks";
 
-export type Route = { page: "jobs" } | { page: "job"; jobId: string } | { page: "missing" };
+export type Route = { page: "jobs" } | { page: "job"; jobId: string } | { page: "missing" } | { page: "new" };
 
 export function routeOf(path: string): Route {
   if (path === "/" || path === "" || path === "/jobs") return { page: "jobs" };
+  if (path === "/new") return { page: "new" };
   const job = /^\/jobs\/([^/]+)$/.exec(path);
   if (job) return { page: "job", jobId: decodeURIComponent(job[1]) };
   return { page: "missing" };

@@ -36,13 +36,17 @@ def run_node(command: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[s
 
 @pytest.fixture(scope="session")
 def console_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of console/ (its build writes to ../gpuctl/server/console_dist of the copy)."""
+    """A copy of console/ (its build writes to ../gpuctl/server/console_dist of the copy), with
+    ../schemas and ../examples, which it reads."""
     modules = console_modules()
     root = tmp_path_factory.mktemp("console-build")
     copy = root / "console"
     shutil.copytree(CONSOLE, copy, ignore=shutil.ignore_patterns("node_modules"))
     (copy / "node_modules").symlink_to(modules, target_is_directory=True)
     (root / "gpuctl" / "server").mkdir(parents=True)
+    # the New job page builds in the kinds' schemas and the examples (its templates)
+    for bundled in ("schemas", "examples"):
+        shutil.copytree(REPOSITORY / bundled, root / bundled)
     return copy
 
 

@@ -66,3 +66,26 @@ def test_built_console_has_no_inline_script_or_outside_resource() -> None:
             assert not re.search(r"(src|href)=\"(https?:)?//", text), path
             assert not re.search(r"url\((['\"]?)(https?:)?//", text), path
             assert "@import" not in text, path
+
+
+def static_imports(script: Path) -> set[Path]:
+    """`script` and the chunks it imports statically, transitively (an `import()` is not one:
+    it loads when the page that needs it opens)."""
+    seen: set[Path] = set()
+    todo = [script]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for name in re.findall(r'(?:\bfrom|\bimport)\s*"\./([^"]+\.js)"', current.read_text()):
+            todo.append(current.parent / name)
+    return seen
+
+
+def test_new_job_editor_is_a_chunk_the_first_page_does_not_load() -> None:
+    first = set().union(*(static_imports(script) for script in first_page_scripts(BUILT)))
+    [editor] = sorted(BUILT.glob("assets/NewJob-*.js"))
+    assert editor not in first
+    assert not [path.name for path in first if "cm-editor" in path.read_text()]  # CodeMirror
+    assert "cm-editor" in editor.read_text()

@@ -1,0 +1,172 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { type Client, createJob, SpecRefused } from "../api";
+import { TEMPLATES } from "../bundled";
+import { createEditor, type JobEditor } from "../editor";
+import { type Finding, type ServerProblem, serverFinding, serverProblem, type Template } from "../newjob";
+import { go } from "../router";
+
+interface Shown {
+  line: number;
+  message: string;
+}
+
+/** The New job page: a YAML editor that knows the kinds' schemas (completion, problems as
+ * you type), the examples as templates, and POST /jobs; the server's refusals on their lines. */
+export function NewJobPage(props: { client: Client }) {
+  const host = useRef<HTMLDivElement>(null);
+  const editor = useRef<JobEditor | null>(null);
+  const edited = useRef(false); // typed into since the last template (or since empty)
+  const [choice, setChoice] = useState(TEMPLATES[0]?.name ?? "");
+  const [found, setFound] = useState<Shown[]>([]);
+  const [refusal, setRefusal] = useState<{ message: string; problems: ServerProblem[] } | null>(null);
+  const [sending, setSending] = useState(false);
+  const [ready, setReady] = useState(false);
+  const confirm = useRef<HTMLDialogElement>(null);
+
+  useEffect(() => {
+    if (!host.current) return;
+    const made = createEditor(host.current, {
+      label: "Job spec (YAML)",
+      text: "",
+      onFindings: (list, lineOf) =>
+        setFound(list.map((f: Finding) => ({ line: lineOf(f.from), message: f.message }))),
+      onChange: () => {
+        edited.current = true;
+      },
+    });
+    editor.current = made;
+    setReady(true);
+    return () => made.destroy();
+  }, []);
+
+  function fill(template: Template) {
+    editor.current?.setText(template.text);
+    edited.current = false;
+    setRefusal(null);
+    editor.current?.focus();
+  }
+
+  function useTemplate() {
+    const template = TEMPLATES.find((t) => t.name === choice);
+    if (!template || !editor.current) return;
+    if (edited.current && editor.current.text().trim() !== "") confirm.current?.showModal();
+    else fill(template);
+  }
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    const current = editor.current;
+    if (!current || sending) return;
+    const sent = current.text();
+    setSending(true);
+    setRefusal(null);
+    try {
+      const created = await createJob(props.client, sent);
+      go(`/jobs/${encodeURIComponent(created.jobId)}`);
+    } catch (failure) {
+      const problems = failure instanceof SpecRefused ? failure.problems.map(serverProblem) : [];
+      const message = failure instanceof Error ? failure.message : String(failure);
+      setRefusal({
+        message:
+          problems.length > 0
+            ? `The server refused the spec (${problems.length} problem${problems.length > 1 ? "s" : ""}):`
+            : message,
+        problems,
+      });
+      current.showServer(
+        sent,
+        problems.map((p) => serverFinding(sent, p)),
+      );
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="new-title">
+      <h1 id="new-title">New job</h1>
+      <div class="template-bar">
+        <label class="choice">
+          Template
+          <select value={choice} onChange={(e) => setChoice((e.target as HTMLSelectElement).value)}>
+            {TEMPLATES.map((t) => (
+              <option key={t.name} value={t.name}>
+                {t.name} ({t.kind})
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={useTemplate} disabled={!ready}>
+          Use template
+        </button>
+      </div>
+      <form onSubmit={submit}>
+        <p class="hint" id="editor-hint">
+          The spec in YAML. Ctrl-Space offers the fields and values that fit where the cursor is; problems are
+          marked on their line as you type. Tab leaves the editor.
+        </p>
+        {refusal && (
+          <div class="refusal" role="alert" data-testid="refusal">
+            <p class="problem">{refusal.message}</p>
+            {refusal.problems.length > 0 && (
+              <ul>
+                {refusal.problems.map((p, n) => (
+                  <li key={n}>
+                    {p.line !== null
+                      ? `Line ${p.line}${p.column !== null ? `:${p.column}` : ""}: ${p.message}`
+                      : p.message}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+        <div ref={host} class="editor" data-testid="editor" />
+        <Problems found={found} />
+        {/* not disabled while sending: a disabled button would lose the keyboard's focus */}
+        <button type="submit" disabled={!ready} aria-busy={sending}>
+          {sending ? "Creating…" : "Create job"}
+        </button>
+      </form>
+      <dialog ref={confirm} aria-labelledby="replace-title">
+        <h2 id="replace-title">Replace your text?</h2>
+        <p>The editor has text you typed. The template {choice} replaces all of it.</p>
+        <div class="actions">
+          <button type="button" onClick={() => confirm.current?.close()}>
+            Keep my text
+          </button>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              confirm.current?.close();
+              const template = TEMPLATES.find((t) => t.name === choice);
+              if (template) fill(template);
+            }}
+          >
+            Replace
+          </button>
+        </div>
+      </dialog>
+    </section>
+  );
+}
+
+/** The problems in the text now, line by line (what the editor marks, for every reader). */
+function Problems(props: { found: Shown[] }) {
+  return (
+    <div aria-live="polite" data-testid="problems">
+      {props.found.length === 0 ? (
+        <p class="hint">No problems found.</p>
+      ) : (
+        <ul class="problems">
+          {props.found.map((f, n) => (
+            <li key={n}>
+              Line {f.line}: {f.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

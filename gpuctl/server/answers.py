@@ -464,6 +464,35 @@ class QuotaDeleted(Answer):
     message: str
 
 
+# -------------------------------------------------------------------------- workloads
+
+
+class WorkloadItem(Answer):
+    namespace: str
+    name: str
+    modelName: str
+    gpuCount: int
+    phase: str = Field(description="Pending, Scheduled or Failed (the controller's phase)")
+    node: str | None = Field(description="the node the controller placed it on")
+    jobName: str | None = Field(description="the Job the controller created for it")
+    retries: int
+    message: str = Field(description="the controller's last word on it")
+    createdAt: str | None
+
+
+class WorkloadList(Answer):
+    installed: bool = Field(description="does the cluster serve GPUWorkloads (the CRD)?")
+    message: str
+    items: list[WorkloadItem]
+
+
+class PoolNodesChanged(Answer):
+    name: str
+    nodes: list[str]
+    status: str
+    message: str
+
+
 # ------------------------------------------------------------------------------- auth
 
 

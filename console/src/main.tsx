@@ -5,6 +5,11 @@ import { JobPage } from "./pages/Job";
 import { JobsPage } from "./pages/Jobs";
 import { Login } from "./pages/Login";
 import { follow, useRoute } from "./router";
+import { ADMIN_PAGES, adminPageOf } from "./router";
+import { NodesPage } from "./pages/Nodes";
+import { PoolsPage } from "./pages/Pools";
+import { QuotasPage } from "./pages/Quotas";
+import { WorkloadsPage } from "./pages/Workloads";
 import { forgetToken, savedToken } from "./session";
 import "./style.css";
 
@@ -25,6 +30,11 @@ function App() {
   useEffect(() => {
     document.title = route.page === "job" ? `${route.jobId} · gpuctl` : "Jobs · gpuctl";
   }, [route]);
+  const adminPage = adminPageOf(location.pathname);
+  useEffect(() => {
+    const shown = ADMIN_PAGES.find((page) => page.page === adminPage);
+    if (shown) document.title = `${shown.title} · gpuctl`;
+  }, [route, adminPage]);
 
   function signOut() {
     forgetToken();
@@ -52,6 +62,16 @@ function App() {
           <a href="/" onClick={(e) => follow(e, "/")} aria-current={route.page === "jobs" ? "page" : undefined}>
             Jobs
           </a>
+          {ADMIN_PAGES.map((page) => (
+            <a
+              key={page.page}
+              href={page.path}
+              onClick={(e) => follow(e, page.path)}
+              aria-current={adminPage === page.page ? "page" : undefined}
+            >
+              {page.title}
+            </a>
+          ))}
         </nav>
         <span class="who" data-testid="who">
           {caller ? `${caller.user} (${caller.role})` : ""}
@@ -63,7 +83,11 @@ function App() {
       <main id="main">
         {route.page === "jobs" && <JobsPage client={client} admin={caller?.role === "admin"} />}
         {route.page === "job" && <JobPage client={client} jobId={route.jobId} />}
-        {route.page === "missing" && (
+        {adminPage === "pools" && <PoolsPage client={client} />}
+        {adminPage === "nodes" && <NodesPage client={client} />}
+        {adminPage === "quotas" && <QuotasPage client={client} />}
+        {adminPage === "workloads" && <WorkloadsPage client={client} />}
+        {route.page === "missing" && !adminPage && (
           <section>
             <h1>Not found</h1>
             <p>

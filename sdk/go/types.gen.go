@@ -683,6 +683,23 @@ type PoolList struct {
 	Items []PoolItem `json:"items"`
 }
 
+// PoolNodesAdd Example: {"nodes":["node-3"],"overwrite":false}
+type PoolNodesAdd struct {
+	// Nodes node names
+	Nodes []string `json:"nodes"`
+
+	// Overwrite move nodes that are in another pool (else 409)
+	Overwrite *bool `json:"overwrite,omitempty"`
+}
+
+// PoolNodesChanged defines model for PoolNodesChanged.
+type PoolNodesChanged struct {
+	Message string   `json:"message"`
+	Name    string   `json:"name"`
+	Nodes   []string `json:"nodes"`
+	Status  string   `json:"status"`
+}
+
 // QuotaCreate Example: {"yamlContent":"kind: quota\nversion: v0.1\nmetadata:\n  name: team-quota\nusers:\n  alice:\n    cpu: 32\n    memory: 128Gi\n    gpu: 8\n"}
 type QuotaCreate struct {
 	// YamlContent a quota spec (kind: quota)
@@ -847,6 +864,36 @@ type WebhookTestQueued struct {
 	WebhookId string `json:"webhookId"`
 }
 
+// WorkloadItem defines model for WorkloadItem.
+type WorkloadItem struct {
+	CreatedAt *string `json:"createdAt"`
+	GpuCount  int     `json:"gpuCount"`
+
+	// JobName the Job the controller created for it
+	JobName *string `json:"jobName"`
+
+	// Message the controller's last word on it
+	Message   string `json:"message"`
+	ModelName string `json:"modelName"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+
+	// Node the node the controller placed it on
+	Node *string `json:"node"`
+
+	// Phase Pending, Scheduled or Failed (the controller's phase)
+	Phase   string `json:"phase"`
+	Retries int    `json:"retries"`
+}
+
+// WorkloadList defines model for WorkloadList.
+type WorkloadList struct {
+	// Installed does the cluster serve GPUWorkloads (the CRD)?
+	Installed bool           `json:"installed"`
+	Items     []WorkloadItem `json:"items"`
+	Message   string         `json:"message"`
+}
+
 // ListJobsParams defines parameters for ListJobs.
 type ListJobsParams struct {
 	// Kind only jobs of this kind
@@ -980,6 +1027,9 @@ type SetNodeLabelJSONRequestBody = LabelCreate
 
 // CreatePoolJSONRequestBody defines body for CreatePool for application/json ContentType.
 type CreatePoolJSONRequestBody = PoolCreate
+
+// AddPoolNodesJSONRequestBody defines body for AddPoolNodes for application/json ContentType.
+type AddPoolNodesJSONRequestBody = PoolNodesAdd
 
 // CreateQuotaJSONRequestBody defines body for CreateQuota for application/json ContentType.
 type CreateQuotaJSONRequestBody = QuotaCreate

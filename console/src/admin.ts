@@ -15,6 +15,7 @@ export interface PoolItem {
   gpuCap: number | null;
   gpuCapUsed: number;
   status: string;
+  isolation?: string | null;
 }
 
 export interface PoolDetail {

@@ -225,6 +225,11 @@ class PoolItem(Answer):
         "against gpuCap"
     )
     status: str
+    isolation: str | None = Field(
+        default=None,
+        description="isolated (its nodes tainted for its jobs alone) or shared (POST /pools "
+        "isolation); null for a pool only node labels name (no record)",
+    )
 
 
 class PoolList(Answer):

@@ -160,3 +160,14 @@ def test_workloads_are_listed_per_namespace_for_users_and_all_for_admins(api: Ap
     assert api.call("alice", "GET", "/workloads?namespace=bob").json()["items"][0]["name"] == (
         "llama"
     )
+
+
+def test_the_pool_list_says_whether_a_pool_isolates_its_nodes(api: Api) -> None:
+    _make_pool(api, "tuning", ["gpu-a100-0"], [])
+    shared = {"name": "open", "nodes": ["gpu-a100-1"], "isolation": "shared"}
+    assert api.call("admin", "POST", "/pools", json=shared).status_code == 201
+    items = api.call("alice", "GET", "/pools").json()["items"]
+    assert {item["name"]: item["isolation"] for item in items} == {
+        "open": "shared",
+        "tuning": "isolated",
+    }

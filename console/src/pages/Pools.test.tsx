@@ -7,7 +7,7 @@ import { PoolsPage } from "./Pools";
 
 const POOL = {
   name: "train", description: "", gpuTotal: 8, gpuUsed: 2, gpuFree: 6, gpuType: ["A100"],
-  allowedGpuTypes: [], nodeCount: 1, gpuCap: null, gpuCapUsed: 0, status: "active",
+  allowedGpuTypes: [], nodeCount: 1, gpuCap: null, gpuCapUsed: 0, status: "active", isolation: "shared",
 };
 
 function fakeApi(allowed: boolean) {
@@ -42,6 +42,9 @@ describe("PoolsPage", () => {
   it("renders no control for a caller the API lets only read", async () => {
     const root = await page(false);
     expect(root.querySelector("[data-pool=train] h2")?.textContent).toBe("train");
+    expect(root.querySelector("[data-pool=train] p")?.textContent).toBe(
+      "No description. Allows any GPU type; status active; shared (no taint).",
+    );
     expect(root.querySelector("meter")?.getAttribute("aria-valuetext")).toBe("2 of 8 GPUs used (25%)");
     expect([...root.querySelectorAll("button")].map((b) => b.textContent)).toEqual([]);
     expect(root.querySelector("form")).toBeNull();

@@ -74,7 +74,8 @@ function PoolCard(props: {
       <p class="hint">
         {pool.description || "No description."} Allows{" "}
         {pool.allowedGpuTypes.length ? pool.allowedGpuTypes.join(", ") : "any GPU type"}; status{" "}
-        {pool.status}.
+        {pool.status}
+        {pool.isolation ? `; ${pool.isolation === "shared" ? "shared (no taint)" : "isolated (its nodes run only its jobs)"}` : ""}.
       </p>
       {poolBars(pool, props.nodes).map((bar) => (
         <Bar key={bar.label} bar={bar} />

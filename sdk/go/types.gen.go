@@ -664,9 +664,12 @@ type PoolItem struct {
 	GpuTotal   int      `json:"gpuTotal"`
 	GpuType    []string `json:"gpuType"`
 	GpuUsed    int      `json:"gpuUsed"`
-	Name       string   `json:"name"`
-	NodeCount  int      `json:"nodeCount"`
-	Status     string   `json:"status"`
+
+	// Isolation isolated (its nodes tainted for its jobs alone) or shared (POST /pools isolation); null for a pool only node labels name (no record)
+	Isolation *string `json:"isolation,omitempty"`
+	Name      string  `json:"name"`
+	NodeCount int     `json:"nodeCount"`
+	Status    string  `json:"status"`
 }
 
 // PoolJob defines model for PoolJob.

@@ -6,6 +6,11 @@ import { JobsPage } from "./pages/Jobs";
 import { Login } from "./pages/Login";
 import { LazyNewJob } from "./pages/NewJobLazy";
 import { follow, useRoute } from "./router";
+import { ADMIN_PAGES, adminPageOf } from "./router";
+import { NodesPage } from "./pages/Nodes";
+import { PoolsPage } from "./pages/Pools";
+import { QuotasPage } from "./pages/Quotas";
+import { WorkloadsPage } from "./pages/Workloads";
 import { forgetToken, savedToken } from "./session";
 import "./style.css";
 
@@ -27,6 +32,11 @@ function App() {
     document.title = route.page === "job" ? `${route.jobId} · gpuctl` : "Jobs · gpuctl";
     if (route.page === "new") document.title = "New job · gpuctl";
   }, [route]);
+  const adminPage = adminPageOf(location.pathname);
+  useEffect(() => {
+    const shown = ADMIN_PAGES.find((page) => page.page === adminPage);
+    if (shown) document.title = `${shown.title} · gpuctl`;
+  }, [route, adminPage]);
 
   function signOut() {
     forgetToken();
@@ -57,6 +67,16 @@ function App() {
           <a href="/new" onClick={(e) => follow(e, "/new")} aria-current={route.page === "new" ? "page" : undefined}>
             New job
           </a>
+          {ADMIN_PAGES.map((page) => (
+            <a
+              key={page.page}
+              href={page.path}
+              onClick={(e) => follow(e, page.path)}
+              aria-current={adminPage === page.page ? "page" : undefined}
+            >
+              {page.title}
+            </a>
+          ))}
         </nav>
         <span class="who" data-testid="who">
           {caller ? `${caller.user} (${caller.role})` : ""}
@@ -69,7 +89,11 @@ function App() {
         {route.page === "jobs" && <JobsPage client={client} admin={caller?.role === "admin"} />}
         {route.page === "job" && <JobPage client={client} jobId={route.jobId} />}
         {route.page === "new" && <LazyNewJob client={client} />}
-        {route.page === "missing" && (
+        {adminPage === "pools" && <PoolsPage client={client} />}
+        {adminPage === "nodes" && <NodesPage client={client} />}
+        {adminPage === "quotas" && <QuotasPage client={client} />}
+        {adminPage === "workloads" && <WorkloadsPage client={client} />}
+        {route.page === "missing" && !adminPage && (
           <section>
             <h1>Not found</h1>
             <p>

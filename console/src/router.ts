@@ -35,3 +35,18 @@ export function follow(event: MouseEvent, path: string): void {
   event.preventDefault();
   go(path);
 }
+
+// The admin pages (every caller sees them; what they may change is the API's to say).
+export const ADMIN_PAGES = [
+  { page: "pools", path: "/pools", title: "Pools" },
+  { page: "nodes", path: "/nodes", title: "Nodes" },
+  { page: "quotas", path: "/quotas", title: "Quotas" },
+  { page: "workloads", path: "/workloads", title: "GPUWorkloads" },
+] as const;
+
+export type AdminPage = (typeof ADMIN_PAGES)[number]["page"];
+
+export function adminPageOf(path: string): AdminPage | null {
+  const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  return ADMIN_PAGES.find((page) => page.path === trimmed)?.page ?? null;
+}

@@ -225,6 +225,11 @@ class PoolItem(Answer):
         "against gpuCap"
     )
     status: str
+    isolation: str | None = Field(
+        default=None,
+        description="isolated (its nodes tainted for its jobs alone) or shared (POST /pools "
+        "isolation); null for a pool only node labels name (no record)",
+    )
 
 
 class PoolList(Answer):
@@ -460,6 +465,35 @@ class QuotasCreated(Answer):
 
 class QuotaDeleted(Answer):
     userName: str
+    status: str
+    message: str
+
+
+# -------------------------------------------------------------------------- workloads
+
+
+class WorkloadItem(Answer):
+    namespace: str
+    name: str
+    modelName: str
+    gpuCount: int
+    phase: str = Field(description="Pending, Scheduled or Failed (the controller's phase)")
+    node: str | None = Field(description="the node the controller placed it on")
+    jobName: str | None = Field(description="the Job the controller created for it")
+    retries: int
+    message: str = Field(description="the controller's last word on it")
+    createdAt: str | None
+
+
+class WorkloadList(Answer):
+    installed: bool = Field(description="does the cluster serve GPUWorkloads (the CRD)?")
+    message: str
+    items: list[WorkloadItem]
+
+
+class PoolNodesChanged(Answer):
+    name: str
+    nodes: list[str]
     status: str
     message: str
 

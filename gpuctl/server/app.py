@@ -39,7 +39,7 @@ from gpuctl.cluster.api import FullClusterAPI
 from gpuctl.cluster.cache import Cache, CachedReads
 from gpuctl.server import console, contract, errors, limits
 from gpuctl.server.auth import Authenticator, Policy, Tokens
-from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks
+from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks, workloads
 from gpuctl.server.routes import metrics as custom_metrics
 from gpuctl.server.webhooks.worker import Settings, Worker
 
@@ -136,7 +136,7 @@ def create_app(
     # balancer's check) should not pay for matching every route of the API before its own
     _readiness(app)
     measure = _metrics(app)
-    for module in (jobs, logs, custom_metrics, pools, nodes, quotas, access, webhooks):
+    for module in (jobs, logs, custom_metrics, pools, nodes, quotas, access, webhooks, workloads):
         app.include_router(module.router, prefix=PREFIX, responses=errors.ERROR_RESPONSES)
     _docs(app)
     contract.install(app)

@@ -99,6 +99,22 @@ class PoolCreate(Body):
     )
 
 
+NODE_NAME = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"  # a DNS-1123 subdomain
+
+
+class PoolNodesAdd(Body):
+    model_config = ConfigDict(
+        json_schema_extra={"example": {"nodes": ["node-3"], "overwrite": False}}
+    )
+
+    nodes: list[Annotated[str, Field(max_length=253, pattern=NODE_NAME)]] = Field(
+        min_length=1, max_length=1000, description="node names"
+    )
+    overwrite: bool = Field(
+        default=False, description="move nodes that are in another pool (else 409)"
+    )
+
+
 class LabelCreate(Body):
     model_config = ConfigDict(
         json_schema_extra={

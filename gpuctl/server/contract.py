@@ -31,7 +31,7 @@ from gpuctl.server.deps import BEARER, BEARER_SCHEME
 OPENAPI_VERSION: Final = "3.0.3"
 # The version of the contract (info.version): its major is the path's /api/v<major>; a
 # compatible addition raises the minor. Not gpuctl's release version.
-API_VERSION: Final = "1.1.0"
+API_VERSION: Final = "1.2.0"
 TAGS: Final[list[dict[str, str]]] = [
     {"name": "jobs", "description": "Training, inference, notebook and compute jobs"},
     {"name": "pools", "description": "Resource pools: groups of GPU nodes"},
@@ -40,6 +40,7 @@ TAGS: Final[list[dict[str, str]]] = [
     {"name": "auth", "description": "What the caller may do"},
     {"name": "webhooks", "description": "Signed notifications of job events to your URLs"},
     {"name": "metrics", "description": "A job's own metric values, pushed by the job"},
+    {"name": "workloads", "description": "The GPUWorkload controller's workloads (read-only)"},
 ]
 CONTACT: Final = {"name": "gpuctl"}
 _VALIDATION_SCHEMAS: Final = ("HTTPValidationError", "ValidationError")

@@ -231,7 +231,14 @@ def pool_item(inventory: Inventory, pool: Pool) -> dict[str, Any]:
         "gpuCapUsed": inventory.cap(pool)[0],
         # a pool only node labels name (no record) reads `unrecorded`, as describe says
         "status": "active" if pool.record is not None else "unrecorded",
+        "isolation": _isolation(pool),
     }
+
+
+def _isolation(pool: Pool) -> str | None:
+    if pool.record is None:
+        return None
+    return "isolated" if pools.isolated(pool.record) else "shared"
 
 
 def pool_detail(inventory: Inventory, pool: Pool, sees: Visible) -> dict[str, Any]:

@@ -664,9 +664,12 @@ type PoolItem struct {
 	GpuTotal   int      `json:"gpuTotal"`
 	GpuType    []string `json:"gpuType"`
 	GpuUsed    int      `json:"gpuUsed"`
-	Name       string   `json:"name"`
-	NodeCount  int      `json:"nodeCount"`
-	Status     string   `json:"status"`
+
+	// Isolation isolated (its nodes tainted for its jobs alone) or shared (POST /pools isolation); null for a pool only node labels name (no record)
+	Isolation *string `json:"isolation,omitempty"`
+	Name      string  `json:"name"`
+	NodeCount int     `json:"nodeCount"`
+	Status    string  `json:"status"`
 }
 
 // PoolJob defines model for PoolJob.
@@ -681,6 +684,23 @@ type PoolJob struct {
 // PoolList defines model for PoolList.
 type PoolList struct {
 	Items []PoolItem `json:"items"`
+}
+
+// PoolNodesAdd Example: {"nodes":["node-3"],"overwrite":false}
+type PoolNodesAdd struct {
+	// Nodes node names
+	Nodes []string `json:"nodes"`
+
+	// Overwrite move nodes that are in another pool (else 409)
+	Overwrite *bool `json:"overwrite,omitempty"`
+}
+
+// PoolNodesChanged defines model for PoolNodesChanged.
+type PoolNodesChanged struct {
+	Message string   `json:"message"`
+	Name    string   `json:"name"`
+	Nodes   []string `json:"nodes"`
+	Status  string   `json:"status"`
 }
 
 // QuotaCreate Example: {"yamlContent":"kind: quota\nversion: v0.1\nmetadata:\n  name: team-quota\nusers:\n  alice:\n    cpu: 32\n    memory: 128Gi\n    gpu: 8\n"}
@@ -847,6 +867,36 @@ type WebhookTestQueued struct {
 	WebhookId string `json:"webhookId"`
 }
 
+// WorkloadItem defines model for WorkloadItem.
+type WorkloadItem struct {
+	CreatedAt *string `json:"createdAt"`
+	GpuCount  int     `json:"gpuCount"`
+
+	// JobName the Job the controller created for it
+	JobName *string `json:"jobName"`
+
+	// Message the controller's last word on it
+	Message   string `json:"message"`
+	ModelName string `json:"modelName"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+
+	// Node the node the controller placed it on
+	Node *string `json:"node"`
+
+	// Phase Pending, Scheduled or Failed (the controller's phase)
+	Phase   string `json:"phase"`
+	Retries int    `json:"retries"`
+}
+
+// WorkloadList defines model for WorkloadList.
+type WorkloadList struct {
+	// Installed does the cluster serve GPUWorkloads (the CRD)?
+	Installed bool           `json:"installed"`
+	Items     []WorkloadItem `json:"items"`
+	Message   string         `json:"message"`
+}
+
 // ListJobsParams defines parameters for ListJobs.
 type ListJobsParams struct {
 	// Kind only jobs of this kind
@@ -980,6 +1030,9 @@ type SetNodeLabelJSONRequestBody = LabelCreate
 
 // CreatePoolJSONRequestBody defines body for CreatePool for application/json ContentType.
 type CreatePoolJSONRequestBody = PoolCreate
+
+// AddPoolNodesJSONRequestBody defines body for AddPoolNodes for application/json ContentType.
+type AddPoolNodesJSONRequestBody = PoolNodesAdd
 
 // CreateQuotaJSONRequestBody defines body for CreateQuota for application/json ContentType.
 type CreateQuotaJSONRequestBody = QuotaCreate

@@ -41,6 +41,7 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
             "gpuCap": 8,
             "gpuCapUsed": items[0]["gpuCapUsed"],
             "status": "active",
+            "isolation": "isolated",
         }
     ]
     from tests.support.sandbox import wait_for

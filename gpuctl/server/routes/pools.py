@@ -18,8 +18,9 @@ from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists
 from gpuctl.server.errors import verb_failed
-from gpuctl.server.params import PoolName
+from gpuctl.server.params import NodeName, PoolName
 from gpuctl.server.views import pool_detail, pool_item
+from gpuctl.verbs import pool_labels
 
 # A pool record or a quota has no pods: deleting it takes a moment; the answer waits for it.
 WAIT = 30.0
@@ -144,3 +145,66 @@ def delete_pool(
     caught_up(request, "Node", [n["metadata"]["name"] for n in labelled], None)
     caught_up(request, "ConfigMap", [pools.record_name(poolName)], c.SYSTEM_NAMESPACE)
     return {"name": poolName, "status": "deleted", "message": "; ".join(result.lines())}
+
+
+@router.post(
+    "/pools/{poolName}/nodes",
+    operation_id="addPoolNodes",
+    description=(
+        "Adds nodes to an existing pool as `gpuctl add node NODE... --pool POOL` does: the pool "
+        "label (and an isolating pool's taint) on each node, and the node in the pool's record. "
+        "Every node is checked first: a missing node, a node of another pool (unless "
+        "`overwrite`) or of a GPU model the pool does not allow is refused (409) and nothing is "
+        "written. Admin only."
+    ),
+    response_model=answers.PoolNodesChanged,
+    summary="Add nodes to a pool (admin)",
+)
+def add_pool_nodes(
+    poolName: PoolName,
+    body: bodies.PoolNodesAdd,
+    principal: Caller,
+    cluster: Kube,
+    request: Request,
+) -> dict[str, Any]:
+    require(principal, "pools", "create")
+    names = list(dict.fromkeys(body.nodes))
+    result = pool_labels.add_nodes(cluster, poolName, names, body.overwrite)
+    if not result.ok:
+        raise verb_failed(result, 409, "PoolConflict")
+    caught_up(request, "Node", names, None)
+    caught_up(request, "ConfigMap", [pools.record_name(poolName)], c.SYSTEM_NAMESPACE)
+    return {
+        "name": poolName,
+        "nodes": names,
+        "status": "added",
+        "message": "; ".join(result.lines()),
+    }
+
+
+@router.delete(
+    "/pools/{poolName}/nodes/{nodeName}",
+    operation_id="removePoolNode",
+    description=(
+        "Takes a node out of a pool as `gpuctl remove node NODE --pool POOL` does: its pool "
+        "label and taint, and its entry in the pool's record. A node that is not in the pool is "
+        "refused (409), a pool that does not exist is 404. Admin only."
+    ),
+    response_model=answers.PoolNodesChanged,
+    summary="Remove a node from a pool (admin)",
+)
+def remove_pool_node(
+    poolName: PoolName, nodeName: NodeName, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
+    require(principal, "pools", "delete")
+    result = pool_labels.remove_nodes(cluster, poolName, [nodeName])
+    if not result.ok:
+        raise verb_failed(result, 409, "PoolConflict")
+    caught_up(request, "Node", [nodeName], None)
+    caught_up(request, "ConfigMap", [pools.record_name(poolName)], c.SYSTEM_NAMESPACE)
+    return {
+        "name": poolName,
+        "nodes": [nodeName],
+        "status": "removed",
+        "message": "; ".join(result.lines()),
+    }

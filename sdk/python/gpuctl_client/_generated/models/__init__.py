@@ -57,6 +57,8 @@ from .pool_detail_gputype import PoolDetailGputype
 from .pool_item import PoolItem
 from .pool_job import PoolJob
 from .pool_list import PoolList
+from .pool_nodes_add import PoolNodesAdd
+from .pool_nodes_changed import PoolNodesChanged
 from .quota_create import QuotaCreate
 from .quota_deleted import QuotaDeleted
 from .quota_item import QuotaItem
@@ -74,6 +76,8 @@ from .webhook_item import WebhookItem
 from .webhook_list import WebhookList
 from .webhook_secret_rotated import WebhookSecretRotated
 from .webhook_test_queued import WebhookTestQueued
+from .workload_item import WorkloadItem
+from .workload_list import WorkloadList
 
 __all__ = (
     "AllLabels",
@@ -133,6 +137,8 @@ __all__ = (
     "PoolItem",
     "PoolJob",
     "PoolList",
+    "PoolNodesAdd",
+    "PoolNodesChanged",
     "QuotaCreate",
     "QuotaDeleted",
     "QuotaItem",
@@ -150,4 +156,6 @@ __all__ = (
     "WebhookList",
     "WebhookSecretRotated",
     "WebhookTestQueued",
+    "WorkloadItem",
+    "WorkloadList",
 )

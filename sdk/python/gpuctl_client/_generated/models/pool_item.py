@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 
@@ -34,6 +35,8 @@ class PoolItem:
             gpu_cap (int | None): the pool's GPU cap (max-gpus; POST /pools maxGpus); null when it has none
             gpu_cap_used (int): the GPUs the unfinished pods of the pool's jobs request: what counts against gpuCap
             status (str):
+            isolation (None | str | Unset): isolated (its nodes tainted for its jobs alone) or shared (POST /pools
+                isolation); null for a pool only node labels name (no record)
      """
 
     name: str
@@ -47,6 +50,7 @@ class PoolItem:
     gpu_cap: int | None
     gpu_cap_used: int
     status: str
+    isolation: None | str | Unset = UNSET
 
 
 
@@ -80,6 +84,12 @@ class PoolItem:
 
         status = self.status
 
+        isolation: None | str | Unset
+        if isinstance(self.isolation, Unset):
+            isolation = UNSET
+        else:
+            isolation = self.isolation
+
 
         field_dict: dict[str, Any] = {}
 
@@ -96,6 +106,8 @@ class PoolItem:
             "gpuCapUsed": gpu_cap_used,
             "status": status,
         })
+        if isolation is not UNSET:
+            field_dict["isolation"] = isolation
 
         return field_dict
 
@@ -134,6 +146,16 @@ class PoolItem:
 
         status = d.pop("status")
 
+        def _parse_isolation(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        isolation = _parse_isolation(d.pop("isolation", UNSET))
+
+
         pool_item = cls(
             name=name,
             description=description,
@@ -146,6 +168,7 @@ class PoolItem:
             gpu_cap=gpu_cap,
             gpu_cap_used=gpu_cap_used,
             status=status,
+            isolation=isolation,
         )
 
         return pool_item

@@ -9,7 +9,6 @@ import {
   poolBars,
   quotaBar,
   quotaSpec,
-  vendorOf,
 } from "./admin";
 import { API } from "./api";
 
@@ -81,11 +80,6 @@ describe("forms", () => {
       'kind: quota\nversion: v0.1\nmetadata:\n  name: "team"\nusers:\n  "carol": {gpu: 4, cpu: 16, memory: "64Gi"}\n',
     );
     expect(quotaSpec("q", "dan", "", "x: y", "")).toContain('"dan": {cpu: "x: y"}');
-  });
-
-  it("names a node's vendor from its label keys", () => {
-    expect(vendorOf([{ key: "amd.com/gpu.family", value: "MI300" }])).toBe("AMD");
-    expect(vendorOf([{ key: "kubernetes.io/hostname", value: "x" }])).toBe("");
   });
 });
 

@@ -35,6 +35,7 @@ export interface NodeItem {
   cpu: string | null;
   memory: string | null;
   gpuType: string | null;
+  vendor: string | null; // the API's word, by the device resource the node advertises
   createdAt: string | null;
 }
 
@@ -259,20 +260,6 @@ export function quotaBar(user: string, resource: string, usage: Usage): Occupanc
     total: 100,
     text: `${usage.used} of ${usage.hard} used (${percent}%)`,
   };
-}
-
-/** The vendor a node's label keys name (its device plugin's or operator's domain). */
-export function vendorOf(labels: Label[]): string {
-  const vendors: [string, string][] = [
-    ["nvidia.com/", "NVIDIA"],
-    ["amd.com/", "AMD"],
-    ["huawei.com/", "Huawei"],
-    ["intel.com/", "Intel"],
-  ];
-  for (const [domain, vendor] of vendors) {
-    if (labels.some((label) => label.key.includes(domain))) return vendor;
-  }
-  return "";
 }
 
 /** Node names typed in one field: split on commas and spaces, blanks and repeats dropped. */

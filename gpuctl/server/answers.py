@@ -294,6 +294,7 @@ class NodeItem(Answer):
                 "cpu": "64",
                 "memory": "256Gi",
                 "gpuType": "a100-80g",
+                "vendor": "NVIDIA",
                 "createdAt": "2024-06-01T09:00:00Z",
             }
         }
@@ -308,6 +309,10 @@ class NodeItem(Answer):
     cpu: str | None
     memory: str | None
     gpuType: str | None
+    vendor: str | None = Field(
+        description="the accelerator vendor (NVIDIA, AMD, Intel, Huawei Ascend) by the device "
+        "resource the node advertises, else its vendor's labels; null without accelerators"
+    )
     createdAt: str | None
 
 
@@ -343,6 +348,10 @@ class NodeDetail(Answer):
     status: str = one_of(DOCUMENT_NODE_STATUS)
     resources: NodeResources
     gpuType: str | None
+    vendor: str | None = Field(
+        description="the accelerator vendor (NVIDIA, AMD, Intel, Huawei Ascend) by the device "
+        "resource the node advertises, else its vendor's labels; null without accelerators"
+    )
     labels: list[Label]
     boundPools: list[str]
     pods: list[NodePod]

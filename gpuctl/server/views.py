@@ -144,6 +144,7 @@ def node_item(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
         "cpu": capacity.get("cpu"),
         "memory": capacity.get("memory"),
         "gpuType": nodes.gpu_type(node) or None,
+        "vendor": nodes.vendor(node) or None,
         "createdAt": _meta(node).get("creationTimestamp"),
     }
 
@@ -183,6 +184,7 @@ def node_detail(inventory: Inventory, node: dict[str, Any], sees: Visible) -> di
             "gpuFree": item["gpuFree"],
         },
         "gpuType": item["gpuType"],
+        "vendor": item["vendor"],
         "labels": [
             {"key": key, "value": value} for key, value in sorted(nodes.labels_of(node).items())
         ],

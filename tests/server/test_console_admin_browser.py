@@ -154,6 +154,8 @@ def _as_a_user(page: Page, axe_source: str) -> None:
 
     _go(page, "Nodes")
     page.find("tr[data-node=gpu-a100-0] meter")
+    cells = page.driver.find_elements("css selector", "tr[data-node=gpu-a100-0] td")
+    assert [cell.text for cell in cells[1:3]] == ["A100-80G", "NVIDIA"]  # the API's vendor
     assert _controls(page) == []
     _go(page, "Quotas")
     page.find("[data-quota=alice] meter")

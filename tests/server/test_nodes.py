@@ -39,6 +39,7 @@ def test_list_nodes_with_gpus_filters_pages_and_yaml(api: Api) -> None:
         "cpu",
         "memory",
         "gpuType",
+        "vendor",
         "createdAt",
     }
     assert (a100["nodeName"], a100["status"], a100["gpuTotal"]) == ("gpu-a100-0", "active", 8)
@@ -98,6 +99,9 @@ def test_node_details(api: Api) -> None:
     assert body["resources"]["cpuTotal"] == "32"
     assert {"key": "runwhere.ai/gpu-type", "value": "T4-16G"} in body["labels"]
     assert body["gpuType"] == "T4-16G"
+    assert body["vendor"] == "NVIDIA"  # by the nvidia.com/gpu it advertises, as get nodes
+    listed = api.call("admin", "GET", "/nodes").json()["items"]
+    assert {item["nodeName"]: item["vendor"] for item in listed}["cpu-0"] is None
     missing = api.call("admin", "GET", "/nodes/nope")
     assert missing.status_code == 404
     assert missing.json() == {"error": "NodeNotFound", "message": "node nope not found"}

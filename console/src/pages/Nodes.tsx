@@ -1,5 +1,5 @@
 import { useMemo, useState } from "preact/hooks";
-import { AdminApi, type NodeDetail, type NodeItem, occupancy, vendorOf } from "../admin";
+import { AdminApi, type NodeDetail, type NodeItem, occupancy } from "../admin";
 import { Bar, Field, type Outcome, OutcomeLine, outcomeOf, useAllowed, useLoaded } from "../adminui";
 import type { Client } from "../api";
 
@@ -83,7 +83,7 @@ function NodeRow(props: {
       <th scope="row">{node.nodeName}</th>
       <td>{node.status}</td>
       <td>{node.gpuType ?? "—"}</td>
-      <td>{vendorOf(labels) || "—"}</td>
+      <td>{node.vendor ?? "—"}</td>
       <td>{node.boundPools.join(", ") || "none"}</td>
       <td>
         <Bar bar={occupancy(`${node.nodeName}: GPUs`, node.gpuUsed, node.gpuTotal)} />

@@ -17,6 +17,7 @@ export const STATUSES = [
   "partial",
 ];
 const POLL_MS = 5000;
+const AGE_TICK_MS = 60_000;
 const ROW_HEIGHT = 36; // px: the CSS gives every row this height
 const VIEWPORT = 600; // px: the table's scroll box
 
@@ -48,17 +49,25 @@ export function JobsPage(props: { client: Client; admin: boolean; pollMs?: numbe
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
+    let first = true; // a new filter choice draws its rows even when the server says 304
     async function poll() {
       try {
-        const found = await props.client.jobs(filters);
+        const [found, changed] = await props.client.jobsIfChanged(filters);
         if (stopped) return;
-        setJobs(found);
-        setPools((known) => mergePools(known, found));
+        if (changed || first) {
+          // 304 for every page: the rows stay as they are, nothing is drawn again
+          setJobs(found);
+          setPools((known) => mergePools(known, found));
+          setNow(Date.now());
+        }
+        first = false;
         setProblem(null);
       } catch (failure) {
         if (!stopped) setProblem(failure instanceof Error ? failure.message : String(failure));
       }
-      setNow(Date.now());
+      // the ages tick by the minute: unchanged rows are drawn again only that often
+      const clock = Date.now();
+      setNow((shown) => (clock - shown >= AGE_TICK_MS ? clock : shown));
       if (!stopped) timer = setTimeout(poll, props.pollMs ?? POLL_MS);
     }
     poll();

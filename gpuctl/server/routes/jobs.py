@@ -14,10 +14,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field, JsonValue
 
-from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.api import ClusterAPI, FullClusterAPI
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
-from gpuctl.server import answers, bodies, deps, idempotency, kubeauth, media, specs
+from gpuctl.server import answers, bodies, deps, etags, idempotency, kubeauth, media, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube, caught_up, from_lists, remembered
 from gpuctl.server.errors import ApiError, body_of, verb_failed
@@ -260,11 +260,13 @@ class JobsQuery(BaseModel):
     description=(
         "One page of the jobs the caller may see (a user's own; every namespace's for an "
         "admin), newest first, filtered by kind, pool, status and namespace; `total` counts "
-        "every match."
+        "every match. The answer's `ETag` sent back as `If-None-Match` is 304 with no body "
+        "while the page is unchanged."
     ),
     response_model=answers.JobList,
+    responses=etags.RESPONSES,
     summary="List jobs (yours; every user's for an admin)",
-    openapi_extra={"parameters": query_parameters(JobsQuery)},
+    openapi_extra={"parameters": [*query_parameters(JobsQuery), etags.HEADER_PARAMETER]},
 )
 async def list_jobs(request: Request) -> Response:
     # the caller and the reads asked for directly, not as Depends: FastAPI solves each
@@ -293,7 +295,7 @@ async def list_jobs(request: Request) -> Response:
         return remembered(source, key, lambda: one_page(source))
 
     # the page's JSON, checked and written once while the jobs are unchanged
-    return Response(await from_lists(source, remembered_page), media_type="application/json")
+    return etags.answer(request, await from_lists(source, remembered_page))
 
 
 def _jobs(
@@ -320,12 +322,24 @@ def _jobs(
     description=(
         "A job's status, resources, pods and why it waits, as `gpuctl describe job` shows them;"
         " with a Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job "
-        "is 404."
+        "is 404. The answer's `ETag` sent back as `If-None-Match` is 304 with no body while "
+        "the job is unchanged."
     ),
     response_model=answers.JobDetail,
+    responses=etags.RESPONSES,
     summary="One job: status, resources, pods, why it waits",
+    openapi_extra={"parameters": [etags.HEADER_PARAMETER]},
 )
-def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> dict[str, Any]:
+def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> Response:
+    return etags.answer(
+        request,
+        answers.checked_json(answers.JobDetail, _job_detail(jobId, principal, cluster, request)),
+    )
+
+
+def _job_detail(
+    jobId: str, principal: Principal, cluster: FullClusterAPI, request: Request
+) -> dict[str, Any]:
     namespace, name = locate(principal, jobId)
     require(principal, "jobs", "get", namespace)
     detail = job_detail(inventory.gather(cluster, name, namespace))

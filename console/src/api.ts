@@ -42,6 +42,21 @@ export interface JobDetail extends JobItem {
   k8sResources: { kind: string | null; pods: string[]; service: string | null };
 }
 
+export interface MetricPoint {
+  timestamp: string;
+  value: number;
+}
+
+/** GET /jobs/{jobId}/metrics: series over time; empty with `source` null without Prometheus. */
+export interface JobMetrics {
+  gpuUtilization?: MetricPoint[];
+  memoryUsage?: MetricPoint[];
+  throughput?: MetricPoint[];
+  custom?: Record<string, MetricPoint[]>;
+  source: string | null;
+  message: string;
+}
+
 export interface Caller {
   user: string;
   role: string;
@@ -143,9 +158,20 @@ export class Client {
     return detail;
   }
 
+  /** The job's GPU series over the last `minutes`. */
+  async jobMetrics(jobId: string, minutes: number, now = Date.now()): Promise<JobMetrics> {
+    const query = new URLSearchParams({ startTime: rfc3339(now - minutes * 60_000), endTime: rfc3339(now) });
+    return this.call<JobMetrics>(`/jobs/${encodeURIComponent(jobId)}/metrics?${query}`);
+  }
+
   async deleteJob(jobId: string): Promise<{ message: string }> {
     return this.call(`/jobs/${encodeURIComponent(jobId)}`, { method: "DELETE" });
   }
+}
+
+/** A time as the API takes it: 2026-11-23T10:00:00Z (whole seconds, UTC). */
+export function rfc3339(millis: number): string {
+  return new Date(millis).toISOString().replace(/\.\d+Z$/, "Z");
 }
 
 export function jobsQuery(filters: Filters, page: number, pageSize: number): string {

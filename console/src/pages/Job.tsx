@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { type Client, type JobDetail, logProtocols, logsUrl } from "../api";
 import { statusLabel } from "../format";
 import { follow, go } from "../router";
+import { Curves } from "./Curves";
 
 const POLL_MS = 5000;
 const MAX_LINES = 5000; // the log pane keeps the last lines only
@@ -54,6 +55,7 @@ export function JobPage(props: { client: Client; jobId: string }) {
       )}
       {job && <Summary job={job} />}
       {job && <Delete client={props.client} jobId={props.jobId} onDeleted={setDeleted} />}
+      {job && <Curves client={props.client} jobId={props.jobId} />}
       {job && <Logs token={props.client.token} jobId={props.jobId} pods={job.k8sResources.pods} />}
       {job && <Spec job={job} />}
     </section>

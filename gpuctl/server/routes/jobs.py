@@ -282,7 +282,7 @@ async def list_jobs(request: Request) -> Response:
     one_of("query.kind", kind, tuple(job_kinds()))
 
     def one_page(source: ClusterAPI) -> bytes:
-        found = _jobs(source, principal, namespace, pool, kind)
+        found = visible_jobs(source, principal, namespace, pool, kind)
         wanted = [obj for obj in found if status is None or status_word(obj) == status]
         listed = page_of(wanted, page, page_size)  # only the page's rows are built
         started = inventory.start_times(source, listed["items"])
@@ -298,7 +298,7 @@ async def list_jobs(request: Request) -> Response:
     return etags.answer(request, await from_lists(source, remembered_page))
 
 
-def _jobs(
+def visible_jobs(
     cluster: ClusterAPI,
     principal: Principal,
     namespace: str | None,

@@ -57,6 +57,13 @@ export interface JobMetrics {
   message: string;
 }
 
+/** GET /metrics/jobs: every visible job's recent GPU utilisation (%), oldest first. */
+export interface JobsUtilisation {
+  items: { jobId: string; gpuUtilization: number[] }[];
+  source: string | null;
+  message: string;
+}
+
 export interface Caller {
   user: string;
   role: string;
@@ -162,6 +169,13 @@ export class Client {
   async jobMetrics(jobId: string, minutes: number, now = Date.now()): Promise<JobMetrics> {
     const query = new URLSearchParams({ startTime: rfc3339(now - minutes * 60_000), endTime: rfc3339(now) });
     return this.call<JobMetrics>(`/jobs/${encodeURIComponent(jobId)}/metrics?${query}`);
+  }
+
+  /** jobId → its last `points` GPU utilisation values, for every job the caller may see, in
+   * one request (no request per job). */
+  async jobsUtilisation(points = 20): Promise<Map<string, number[]>> {
+    const answer = await this.call<JobsUtilisation>(`/metrics/jobs?points=${points}`);
+    return new Map(answer.items.map((item) => [item.jobId, item.gpuUtilization]));
   }
 
   async deleteJob(jobId: string): Promise<{ message: string }> {

@@ -187,6 +187,28 @@ class JobMetrics(Answer):
     message: str
 
 
+class JobUtilisation(Answer):
+    jobId: str
+    gpuUtilization: list[float] = Field(
+        description="the mean GPU utilisation (%) of the job's pods, oldest first, evenly spaced"
+    )
+
+
+class JobsUtilisation(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "items": [{"jobId": "alice.qwen2-7b-sft", "gpuUtilization": [71.5, 88.0, 93.2]}],
+                "source": "http://prometheus.monitoring:9090",
+                "message": "",
+            }
+        }
+    )
+    items: list[JobUtilisation]
+    source: str | None
+    message: str
+
+
 class CustomMetricsPushed(Answer):
     model_config = ConfigDict(
         json_schema_extra={

@@ -28,6 +28,7 @@ MATRIX: list[tuple[str, str, Any, int, int, int]] = [
     ("DELETE", "/jobs/alice.no-such-job", None, 404, 404, 404),
     ("GET", "/jobs/alice.t1/logs", None, 200, 404, 200),
     ("GET", "/jobs/alice.t1/metrics", None, 200, 404, 200),
+    ("GET", "/metrics/jobs", None, 200, 200, 200),  # each caller's own jobs (an admin: all)
     # no Pushgateway here: a push for a job the caller may see is 503, for another's job 404
     ("POST", "/metrics/custom", {"jobId": "alice.t1", "metrics": {"loss": 0.5}}, 503, 404, 503),
     ("GET", "/pools", None, 200, 200, 200),

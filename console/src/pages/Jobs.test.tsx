@@ -23,9 +23,22 @@ describe("JobTable", () => {
     expect(root.querySelector("table")?.getAttribute("aria-rowcount")).toBe("1001");
     const first = rows[0].querySelectorAll("td");
     expect([...first].map((cell) => cell.textContent)).toEqual([
-      "alice.job-0", "training", "default", "Partially running", "1/2", "2 × A100", "5m",
+      "alice.job-0", "training", "default", "Partially running", "1/2", "2 × A100", "–", "5m",
     ]);
     expect(rows[0].querySelector("a")?.getAttribute("href")).toBe("/jobs/alice.job-0");
+  });
+
+  it("draws each job's GPU utilisation as a labelled inline SVG sparkline, no style attribute", () => {
+    const root = document.createElement("div");
+    const utilisation = new Map([["alice.job-1", [10, 50, 90, 70]]]);
+    act(() => render(<JobTable jobs={jobs(3)} now={0} utilisation={utilisation} />, root));
+    const sparks = root.querySelectorAll('[data-testid="sparkline"]');
+    expect(sparks.length).toBe(1);
+    const svg = sparks[0].querySelector("svg")!;
+    expect(svg.getAttribute("role")).toBe("img");
+    expect(svg.getAttribute("aria-label")).toBe("GPU utilisation, last 30 minutes: now 70 %, peak 90 %");
+    expect(svg.querySelector("path")?.getAttribute("d")).toMatch(/^M0\.0,18\.0 L/);
+    expect(root.querySelector("tr[data-job='alice.job-1']")?.innerHTML).not.toContain("style=");
   });
 
   it("says so when no job matches", () => {

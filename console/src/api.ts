@@ -64,6 +64,13 @@ export interface JobsUtilisation {
   message: string;
 }
 
+/** GET /jobs/{jobId}/manifests: what the job's spec renders to. */
+export interface JobManifests {
+  jobId: string;
+  manifests: { kind: string; name: string; namespace: string | null; yaml: string }[];
+  message: string;
+}
+
 export interface Caller {
   user: string;
   role: string;
@@ -176,6 +183,10 @@ export class Client {
   async jobsUtilisation(points = 20): Promise<Map<string, number[]>> {
     const answer = await this.call<JobsUtilisation>(`/metrics/jobs?points=${points}`);
     return new Map(answer.items.map((item) => [item.jobId, item.gpuUtilization]));
+  }
+
+  async jobManifests(jobId: string): Promise<JobManifests> {
+    return this.call<JobManifests>(`/jobs/${encodeURIComponent(jobId)}/manifests`);
   }
 
   async deleteJob(jobId: string): Promise<{ message: string }> {

@@ -146,6 +146,35 @@ class JobBatch(Answer):
     failed: list[ItemFailure]
 
 
+class RenderedManifest(Answer):
+    kind: str
+    name: str
+    namespace: str | None
+    yaml: str = Field(description="the object as rendered, in YAML")
+
+
+class JobManifests(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "jobId": "alice.qwen2-7b-sft",
+                "manifests": [
+                    {
+                        "kind": "Job",
+                        "name": "qwen2-7b-sft",
+                        "namespace": "alice",
+                        "yaml": "apiVersion: batch/v1\nkind: Job\n...",
+                    }
+                ],
+                "message": "",
+            }
+        }
+    )
+    jobId: str
+    manifests: list[RenderedManifest]
+    message: str
+
+
 class JobDeleted(Answer):
     model_config = ConfigDict(
         json_schema_extra={

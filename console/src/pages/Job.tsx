@@ -4,6 +4,7 @@ import { statusLabel } from "../format";
 import { occurrences, segments, stepped } from "../logsearch";
 import { follow, go } from "../router";
 import { Curves } from "./Curves";
+import { Rendered } from "./Rendered";
 
 const POLL_MS = 5000;
 const MAX_LINES = 5000; // the log pane keeps the last lines only
@@ -59,6 +60,7 @@ export function JobPage(props: { client: Client; jobId: string }) {
       {job && <Curves client={props.client} jobId={props.jobId} />}
       {job && <Logs token={props.client.token} jobId={props.jobId} pods={job.k8sResources.pods} />}
       {job && <Spec job={job} />}
+      {job && <Rendered client={props.client} jobId={props.jobId} />}
     </section>
   );
 }

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field, JsonValue
 
+from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI, FullClusterAPI
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
@@ -354,6 +355,53 @@ def _job_detail(
         except PrometheusError as exc:  # the job without its metrics, and why
             detail["metricsError"] = str(exc)
     return detail
+
+
+@router.get(
+    "/jobs/{jobId}/manifests",
+    operation_id="getJobManifests",
+    description=(
+        "What the job's spec renders to: the Kubernetes objects (Job, Deployment, "
+        "StatefulSet, Service, ...) that the spec as submitted (`yamlContent`) becomes, "
+        "rendered again now by the same pure render as `gpuctl create`, in the job's "
+        "namespace. A job whose spec was not kept (too large, or not made by gpuctl) has no "
+        "manifests and `message` says why. Another user's job is 404."
+    ),
+    response_model=answers.JobManifests,
+    summary="What a job's spec renders to (its Kubernetes manifests)",
+)
+def get_job_manifests(jobId: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    from gpuctl.errors import SpecError
+    from gpuctl.render.engine import render_specs
+    from gpuctl.spec.check import check_documents
+    from gpuctl.spec.document import load_text
+    from gpuctl.spec.kinds import Options
+
+    namespace, name = locate(principal, jobId)
+    require(principal, "jobs", "get", namespace)
+    workload = inventory.find_job(cluster, name, namespace)
+    annotations = workload["metadata"].get("annotations") or {}
+    text = annotations.get(c.SPEC_ANNOTATION)
+    if text is None:
+        note = (
+            annotations.get(c.SPEC_OMITTED_ANNOTATION) or "this job was made without a gpuctl spec"
+        )
+        return {"jobId": jobId, "manifests": [], "message": f"nothing to render: {note}"}
+    try:
+        specs = check_documents(load_text("yamlContent", text))
+        rendered = render_specs(specs, Options(namespace=namespace, default_namespace=namespace))
+    except SpecError as exc:  # kept when it was valid; today's rules may refuse it
+        return {"jobId": jobId, "manifests": [], "message": f"the spec no longer renders: {exc}"}
+    manifests = [
+        {
+            "kind": m.kind,
+            "name": m.name,
+            "namespace": m.obj["metadata"].get("namespace"),
+            "yaml": m.text,
+        }
+        for m in rendered
+    ]
+    return {"jobId": jobId, "manifests": manifests, "message": ""}
 
 
 @router.delete(

@@ -20,7 +20,8 @@ describe("series", () => {
 
   it("scales a sparkline into its box, 0 at the bottom", () => {
     expect(sparklinePath([0, 50, 100], 40, 10)).toBe("M0.0,10.0 L20.0,5.0 L40.0,0.0");
-    expect(sparklinePath([5], 40, 10)).toBe("");
+    expect(sparklinePath([50], 40, 10)).toBe("M0.0,5.0 L40.0,5.0"); // one value: a level line
+    expect(sparklinePath([], 40, 10)).toBe("");
     expect(sparklinePath([0, 200], 10, 10)).toBe("M0.0,10.0 L10.0,0.0"); // above the ceiling: rescaled
   });
 });

@@ -44,9 +44,10 @@ export function columns(points: readonly Point[]): [number[], number[]] {
 }
 
 /** The `d` of an SVG path through `values`, scaled into width × height (0 at the bottom;
- * `ceiling` is the top, e.g. 100 for a percentage); "" with fewer than two values. */
+ * `ceiling` is the top, e.g. 100 for a percentage); one value is a level line, none "". */
 export function sparklinePath(values: readonly number[], width: number, height: number, ceiling = 100): string {
-  if (values.length < 2) return "";
+  if (values.length === 0) return "";
+  if (values.length === 1) return sparklinePath([values[0], values[0]], width, height, ceiling);
   const top = Math.max(ceiling, ...values);
   const step = width / (values.length - 1);
   return values

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Client, JobMetrics } from "../api";
-import type { Drawn } from "../chart";
+import type { Drawn, TimeWindow } from "../chart";
 import { type Point, figure, summaryText } from "../series";
 
 const POLL_MS = 15_000;
@@ -32,6 +32,7 @@ export function curvesOf(metrics: JobMetrics): Curve[] {
 /** The job's GPU curves over the last half hour, asked for again every 15 s. */
 export function Curves(props: { client: Client; jobId: string }) {
   const [metrics, setMetrics] = useState<JobMetrics | null>(null);
+  const [span, setSpan] = useState<TimeWindow>([0, 0]);
   const [problem, setProblem] = useState<string | null>(null);
 
   useEffect(() => {
@@ -39,8 +40,10 @@ export function Curves(props: { client: Client; jobId: string }) {
     let stopped = false;
     async function poll() {
       try {
-        const found = await props.client.jobMetrics(props.jobId, WINDOW_MINUTES);
+        const now = Date.now();
+        const found = await props.client.jobMetrics(props.jobId, WINDOW_MINUTES, now);
         if (!stopped) {
+          setSpan([(now - WINDOW_MINUTES * 60_000) / 1000, now / 1000]);
           setMetrics(found);
           setProblem(null);
         }
@@ -70,7 +73,7 @@ export function Curves(props: { client: Client; jobId: string }) {
       {metrics && (
         <div class="curves">
           {curvesOf(metrics).map((curve) => (
-            <CurveView curve={curve} key={curve.key} />
+            <CurveView curve={curve} window={span} key={curve.key} />
           ))}
         </div>
       )}
@@ -89,7 +92,7 @@ function Progress(props: { points: Point[] }) {
   );
 }
 
-function CurveView(props: { curve: Curve }) {
+function CurveView(props: { curve: Curve; window: TimeWindow }) {
   const { curve } = props;
   const titleId = `curve-${curve.key}`;
   return (
@@ -98,7 +101,7 @@ function CurveView(props: { curve: Curve }) {
         <strong id={titleId}>{curve.label}</strong>{" "}
         <span data-testid="curve-summary">{summaryText(curve.points, curve.unit)}</span>
       </figcaption>
-      {curve.points.length > 0 && <Chart curve={curve} />}
+      {curve.points.length > 0 && <Chart curve={curve} window={props.window} />}
       {curve.points.length > 0 && (
         <details>
           <summary>{curve.label} as a table</summary>
@@ -130,7 +133,7 @@ function CurveView(props: { curve: Curve }) {
 
 /** The drawing itself: hidden from assistive technology (the summary and the table say the
  * same), uPlot loaded on first use. */
-function Chart(props: { curve: Curve }) {
+function Chart(props: { curve: Curve; window: TimeWindow }) {
   const box = useRef<HTMLDivElement>(null);
   const drawn = useRef<Drawn | null>(null);
   const { curve } = props;
@@ -138,16 +141,16 @@ function Chart(props: { curve: Curve }) {
   useEffect(() => {
     let gone = false;
     if (drawn.current) {
-      drawn.current.update(curve.points);
+      drawn.current.update(curve.points, props.window);
       return;
     }
     import("../chart").then(({ draw }) => {
-      if (!gone && box.current && !drawn.current) drawn.current = draw(box.current, curve.points, curve.label, curve.unit);
+      if (!gone && box.current && !drawn.current) drawn.current = draw(box.current, curve.points, curve.label, curve.unit, props.window);
     }, () => undefined); // no drawing (e.g. no canvas): the summary and the table still say it all
     return () => {
       gone = true;
     };
-  }, [curve.points]);
+  }, [curve.points, props.window]);
 
   useEffect(() => () => drawn.current?.destroy(), []);
   return <div class="chart" ref={box} aria-hidden="true" />;

@@ -54,6 +54,8 @@ def test_curves_sparklines_log_search_and_the_rendered_view(
         sign_in(page, SECRETS["alice"])
         _jobs_page(page, tmp_path, axe_source)
         _job_page(page, tmp_path, axe_source)
+        console_log = [entry["message"] for entry in chrome.get_log("browser")]
+        assert [line for line in console_log if "Content Security Policy" in line] == []
     _copy_screenshots(shots)
 
 

@@ -15,7 +15,7 @@ import { API } from "./api";
 function node(name: string, type: string | null, used: number, total: number, pools: string[]): NodeItem {
   return {
     nodeName: name, status: "active", gpuTotal: total, gpuUsed: used, gpuFree: total - used,
-    boundPools: pools, cpu: "96", memory: "1Ti", gpuType: type, createdAt: null,
+    boundPools: pools, cpu: "96", memory: "1Ti", gpuType: type, vendor: type ? "NVIDIA" : null, createdAt: null,
   };
 }
 

@@ -35,6 +35,48 @@ describe("Client", () => {
     expect(found.map((j) => j.jobId)).toEqual(all.map((j) => j.jobId));
   });
 
+  it("sends the last answer's ETag and keeps the same rows on 304", async () => {
+    const sent: (string | null)[] = [];
+    const list = { total: 1, items: [job(1)] };
+    const client = new Client("t", async (_input, init) => {
+      const tag = new Headers(init?.headers).get("If-None-Match");
+      sent.push(tag);
+      expect(init?.cache).toBe("no-store");
+      if (tag === 'W/"one"') return new Response(null, { status: 304, headers: { ETag: 'W/"one"' } });
+      return new Response(JSON.stringify(list), { status: 200, headers: { ETag: 'W/"one"' } });
+    });
+    const [first, changedFirst] = await client.jobsIfChanged({});
+    const [again, changedAgain] = await client.jobsIfChanged({});
+    expect(sent).toEqual([null, 'W/"one"']);
+    expect(changedFirst).toBe(true);
+    expect(changedAgain).toBe(false);
+    expect(again).toEqual(first);
+    expect(await client.jobsIfChanged({ kind: "training" })).toEqual([first, true]); // its own tag
+  });
+
+  it("gives a job's detail as the same object when it is unchanged", async () => {
+    let calls = 0;
+    const client = new Client("t", async (_input, init) => {
+      calls += 1;
+      if (new Headers(init?.headers).get("If-None-Match") === 'W/"d1"') return new Response(null, { status: 304 });
+      return new Response(JSON.stringify({ jobId: "a.b" }), { status: 200, headers: { ETag: 'W/"d1"' } });
+    });
+    const first = await client.job("a.b");
+    expect(await client.job("a.b")).toBe(first);
+    expect(calls).toBe(2);
+  });
+
+  it("asks again without a tag when an answer carried none", async () => {
+    const sent: (string | null)[] = [];
+    const client = new Client("t", async (_input, init) => {
+      sent.push(new Headers(init?.headers).get("If-None-Match"));
+      return answer(200, { total: 0, items: [] });
+    });
+    await client.jobs({});
+    await client.jobs({});
+    expect(sent).toEqual([null, null]);
+  });
+
   it("fails with the API's own message", async () => {
     const client = new Client("wrong", async () =>
       answer(401, { error: "Unauthorized", message: "unknown token: ask your admin for one" }),

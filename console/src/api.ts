@@ -42,6 +42,35 @@ export interface JobDetail extends JobItem {
   k8sResources: { kind: string | null; pods: string[]; service: string | null };
 }
 
+export interface MetricPoint {
+  timestamp: string;
+  value: number;
+}
+
+/** GET /jobs/{jobId}/metrics: series over time; empty with `source` null without Prometheus. */
+export interface JobMetrics {
+  gpuUtilization?: MetricPoint[];
+  memoryUsage?: MetricPoint[];
+  throughput?: MetricPoint[];
+  custom?: Record<string, MetricPoint[]>;
+  source: string | null;
+  message: string;
+}
+
+/** GET /metrics/jobs: every visible job's recent GPU utilisation (%), oldest first. */
+export interface JobsUtilisation {
+  items: { jobId: string; gpuUtilization: number[] }[];
+  source: string | null;
+  message: string;
+}
+
+/** GET /jobs/{jobId}/manifests: what the job's spec renders to. */
+export interface JobManifests {
+  jobId: string;
+  manifests: { kind: string; name: string; namespace: string | null; yaml: string }[];
+  message: string;
+}
+
 export interface Caller {
   user: string;
   role: string;
@@ -66,11 +95,40 @@ export async function failureOf(answer: Response): Promise<ApiFailure> {
   return new ApiFailure(answer.status, "Error", `the server answered ${answer.status}`);
 }
 
+/** The last answer to a GET and its ETag: sent back as If-None-Match, a 304 means "still this". */
+interface Remembered {
+  tag: string;
+  body: unknown;
+}
+const REMEMBERED_PATHS = 64; // answers kept for If-None-Match (one per filter choice and page)
+
 export class Client {
+  private readonly remembered = new Map<string, Remembered>();
+
   constructor(
     readonly token: string,
     private readonly fetcher: typeof fetch = (input, init) => fetch(input, init),
   ) {}
+
+  /** A GET that sends the ETag of the last answer to the same path: [body, changed]. On 304
+   * the body is the remembered one, the very same object, so a page that keeps it draws
+   * nothing again. `no-store`: the browser's own cache would turn the 304 into a 200. */
+  private async conditional<T>(path: string): Promise<[T, boolean]> {
+    const headers = new Headers({ Authorization: `Bearer ${this.token}`, Accept: "application/json" });
+    const known = this.remembered.get(path);
+    if (known) headers.set("If-None-Match", known.tag);
+    const answer = await this.fetcher(`${API}${path}`, { headers, cache: "no-store" });
+    if (answer.status === 304 && known) return [known.body as T, false];
+    if (!answer.ok) throw await failureOf(answer);
+    const body = (await answer.json()) as T;
+    const tag = answer.headers.get("ETag");
+    this.remembered.delete(path);
+    if (tag) {
+      if (this.remembered.size >= REMEMBERED_PATHS) this.remembered.clear();
+      this.remembered.set(path, { tag, body });
+    }
+    return [body, true];
+  }
 
   private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
     const headers = new Headers(init.headers);
@@ -90,22 +148,55 @@ export class Client {
 
   /** Every job the caller may see that matches `filters`, page after page. */
   async jobs(filters: Filters, pageSize = 1000): Promise<JobItem[]> {
+    const [items] = await this.jobsIfChanged(filters, pageSize);
+    return items;
+  }
+
+  /** The jobs and whether any page changed since the last call with these filters (every
+   * page 304: nothing to draw again). */
+  async jobsIfChanged(filters: Filters, pageSize = 1000): Promise<[JobItem[], boolean]> {
     const items: JobItem[] = [];
+    let changed = false;
     for (let page = 1; ; page += 1) {
       const query = jobsQuery(filters, page, pageSize);
-      const answer = await this.call<JobList>(`/jobs?${query}`);
+      const [answer, fresh] = await this.conditional<JobList>(`/jobs?${query}`);
+      changed ||= fresh;
       items.push(...answer.items);
-      if (answer.items.length === 0 || items.length >= answer.total) return items;
+      if (answer.items.length === 0 || items.length >= answer.total) return [items, changed];
     }
   }
 
+  /** One job; unchanged since the last call (304): the same object as then. */
   async job(jobId: string): Promise<JobDetail> {
-    return this.call<JobDetail>(`/jobs/${encodeURIComponent(jobId)}`);
+    const [detail] = await this.conditional<JobDetail>(`/jobs/${encodeURIComponent(jobId)}`);
+    return detail;
+  }
+
+  /** The job's GPU series over the last `minutes`. */
+  async jobMetrics(jobId: string, minutes: number, now = Date.now()): Promise<JobMetrics> {
+    const query = new URLSearchParams({ startTime: rfc3339(now - minutes * 60_000), endTime: rfc3339(now) });
+    return this.call<JobMetrics>(`/jobs/${encodeURIComponent(jobId)}/metrics?${query}`);
+  }
+
+  /** jobId → its last `points` GPU utilisation values, for every job the caller may see, in
+   * one request (no request per job). */
+  async jobsUtilisation(points = 20): Promise<Map<string, number[]>> {
+    const answer = await this.call<JobsUtilisation>(`/metrics/jobs?points=${points}`);
+    return new Map(answer.items.map((item) => [item.jobId, item.gpuUtilization]));
+  }
+
+  async jobManifests(jobId: string): Promise<JobManifests> {
+    return this.call<JobManifests>(`/jobs/${encodeURIComponent(jobId)}/manifests`);
   }
 
   async deleteJob(jobId: string): Promise<{ message: string }> {
     return this.call(`/jobs/${encodeURIComponent(jobId)}`, { method: "DELETE" });
   }
+}
+
+/** A time as the API takes it: 2026-11-23T10:00:00Z (whole seconds, UTC). */
+export function rfc3339(millis: number): string {
+  return new Date(millis).toISOString().replace(/\.\d+Z$/, "Z");
 }
 
 export function jobsQuery(filters: Filters, page: number, pageSize: number): string {

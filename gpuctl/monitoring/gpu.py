@@ -304,3 +304,27 @@ def job_metrics_range(
             for t, v in points
         ]
     return result
+
+
+def utilisation_by_pod(
+    prometheus: Prometheus,
+    namespaces: Sequence[str] | None,
+    start: float,
+    end: float,
+    step: float,
+) -> dict[tuple[str, str], list[tuple[float, float]]]:
+    """(namespace, pod) → the mean GPU utilisation (%) of the pod's GPUs over time, for every
+    pod in `namespaces` (None: every namespace) in one range query, however many jobs there
+    are: the Jobs list's sparklines. No namespace: nothing asked."""
+    if namespaces is not None and not namespaces:
+        return {}
+    if namespaces is None:
+        where = '{pod!=""}'
+    else:
+        pattern = "|".join(_regex_escape(n) for n in sorted(namespaces))
+        where = f'{{namespace=~"{_escape(pattern)}",pod!=""}}'
+    found = prometheus.query_range(f"avg by (namespace, pod) ({UTIL}{where})", start, end, step)
+    return {
+        (series.labels.get("namespace", ""), series.labels.get("pod", "")): series.points
+        for series in found
+    }

@@ -146,6 +146,35 @@ class JobBatch(Answer):
     failed: list[ItemFailure]
 
 
+class RenderedManifest(Answer):
+    kind: str
+    name: str
+    namespace: str | None
+    yaml: str = Field(description="the object as rendered, in YAML")
+
+
+class JobManifests(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "jobId": "alice.qwen2-7b-sft",
+                "manifests": [
+                    {
+                        "kind": "Job",
+                        "name": "qwen2-7b-sft",
+                        "namespace": "alice",
+                        "yaml": "apiVersion: batch/v1\nkind: Job\n...",
+                    }
+                ],
+                "message": "",
+            }
+        }
+    )
+    jobId: str
+    manifests: list[RenderedManifest]
+    message: str
+
+
 class JobDeleted(Answer):
     model_config = ConfigDict(
         json_schema_extra={
@@ -183,6 +212,28 @@ class JobMetrics(Answer):
         default=None,
         description="the job's own series (POST /metrics/custom), by name: loss, progress, ...",
     )
+    source: str | None
+    message: str
+
+
+class JobUtilisation(Answer):
+    jobId: str
+    gpuUtilization: list[float] = Field(
+        description="the mean GPU utilisation (%) of the job's pods, oldest first, evenly spaced"
+    )
+
+
+class JobsUtilisation(Answer):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "items": [{"jobId": "alice.qwen2-7b-sft", "gpuUtilization": [71.5, 88.0, 93.2]}],
+                "source": "http://prometheus.monitoring:9090",
+                "message": "",
+            }
+        }
+    )
+    items: list[JobUtilisation]
     source: str | None
     message: str
 

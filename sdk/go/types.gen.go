@@ -409,6 +409,13 @@ type JobMade struct {
 	Name  string `json:"name"`
 }
 
+// JobManifests Example: {"jobId":"alice.qwen2-7b-sft","manifests":[{"kind":"Job","name":"qwen2-7b-sft","namespace":"alice","yaml":"apiVersion: batch/v1\nkind: Job\n..."}],"message":""}
+type JobManifests struct {
+	JobId     string             `json:"jobId"`
+	Manifests []RenderedManifest `json:"manifests"`
+	Message   string             `json:"message"`
+}
+
 // JobMetrics defines model for JobMetrics.
 type JobMetrics struct {
 	// Custom the job's own series (POST /metrics/custom), by name: loss, progress, ...
@@ -441,6 +448,20 @@ type JobResources struct {
 
 // JobStatus defines model for JobStatus.
 type JobStatus string
+
+// JobUtilisation defines model for JobUtilisation.
+type JobUtilisation struct {
+	// GpuUtilization the mean GPU utilisation (%) of the job's pods, oldest first, evenly spaced
+	GpuUtilization []float32 `json:"gpuUtilization"`
+	JobId          string    `json:"jobId"`
+}
+
+// JobsUtilisation Example: {"items":[{"gpuUtilization":[71.5,88,93.2],"jobId":"alice.qwen2-7b-sft"}],"message":"","source":"http://prometheus.monitoring:9090"}
+type JobsUtilisation struct {
+	Items   []JobUtilisation `json:"items"`
+	Message string           `json:"message"`
+	Source  *string          `json:"source"`
+}
 
 // K8sResources defines model for K8sResources.
 type K8sResources struct {
@@ -741,6 +762,16 @@ type QuotasCreated struct {
 	Users   []string `json:"users"`
 }
 
+// RenderedManifest defines model for RenderedManifest.
+type RenderedManifest struct {
+	Kind      string  `json:"kind"`
+	Name      string  `json:"name"`
+	Namespace *string `json:"namespace"`
+
+	// Yaml the object as rendered, in YAML
+	Yaml string `json:"yaml"`
+}
+
 // ResourceUsage defines model for ResourceUsage.
 type ResourceUsage struct {
 	Hard    string `json:"hard"`
@@ -916,6 +947,9 @@ type ListJobsParams struct {
 
 	// PageSize items a page
 	PageSize *int `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// IfNoneMatch the ETag of an earlier answer: 304 with no body while the answer is the same
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // CreateJobParams defines parameters for CreateJob.
@@ -936,6 +970,12 @@ type DeleteJobParams struct {
 	Force *bool `form:"force,omitempty" json:"force,omitempty"`
 }
 
+// GetJobParams defines parameters for GetJob.
+type GetJobParams struct {
+	// IfNoneMatch the ETag of an earlier answer: 304 with no body while the answer is the same
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // GetJobLogsParams defines parameters for GetJobLogs.
 type GetJobLogsParams struct {
 	// Tail last N lines of each pod
@@ -954,6 +994,12 @@ type GetJobMetricsParams struct {
 
 // GetJobMetricsParamsMetric defines parameters for GetJobMetrics.
 type GetJobMetricsParamsMetric string
+
+// ListJobsUtilisationParams defines parameters for ListJobsUtilisation.
+type ListJobsUtilisationParams struct {
+	// Points values per job
+	Points *int `form:"points,omitempty" json:"points,omitempty"`
+}
 
 // ListNodesParams defines parameters for ListNodes.
 type ListNodesParams struct {

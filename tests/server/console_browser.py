@@ -3,6 +3,7 @@ Chromium driven by Selenium, and a `Page` with the waits and checks the scenario
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from collections.abc import Callable, Iterator
@@ -156,3 +157,23 @@ def sign_in(page: Page, token: str) -> None:
     page.find("#token")
     page.tab_to(lambda e: e.get_attribute("id") == "token")
     page.keys(token, Keys.ENTER)
+
+
+@contextlib.contextmanager
+def serving_console(env: Env, token_file: Path, *flags: str) -> Iterator[str]:
+    """The installed `gpuctl serve` on the sandbox with more `flags` (e.g. --prometheus-url
+    URL); its base URL."""
+    port = free_port()
+    command = [str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file), *flags]
+    server = subprocess.Popen(
+        [*command, "--kubeconfig", str(env.kubeconfig)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: _answers(f"{base}/readyz"), timeout=START, what="gpuctl serve")
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

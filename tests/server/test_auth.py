@@ -28,6 +28,8 @@ MATRIX: list[tuple[str, str, Any, int, int, int]] = [
     ("DELETE", "/jobs/alice.no-such-job", None, 404, 404, 404),
     ("GET", "/jobs/alice.t1/logs", None, 200, 404, 200),
     ("GET", "/jobs/alice.t1/metrics", None, 200, 404, 200),
+    ("GET", "/metrics/jobs", None, 200, 200, 200),  # each caller's own jobs (an admin: all)
+    ("GET", "/jobs/alice.t1/manifests", None, 200, 404, 200),
     # no Pushgateway here: a push for a job the caller may see is 503, for another's job 404
     ("POST", "/metrics/custom", {"jobId": "alice.t1", "metrics": {"loss": 0.5}}, 503, 404, 503),
     ("GET", "/pools", None, 200, 200, 200),
@@ -107,6 +109,7 @@ def _template(path: str) -> str:
         ("/jobs/alice.t1", "/jobs/{jobId}"),
         ("/jobs/alice.t1/logs", "/jobs/{jobId}/logs"),
         ("/jobs/alice.t1/metrics", "/jobs/{jobId}/metrics"),
+        ("/jobs/alice.t1/manifests", "/jobs/{jobId}/manifests"),
         ("/jobs/alice.no-such-job", "/jobs/{jobId}"),
         ("/pools/no-such-pool", "/pools/{poolName}"),
         ("/pools/no-such-pool/nodes", "/pools/{poolName}/nodes"),

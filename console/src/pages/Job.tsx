@@ -1,7 +1,10 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type Client, type JobDetail, logProtocols, logsUrl } from "../api";
 import { statusLabel } from "../format";
+import { occurrences, segments, stepped } from "../logsearch";
 import { follow, go } from "../router";
+import { Curves } from "./Curves";
+import { Rendered } from "./Rendered";
 
 const POLL_MS = 5000;
 const MAX_LINES = 5000; // the log pane keeps the last lines only
@@ -54,8 +57,10 @@ export function JobPage(props: { client: Client; jobId: string }) {
       )}
       {job && <Summary job={job} />}
       {job && <Delete client={props.client} jobId={props.jobId} onDeleted={setDeleted} />}
+      {job && <Curves client={props.client} jobId={props.jobId} />}
       {job && <Logs token={props.client.token} jobId={props.jobId} pods={job.k8sResources.pods} />}
       {job && <Spec job={job} />}
+      {job && <Rendered client={props.client} jobId={props.jobId} />}
     </section>
   );
 }
@@ -162,12 +167,25 @@ function Logs(props: { token: string; jobId: string; pods: string[] }) {
   const [pod, setPod] = useState<string>("");
   const [lines, setLines] = useState<string[]>([]);
   const [state, setState] = useState("connecting");
+  const [query, setQuery] = useState("");
+  const [current, setCurrent] = useState(0);
   const pane = useRef<HTMLPreElement>(null);
+  const found = useMemo(() => occurrences(lines, query), [lines, query]);
 
-  // new lines keep the pane at its end, unless the reader scrolled up to read
+  function step(direction: 1 | -1) {
+    setCurrent((at) => stepped(at, direction, found.length));
+  }
+
+  // a new search starts at its first occurrence; the one shown is scrolled into view
+  useEffect(() => setCurrent(0), [query]);
+  useEffect(() => {
+    pane.current?.querySelector("mark.current")?.scrollIntoView?.({ block: "nearest" });
+  }, [current, query]);
+
+  // new lines keep the pane at its end, unless the reader scrolled up to read or searches
   useEffect(() => {
     const shown = pane.current;
-    if (shown && shown.scrollHeight - shown.scrollTop - shown.clientHeight < 80) {
+    if (shown && !query && shown.scrollHeight - shown.scrollTop - shown.clientHeight < 80) {
       shown.scrollTop = shown.scrollHeight;
     }
   }, [lines]);
@@ -203,9 +221,81 @@ function Logs(props: { token: string; jobId: string; pods: string[] }) {
           {state}
         </span>
       </div>
+      <LogSearch query={query} onQuery={setQuery} count={found.length} current={current} onStep={step} />
       <pre ref={pane} class="code logs" role="log" aria-label="Log lines" tabIndex={0} data-testid="logs">
-        {lines.join("\n")}
+        {query ? <Highlighted lines={lines} query={query} current={current} /> : lines.join("\n")}
       </pre>
+    </>
+  );
+}
+
+/** The search box of the log: the count of occurrences, and next/previous (also Enter and
+ * Shift+Enter in the box). */
+function LogSearch(props: {
+  query: string;
+  onQuery: (query: string) => void;
+  count: number;
+  current: number;
+  onStep: (direction: 1 | -1) => void;
+}) {
+  const told = props.query
+    ? props.count === 0
+      ? "no match"
+      : `${props.current + 1} of ${props.count} ${props.count === 1 ? "match" : "matches"}`
+    : "";
+  return (
+    <form class="log-search" role="search" aria-label="Search the log" onSubmit={(e) => e.preventDefault()}>
+      <label class="choice">
+        Find in log
+        <input
+          type="search"
+          name="log-search"
+          value={props.query}
+          onInput={(e) => props.onQuery((e.target as HTMLInputElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter") {
+              e.preventDefault();
+              props.onStep(e.shiftKey ? -1 : 1);
+            }
+          }}
+        />
+      </label>
+      <button type="button" onClick={() => props.onStep(-1)} disabled={props.count === 0}>
+        Previous
+      </button>
+      <button type="button" onClick={() => props.onStep(1)} disabled={props.count === 0}>
+        Next
+      </button>
+      <span role="status" data-testid="log-matches">
+        {told}
+      </span>
+    </form>
+  );
+}
+
+/** The log's lines with each occurrence marked, the current one apart. */
+export function Highlighted(props: { lines: string[]; query: string; current: number }) {
+  let first = 0;
+  return (
+    <>
+      {props.lines.map((line, index) => {
+        const parts = segments(line, props.query, first);
+        first += parts.filter((part) => part.occurrence !== null).length;
+        return (
+          <span key={index}>
+            {parts.map((part, at) =>
+              part.occurrence === null ? (
+                part.text
+              ) : (
+                <mark key={at} class={part.occurrence === props.current ? "current" : undefined}>
+                  {part.text}
+                </mark>
+              ),
+            )}
+            {index < props.lines.length - 1 ? "\n" : ""}
+          </span>
+        );
+      })}
     </>
   );
 }

@@ -2,8 +2,8 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { describe, expect, it } from "vitest";
-import type { JobItem } from "../api";
-import { JobTable } from "./Jobs";
+import { Client, type Filters, type JobItem } from "../api";
+import { JobTable, JobsPage } from "./Jobs";
 
 function jobs(count: number): JobItem[] {
   return Array.from({ length: count }, (_, n) => ({
@@ -23,14 +23,67 @@ describe("JobTable", () => {
     expect(root.querySelector("table")?.getAttribute("aria-rowcount")).toBe("1001");
     const first = rows[0].querySelectorAll("td");
     expect([...first].map((cell) => cell.textContent)).toEqual([
-      "alice.job-0", "training", "default", "Partially running", "1/2", "2 × A100", "5m",
+      "alice.job-0", "training", "default", "Partially running", "1/2", "2 × A100", "–", "5m",
     ]);
     expect(rows[0].querySelector("a")?.getAttribute("href")).toBe("/jobs/alice.job-0");
+  });
+
+  it("draws each job's GPU utilisation as a labelled inline SVG sparkline, no style attribute", () => {
+    const root = document.createElement("div");
+    const utilisation = new Map([["alice.job-1", [10, 50, 90, 70]]]);
+    act(() => render(<JobTable jobs={jobs(3)} now={0} utilisation={utilisation} />, root));
+    const sparks = root.querySelectorAll('[data-testid="sparkline"]');
+    expect(sparks.length).toBe(1);
+    const svg = sparks[0].querySelector("svg")!;
+    expect(svg.getAttribute("role")).toBe("img");
+    expect(svg.getAttribute("aria-label")).toBe("GPU utilisation, last 30 minutes: now 70 %, peak 90 %");
+    expect(svg.querySelector("path")?.getAttribute("d")).toMatch(/^M0\.0,18\.0 L/);
+    expect(root.querySelector("tr[data-job='alice.job-1']")?.innerHTML).not.toContain("style=");
   });
 
   it("says so when no job matches", () => {
     const root = document.createElement("div");
     act(() => render(<JobTable jobs={[]} now={0} />, root));
     expect(root.textContent).toBe("No jobs match.");
+  });
+});
+
+/** A client whose job list answers from a script: [jobs, changed] per poll. */
+class ScriptedClient extends Client {
+  polls = 0;
+  constructor(readonly script: [JobItem[], boolean][]) {
+    super("t", async () => new Response("{}", { status: 500 }));
+  }
+  override async jobsIfChanged(_filters: Filters): Promise<[JobItem[], boolean]> {
+    const answer = this.script[Math.min(this.polls, this.script.length - 1)];
+    this.polls += 1;
+    return answer;
+  }
+  override async jobsUtilisation(): Promise<Map<string, number[]>> {
+    return new Map();
+  }
+}
+
+describe("JobsPage", () => {
+  it("keeps its rows when the server says nothing changed (304), and redraws when it did", async () => {
+    const first = jobs(2);
+    const renamed = first.map((job) => ({ ...job, jobId: `${job.jobId}-x` }));
+    const client = new ScriptedClient([
+      [first, true],
+      [renamed, false], // (a 304 answers the same rows: these would show if they were drawn)
+    ]);
+    const root = document.createElement("div");
+    const shown = () => [...root.querySelectorAll("tbody tr[data-job]")].map((row) => row.getAttribute("data-job"));
+    const tick = () => act(async () => await new Promise((done) => setTimeout(done, 20)));
+    await act(async () => {
+      render(<JobsPage client={client} admin={false} pollMs={5} />, root);
+    });
+    while (client.polls < 4) await tick(); // three 304s after the first answer
+    expect(shown()).toEqual(["alice.job-0", "alice.job-1"]);
+    client.script.push([renamed, true]);
+    const asked = client.polls;
+    while (client.polls < asked + 2) await tick();
+    expect(shown()).toEqual(["alice.job-0-x", "alice.job-1-x"]);
+    act(() => render(null, root));
   });
 });

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Client, Filters, JobItem } from "../api";
 import { age, statusLabel } from "../format";
+import { figure, sparklinePath } from "../series";
 import { follow } from "../router";
 import { visibleRows } from "../virtual";
 
@@ -17,6 +18,10 @@ export const STATUSES = [
   "partial",
 ];
 const POLL_MS = 5000;
+const AGE_TICK_MS = 60_000;
+const UTILISATION_POLL_MS = 15_000; // the sparklines: one request for every job, this often
+const SPARK_WIDTH = 80; // px
+const SPARK_HEIGHT = 20; // px
 const ROW_HEIGHT = 36; // px: the CSS gives every row this height
 const VIEWPORT = 600; // px: the table's scroll box
 
@@ -44,21 +49,30 @@ export function JobsPage(props: { client: Client; admin: boolean; pollMs?: numbe
   const [pools, setPools] = useState<string[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const [now, setNow] = useState(Date.now());
+  const utilisation = useUtilisation(props.client);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
+    let first = true; // a new filter choice draws its rows even when the server says 304
     async function poll() {
       try {
-        const found = await props.client.jobs(filters);
+        const [found, changed] = await props.client.jobsIfChanged(filters);
         if (stopped) return;
-        setJobs(found);
-        setPools((known) => mergePools(known, found));
+        if (changed || first) {
+          // 304 for every page: the rows stay as they are, nothing is drawn again
+          setJobs(found);
+          setPools((known) => mergePools(known, found));
+          setNow(Date.now());
+        }
+        first = false;
         setProblem(null);
       } catch (failure) {
         if (!stopped) setProblem(failure instanceof Error ? failure.message : String(failure));
       }
-      setNow(Date.now());
+      // the ages tick by the minute: unchanged rows are drawn again only that often
+      const clock = Date.now();
+      setNow((shown) => (clock - shown >= AGE_TICK_MS ? clock : shown));
       if (!stopped) timer = setTimeout(poll, props.pollMs ?? POLL_MS);
     }
     poll();
@@ -87,9 +101,43 @@ export function JobsPage(props: { client: Client; admin: boolean; pollMs?: numbe
           {problem}
         </p>
       )}
-      {jobs === null ? <p>Loading jobs…</p> : <JobTable jobs={jobs} now={now} />}
+      {jobs === null ? <p>Loading jobs…</p> : <JobTable jobs={jobs} now={now} utilisation={utilisation} />}
     </section>
   );
+}
+
+/** Every visible job's recent GPU utilisation, asked for in one request every 15 s; an empty
+ * map while there is none (no Prometheus, or it failed: the table says "no data"). */
+function useUtilisation(client: Client): Map<string, number[]> {
+  const [found, setFound] = useState<Map<string, number[]>>(() => new Map());
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    async function poll() {
+      try {
+        const next = await client.jobsUtilisation();
+        if (!stopped) setFound((shown) => (sameSeries(shown, next) ? shown : next));
+      } catch {
+        // the sparklines are extra: the jobs list reports the API's problems
+      }
+      if (!stopped) timer = setTimeout(poll, UTILISATION_POLL_MS);
+    }
+    poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [client]);
+  return found;
+}
+
+function sameSeries(a: Map<string, number[]>, b: Map<string, number[]>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [key, values] of a) {
+    const other = b.get(key);
+    if (!other || other.length !== values.length || other.some((value, i) => value !== values[i])) return false;
+  }
+  return true;
 }
 
 function mergePools(known: string[], jobs: JobItem[]): string[] {
@@ -125,7 +173,7 @@ function Choice(props: {
   );
 }
 
-export function JobTable(props: { jobs: JobItem[]; now: number }) {
+export function JobTable(props: { jobs: JobItem[]; now: number; utilisation?: Map<string, number[]> }) {
   const box = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const shown = useMemo(
@@ -141,7 +189,7 @@ export function JobTable(props: { jobs: JobItem[]; now: number }) {
         </caption>
         <thead>
           <tr aria-rowindex={1}>
-            {["Job", "Kind", "Pool", "Status", "Ready", "GPUs", "Age"].map((name) => (
+            {["Job", "Kind", "Pool", "Status", "Ready", "GPUs", "GPU use", "Age"].map((name) => (
               <th scope="col" key={name}>
                 {name}
               </th>
@@ -151,7 +199,13 @@ export function JobTable(props: { jobs: JobItem[]; now: number }) {
         <tbody>
           {shown.above > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${shown.above}px` }} />}
           {props.jobs.slice(shown.first, shown.last).map((job, index) => (
-            <JobRow job={job} now={props.now} rowIndex={shown.first + index + 2} key={job.jobId} />
+            <JobRow
+              job={job}
+              now={props.now}
+              rowIndex={shown.first + index + 2}
+              utilisation={props.utilisation?.get(job.jobId)}
+              key={job.jobId}
+            />
           ))}
           {shown.below > 0 && <tr aria-hidden="true" class="spacer" style={{ height: `${shown.below}px` }} />}
         </tbody>
@@ -160,7 +214,7 @@ export function JobTable(props: { jobs: JobItem[]; now: number }) {
   );
 }
 
-function JobRow(props: { job: JobItem; now: number; rowIndex: number }) {
+function JobRow(props: { job: JobItem; now: number; rowIndex: number; utilisation?: number[] }) {
   const { job } = props;
   const path = `/jobs/${encodeURIComponent(job.jobId)}`;
   return (
@@ -177,9 +231,25 @@ function JobRow(props: { job: JobItem; now: number; rowIndex: number }) {
       </td>
       <td>{job.ready}</td>
       <td>{job.gpu > 0 ? `${job.gpu}${job.gpuType ? ` × ${job.gpuType}` : ""}` : "0"}</td>
+      <td>{props.utilisation && props.utilisation.length > 0 ? <Sparkline values={props.utilisation} /> : "–"}</td>
       <td>
         <time dateTime={job.createdAt ?? undefined}>{age(job.createdAt, props.now)}</time>
       </td>
     </tr>
+  );
+}
+
+/** A job's recent GPU utilisation as a tiny inline SVG (no style attribute: the CSP allows
+ * none), its latest value beside it; the picture is labelled in words. */
+export function Sparkline(props: { values: number[] }) {
+  const latest = props.values[props.values.length - 1];
+  const label = `GPU utilisation, last 30 minutes: now ${figure(latest)} %, peak ${figure(Math.max(...props.values))} %`;
+  return (
+    <span class="spark" data-testid="sparkline">
+      <svg width={SPARK_WIDTH} height={SPARK_HEIGHT} viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`} role="img" aria-label={label}>
+        <path d={sparklinePath(props.values, SPARK_WIDTH, SPARK_HEIGHT)} />
+      </svg>
+      <span aria-hidden="true">{figure(latest)}%</span>
+    </span>
   );
 }

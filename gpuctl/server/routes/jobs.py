@@ -14,10 +14,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field, JsonValue
 
-from gpuctl.cluster.api import ClusterAPI
+from gpuctl import constants as c
+from gpuctl.cluster.api import ClusterAPI, FullClusterAPI
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory import status as rules
-from gpuctl.server import answers, bodies, deps, idempotency, kubeauth, media, specs
+from gpuctl.server import answers, bodies, deps, etags, idempotency, kubeauth, media, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube, caught_up, from_lists, remembered
 from gpuctl.server.errors import ApiError, body_of, verb_failed
@@ -260,11 +261,13 @@ class JobsQuery(BaseModel):
     description=(
         "One page of the jobs the caller may see (a user's own; every namespace's for an "
         "admin), newest first, filtered by kind, pool, status and namespace; `total` counts "
-        "every match."
+        "every match. The answer's `ETag` sent back as `If-None-Match` is 304 with no body "
+        "while the page is unchanged."
     ),
     response_model=answers.JobList,
+    responses=etags.RESPONSES,
     summary="List jobs (yours; every user's for an admin)",
-    openapi_extra={"parameters": query_parameters(JobsQuery)},
+    openapi_extra={"parameters": [*query_parameters(JobsQuery), etags.HEADER_PARAMETER]},
 )
 async def list_jobs(request: Request) -> Response:
     # the caller and the reads asked for directly, not as Depends: FastAPI solves each
@@ -280,7 +283,7 @@ async def list_jobs(request: Request) -> Response:
     one_of("query.kind", kind, tuple(job_kinds()))
 
     def one_page(source: ClusterAPI) -> bytes:
-        found = _jobs(source, principal, namespace, pool, kind)
+        found = visible_jobs(source, principal, namespace, pool, kind)
         wanted = [obj for obj in found if status is None or status_word(obj) == status]
         listed = page_of(wanted, page, page_size)  # only the page's rows are built
         started = inventory.start_times(source, listed["items"])
@@ -293,10 +296,10 @@ async def list_jobs(request: Request) -> Response:
         return remembered(source, key, lambda: one_page(source))
 
     # the page's JSON, checked and written once while the jobs are unchanged
-    return Response(await from_lists(source, remembered_page), media_type="application/json")
+    return etags.answer(request, await from_lists(source, remembered_page))
 
 
-def _jobs(
+def visible_jobs(
     cluster: ClusterAPI,
     principal: Principal,
     namespace: str | None,
@@ -320,12 +323,24 @@ def _jobs(
     description=(
         "A job's status, resources, pods and why it waits, as `gpuctl describe job` shows them;"
         " with a Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job "
-        "is 404."
+        "is 404. The answer's `ETag` sent back as `If-None-Match` is 304 with no body while "
+        "the job is unchanged."
     ),
     response_model=answers.JobDetail,
+    responses=etags.RESPONSES,
     summary="One job: status, resources, pods, why it waits",
+    openapi_extra={"parameters": [etags.HEADER_PARAMETER]},
 )
-def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> dict[str, Any]:
+def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> Response:
+    return etags.answer(
+        request,
+        answers.checked_json(answers.JobDetail, _job_detail(jobId, principal, cluster, request)),
+    )
+
+
+def _job_detail(
+    jobId: str, principal: Principal, cluster: FullClusterAPI, request: Request
+) -> dict[str, Any]:
     namespace, name = locate(principal, jobId)
     require(principal, "jobs", "get", namespace)
     detail = job_detail(inventory.gather(cluster, name, namespace))
@@ -340,6 +355,53 @@ def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> d
         except PrometheusError as exc:  # the job without its metrics, and why
             detail["metricsError"] = str(exc)
     return detail
+
+
+@router.get(
+    "/jobs/{jobId}/manifests",
+    operation_id="getJobManifests",
+    description=(
+        "What the job's spec renders to: the Kubernetes objects (Job, Deployment, "
+        "StatefulSet, Service, ...) that the spec as submitted (`yamlContent`) becomes, "
+        "rendered again now by the same pure render as `gpuctl create`, in the job's "
+        "namespace. A job whose spec was not kept (too large, or not made by gpuctl) has no "
+        "manifests and `message` says why. Another user's job is 404."
+    ),
+    response_model=answers.JobManifests,
+    summary="What a job's spec renders to (its Kubernetes manifests)",
+)
+def get_job_manifests(jobId: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+    from gpuctl.errors import SpecError
+    from gpuctl.render.engine import render_specs
+    from gpuctl.spec.check import check_documents
+    from gpuctl.spec.document import load_text
+    from gpuctl.spec.kinds import Options
+
+    namespace, name = locate(principal, jobId)
+    require(principal, "jobs", "get", namespace)
+    workload = inventory.find_job(cluster, name, namespace)
+    annotations = workload["metadata"].get("annotations") or {}
+    text = annotations.get(c.SPEC_ANNOTATION)
+    if text is None:
+        note = (
+            annotations.get(c.SPEC_OMITTED_ANNOTATION) or "this job was made without a gpuctl spec"
+        )
+        return {"jobId": jobId, "manifests": [], "message": f"nothing to render: {note}"}
+    try:
+        specs = check_documents(load_text("yamlContent", text))
+        rendered = render_specs(specs, Options(namespace=namespace, default_namespace=namespace))
+    except SpecError as exc:  # kept when it was valid; today's rules may refuse it
+        return {"jobId": jobId, "manifests": [], "message": f"the spec no longer renders: {exc}"}
+    manifests = [
+        {
+            "kind": m.kind,
+            "name": m.name,
+            "namespace": m.obj["metadata"].get("namespace"),
+            "yaml": m.text,
+        }
+        for m in rendered
+    ]
+    return {"jobId": jobId, "manifests": manifests, "message": ""}
 
 
 @router.delete(

@@ -10,20 +10,27 @@ a Pushgateway the push is 503 PushgatewayNotConfigured; a Pushgateway that does 
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from collections.abc import Iterable
+from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 
+from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory import jobs as inventory
+from gpuctl.inventory import status
+from gpuctl.inventory.nodes import ACTIVE_PODS
 from gpuctl.monitoring import custom
 from gpuctl.server import answers
 from gpuctl.server.auth import require
 from gpuctl.server.bodies import CustomMetricsPush
-from gpuctl.server.deps import Caller, Kube
+from gpuctl.server.deps import Caller, Kube, Reads
 from gpuctl.server.errors import ApiError, ErrorBody
-from gpuctl.server.routes.jobs import locate
+from gpuctl.server.routes.jobs import job_id, locate, visible_jobs
 
 router = APIRouter(tags=["metrics"])
+SPARKLINE_WINDOW: Final = 1800.0  # seconds: GET /metrics/jobs covers the last half hour
+JobKey = tuple[str, str]  # (namespace, job name)
 
 
 async def small_body(request: Request) -> None:
@@ -81,3 +88,69 @@ def push_custom_metrics(
         )
     gateway.push(namespace, name, values)
     return {"jobId": body.job_id, "stored": sorted(values), "pushgateway": gateway.url}
+
+
+@router.get(
+    "/metrics/jobs",
+    operation_id="listJobsUtilisation",
+    description=(
+        "The GPU utilisation of every job the caller may see (a user's own; every "
+        "namespace's for an admin), as GET /jobs lists them: per job the last `points` values "
+        "(%) of the mean over its pods' GPUs, evenly spaced over the last 30 minutes, oldest "
+        "first, from one Prometheus query however many jobs there are. Jobs with no GPU "
+        "figure are left out. Without a Prometheus `items` is empty and `source` null."
+    ),
+    response_model=answers.JobsUtilisation,
+    summary="Every visible job's recent GPU utilisation (sparklines), in one request",
+)
+def jobs_utilisation(
+    principal: Caller,
+    reads: Reads,
+    request: Request,
+    points: Annotated[int, Query(ge=2, le=60, description="values per job")] = 20,
+) -> dict[str, Any]:
+    require(principal, "jobs", "get")
+    prometheus = request.app.state.prometheus
+    if prometheus is None:
+        return {
+            "items": [],
+            "source": None,
+            "message": "no metrics source is configured: start serve with --prometheus-url",
+        }
+    from gpuctl.monitoring.gpu import utilisation_by_pod
+
+    pods = _pods_by_job(reads, visible_jobs(reads, principal, None, None, None))
+    namespaces = None if principal.admin else sorted({namespace for namespace, _ in pods})
+    end = time.time()
+    step = SPARKLINE_WINDOW / points
+    by_pod = utilisation_by_pod(prometheus, namespaces, end - SPARKLINE_WINDOW, end, step)
+    items = []
+    for key, names in sorted(pods.items()):
+        values = _mean_over_pods(by_pod.get((key[0], name), []) for name in names)
+        if values:
+            items.append({"jobId": job_id(*key), "gpuUtilization": values[-points:]})
+    return {"items": items, "source": prometheus.url, "message": ""}
+
+
+def _pods_by_job(reads: ClusterAPI, jobs: list[dict[str, Any]]) -> dict[JobKey, list[str]]:
+    """The running pods of each of `jobs`, from one list of pods."""
+    wanted: dict[JobKey, list[str]] = {inventory.job_of(job): [] for job in jobs}
+    namespaces = {namespace for namespace, _ in wanted}
+    where = next(iter(namespaces)) if len(namespaces) == 1 else None
+    if not wanted:
+        return {}
+    for pod in reads.list("Pod", where, field_selector=ACTIVE_PODS):
+        meta = pod.get("metadata") or {}
+        key = (meta.get("namespace", ""), status.job_name_of(inventory.labels_of(pod)))
+        if key in wanted:
+            wanted[key].append(meta.get("name", ""))
+    return wanted
+
+
+def _mean_over_pods(series: Iterable[list[tuple[float, float]]]) -> list[float]:
+    """At each time any pod has a value, the mean of the pods' values there."""
+    at: dict[float, list[float]] = {}
+    for points in series:
+        for when, value in points:
+            at.setdefault(when, []).append(value)
+    return [round(sum(values) / len(values), 1) for _, values in sorted(at.items())]

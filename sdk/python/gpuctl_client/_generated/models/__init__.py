@@ -22,11 +22,14 @@ from .job_kind import JobKind
 from .job_list import JobList
 from .job_logs import JobLogs
 from .job_made import JobMade
+from .job_manifests import JobManifests
 from .job_metrics import JobMetrics
 from .job_metrics_custom import JobMetricsCustom
 from .job_metrics_now import JobMetricsNow
 from .job_resources import JobResources
 from .job_status import JobStatus
+from .job_utilisation import JobUtilisation
+from .jobs_utilisation import JobsUtilisation
 from .k8s_resources import K8SResources
 from .label import Label
 from .label_batch import LabelBatch
@@ -64,6 +67,7 @@ from .quota_deleted import QuotaDeleted
 from .quota_item import QuotaItem
 from .quota_list import QuotaList
 from .quotas_created import QuotasCreated
+from .rendered_manifest import RenderedManifest
 from .resource_usage import ResourceUsage
 from .usage import Usage
 from .webhook_create import WebhookCreate
@@ -102,11 +106,14 @@ __all__ = (
     "JobList",
     "JobLogs",
     "JobMade",
+    "JobManifests",
     "JobMetrics",
     "JobMetricsCustom",
     "JobMetricsNow",
     "JobResources",
     "JobStatus",
+    "JobsUtilisation",
+    "JobUtilisation",
     "K8SResources",
     "Label",
     "LabelBatch",
@@ -144,6 +151,7 @@ __all__ = (
     "QuotaItem",
     "QuotaList",
     "QuotasCreated",
+    "RenderedManifest",
     "ResourceUsage",
     "Usage",
     "WebhookCreate",

@@ -10,15 +10,22 @@ from ... import errors
 
 from ...models.error_body import ErrorBody
 from ...models.job_detail import JobDetail
+from ...types import UNSET, Unset
 from typing import cast
 
 
 
 def _get_kwargs(
     job_id: str,
+    *,
+    if_none_match: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(if_none_match, Unset):
+        headers["If-None-Match"] = if_none_match
+
+
 
     
 
@@ -30,17 +37,22 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | JobDetail | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | ErrorBody | JobDetail | None:
     if response.status_code == 200:
         response_200 = JobDetail.from_dict(response.json())
 
 
 
         return response_200
+
+    if response.status_code == 304:
+        response_304 = cast(Any, None)
+        return response_304
 
     if response.status_code == 400:
         response_400 = ErrorBody.from_dict(response.json())
@@ -104,7 +116,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | JobDetail]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | ErrorBody | JobDetail]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -117,27 +129,31 @@ def sync_detailed(
     job_id: str,
     *,
     client: AuthenticatedClient,
+    if_none_match: str | Unset = UNSET,
 
-) -> Response[ErrorBody | JobDetail]:
+) -> Response[Any | ErrorBody | JobDetail]:
     """ One job: status, resources, pods, why it waits
 
      A job's status, resources, pods and why it waits, as `gpuctl describe job` shows them; with a
-    Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job is 404.
+    Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job is 404. The answer's
+    `ETag` sent back as `If-None-Match` is 304 with no body while the job is unchanged.
 
     Args:
         job_id (str):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | JobDetail]
+        Response[Any | ErrorBody | JobDetail]
      """
 
 
     kwargs = _get_kwargs(
         job_id=job_id,
+if_none_match=if_none_match,
 
     )
 
@@ -151,28 +167,32 @@ def sync(
     job_id: str,
     *,
     client: AuthenticatedClient,
+    if_none_match: str | Unset = UNSET,
 
-) -> ErrorBody | JobDetail | None:
+) -> Any | ErrorBody | JobDetail | None:
     """ One job: status, resources, pods, why it waits
 
      A job's status, resources, pods and why it waits, as `gpuctl describe job` shows them; with a
-    Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job is 404.
+    Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job is 404. The answer's
+    `ETag` sent back as `If-None-Match` is 304 with no body while the job is unchanged.
 
     Args:
         job_id (str):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | JobDetail
+        Any | ErrorBody | JobDetail
      """
 
 
     return sync_detailed(
         job_id=job_id,
 client=client,
+if_none_match=if_none_match,
 
     ).parsed
 
@@ -180,27 +200,31 @@ async def asyncio_detailed(
     job_id: str,
     *,
     client: AuthenticatedClient,
+    if_none_match: str | Unset = UNSET,
 
-) -> Response[ErrorBody | JobDetail]:
+) -> Response[Any | ErrorBody | JobDetail]:
     """ One job: status, resources, pods, why it waits
 
      A job's status, resources, pods and why it waits, as `gpuctl describe job` shows them; with a
-    Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job is 404.
+    Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job is 404. The answer's
+    `ETag` sent back as `If-None-Match` is 304 with no body while the job is unchanged.
 
     Args:
         job_id (str):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | JobDetail]
+        Response[Any | ErrorBody | JobDetail]
      """
 
 
     kwargs = _get_kwargs(
         job_id=job_id,
+if_none_match=if_none_match,
 
     )
 
@@ -214,27 +238,31 @@ async def asyncio(
     job_id: str,
     *,
     client: AuthenticatedClient,
+    if_none_match: str | Unset = UNSET,
 
-) -> ErrorBody | JobDetail | None:
+) -> Any | ErrorBody | JobDetail | None:
     """ One job: status, resources, pods, why it waits
 
      A job's status, resources, pods and why it waits, as `gpuctl describe job` shows them; with a
-    Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job is 404.
+    Prometheus (`serve --prometheus-url`) its GPU figures now. Another user's job is 404. The answer's
+    `ETag` sent back as `If-None-Match` is 304 with no body while the job is unchanged.
 
     Args:
         job_id (str):
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | JobDetail
+        Any | ErrorBody | JobDetail
      """
 
 
     return (await asyncio_detailed(
         job_id=job_id,
 client=client,
+if_none_match=if_none_match,
 
     )).parsed

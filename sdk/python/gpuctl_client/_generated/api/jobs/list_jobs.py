@@ -25,9 +25,14 @@ def _get_kwargs(
     namespace: str | Unset = UNSET,
     page: int | Unset = 1,
     page_size: int | Unset = 20,
+    if_none_match: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
-    
+    headers: dict[str, Any] = {}
+    if not isinstance(if_none_match, Unset):
+        headers["If-None-Match"] = if_none_match
+
+
 
     
 
@@ -64,17 +69,22 @@ def _get_kwargs(
     }
 
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | JobList | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | ErrorBody | JobList | None:
     if response.status_code == 200:
         response_200 = JobList.from_dict(response.json())
 
 
 
         return response_200
+
+    if response.status_code == 304:
+        response_304 = cast(Any, None)
+        return response_304
 
     if response.status_code == 400:
         response_400 = ErrorBody.from_dict(response.json())
@@ -138,7 +148,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return None
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | JobList]:
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | ErrorBody | JobList]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -156,12 +166,14 @@ def sync_detailed(
     namespace: str | Unset = UNSET,
     page: int | Unset = 1,
     page_size: int | Unset = 20,
+    if_none_match: str | Unset = UNSET,
 
-) -> Response[ErrorBody | JobList]:
+) -> Response[Any | ErrorBody | JobList]:
     """ List jobs (yours; every user's for an admin)
 
      One page of the jobs the caller may see (a user's own; every namespace's for an admin), newest
-    first, filtered by kind, pool, status and namespace; `total` counts every match.
+    first, filtered by kind, pool, status and namespace; `total` counts every match. The answer's `ETag`
+    sent back as `If-None-Match` is 304 with no body while the page is unchanged.
 
     Args:
         kind (JobKind | Unset):
@@ -171,13 +183,14 @@ def sync_detailed(
             allows)
         page (int | Unset): 1-based page number Default: 1.
         page_size (int | Unset): items a page Default: 20.
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | JobList]
+        Response[Any | ErrorBody | JobList]
      """
 
 
@@ -188,6 +201,7 @@ status=status,
 namespace=namespace,
 page=page,
 page_size=page_size,
+if_none_match=if_none_match,
 
     )
 
@@ -206,12 +220,14 @@ def sync(
     namespace: str | Unset = UNSET,
     page: int | Unset = 1,
     page_size: int | Unset = 20,
+    if_none_match: str | Unset = UNSET,
 
-) -> ErrorBody | JobList | None:
+) -> Any | ErrorBody | JobList | None:
     """ List jobs (yours; every user's for an admin)
 
      One page of the jobs the caller may see (a user's own; every namespace's for an admin), newest
-    first, filtered by kind, pool, status and namespace; `total` counts every match.
+    first, filtered by kind, pool, status and namespace; `total` counts every match. The answer's `ETag`
+    sent back as `If-None-Match` is 304 with no body while the page is unchanged.
 
     Args:
         kind (JobKind | Unset):
@@ -221,13 +237,14 @@ def sync(
             allows)
         page (int | Unset): 1-based page number Default: 1.
         page_size (int | Unset): items a page Default: 20.
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | JobList
+        Any | ErrorBody | JobList
      """
 
 
@@ -239,6 +256,7 @@ status=status,
 namespace=namespace,
 page=page,
 page_size=page_size,
+if_none_match=if_none_match,
 
     ).parsed
 
@@ -251,12 +269,14 @@ async def asyncio_detailed(
     namespace: str | Unset = UNSET,
     page: int | Unset = 1,
     page_size: int | Unset = 20,
+    if_none_match: str | Unset = UNSET,
 
-) -> Response[ErrorBody | JobList]:
+) -> Response[Any | ErrorBody | JobList]:
     """ List jobs (yours; every user's for an admin)
 
      One page of the jobs the caller may see (a user's own; every namespace's for an admin), newest
-    first, filtered by kind, pool, status and namespace; `total` counts every match.
+    first, filtered by kind, pool, status and namespace; `total` counts every match. The answer's `ETag`
+    sent back as `If-None-Match` is 304 with no body while the page is unchanged.
 
     Args:
         kind (JobKind | Unset):
@@ -266,13 +286,14 @@ async def asyncio_detailed(
             allows)
         page (int | Unset): 1-based page number Default: 1.
         page_size (int | Unset): items a page Default: 20.
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | JobList]
+        Response[Any | ErrorBody | JobList]
      """
 
 
@@ -283,6 +304,7 @@ status=status,
 namespace=namespace,
 page=page,
 page_size=page_size,
+if_none_match=if_none_match,
 
     )
 
@@ -301,12 +323,14 @@ async def asyncio(
     namespace: str | Unset = UNSET,
     page: int | Unset = 1,
     page_size: int | Unset = 20,
+    if_none_match: str | Unset = UNSET,
 
-) -> ErrorBody | JobList | None:
+) -> Any | ErrorBody | JobList | None:
     """ List jobs (yours; every user's for an admin)
 
      One page of the jobs the caller may see (a user's own; every namespace's for an admin), newest
-    first, filtered by kind, pool, status and namespace; `total` counts every match.
+    first, filtered by kind, pool, status and namespace; `total` counts every match. The answer's `ETag`
+    sent back as `If-None-Match` is 304 with no body while the page is unchanged.
 
     Args:
         kind (JobKind | Unset):
@@ -316,13 +340,14 @@ async def asyncio(
             allows)
         page (int | Unset): 1-based page number Default: 1.
         page_size (int | Unset): items a page Default: 20.
+        if_none_match (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | JobList
+        Any | ErrorBody | JobList
      """
 
 
@@ -334,5 +359,6 @@ status=status,
 namespace=namespace,
 page=page,
 page_size=page_size,
+if_none_match=if_none_match,
 
     )).parsed

@@ -551,6 +551,9 @@ type NodeDetail struct {
 	Pods      []NodePod     `json:"pods"`
 	Resources NodeResources `json:"resources"`
 	Status    NodeStatus    `json:"status"`
+
+	// Vendor the accelerator vendor (NVIDIA, AMD, Intel, Huawei Ascend) by the device resource the node advertises, else its vendor's labels; null without accelerators
+	Vendor *string `json:"vendor"`
 }
 
 // NodeFailure defines model for NodeFailure.
@@ -560,7 +563,7 @@ type NodeFailure struct {
 	NodeName string `json:"nodeName"`
 }
 
-// NodeItem Example: {"boundPools":["training-pool"],"cpu":"64","createdAt":"2024-06-01T09:00:00Z","gpuFree":4,"gpuTotal":8,"gpuType":"a100-80g","gpuUsed":4,"memory":"256Gi","nodeName":"node-1","status":"active"}
+// NodeItem Example: {"boundPools":["training-pool"],"cpu":"64","createdAt":"2024-06-01T09:00:00Z","gpuFree":4,"gpuTotal":8,"gpuType":"a100-80g","gpuUsed":4,"memory":"256Gi","nodeName":"node-1","status":"active","vendor":"NVIDIA"}
 type NodeItem struct {
 	BoundPools []string   `json:"boundPools"`
 	Cpu        *string    `json:"cpu"`
@@ -572,6 +575,9 @@ type NodeItem struct {
 	Memory     *string    `json:"memory"`
 	NodeName   string     `json:"nodeName"`
 	Status     NodeStatus `json:"status"`
+
+	// Vendor the accelerator vendor (NVIDIA, AMD, Intel, Huawei Ascend) by the device resource the node advertises, else its vendor's labels; null without accelerators
+	Vendor *string `json:"vendor"`
 }
 
 // NodeLabels defines model for NodeLabels.

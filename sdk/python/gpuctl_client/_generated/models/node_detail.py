@@ -33,6 +33,8 @@ class NodeDetail:
             status (NodeStatus):
             resources (NodeResources):
             gpu_type (None | str):
+            vendor (None | str): the accelerator vendor (NVIDIA, AMD, Intel, Huawei Ascend) by the device resource the node
+                advertises, else its vendor's labels; null without accelerators
             labels (list[Label]):
             bound_pools (list[str]):
             pods (list[NodePod]):
@@ -45,6 +47,7 @@ class NodeDetail:
     status: NodeStatus
     resources: NodeResources
     gpu_type: None | str
+    vendor: None | str
     labels: list[Label]
     bound_pools: list[str]
     pods: list[NodePod]
@@ -69,6 +72,9 @@ class NodeDetail:
 
         gpu_type: None | str
         gpu_type = self.gpu_type
+
+        vendor: None | str
+        vendor = self.vendor
 
         labels = []
         for labels_item_data in self.labels:
@@ -104,6 +110,7 @@ class NodeDetail:
             "status": status,
             "resources": resources,
             "gpuType": gpu_type,
+            "vendor": vendor,
             "labels": labels,
             "boundPools": bound_pools,
             "pods": pods,
@@ -141,6 +148,14 @@ class NodeDetail:
             return cast(None | str, data)
 
         gpu_type = _parse_gpu_type(d.pop("gpuType"))
+
+
+        def _parse_vendor(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        vendor = _parse_vendor(d.pop("vendor"))
 
 
         labels = []
@@ -192,6 +207,7 @@ class NodeDetail:
             status=status,
             resources=resources,
             gpu_type=gpu_type,
+            vendor=vendor,
             labels=labels,
             bound_pools=bound_pools,
             pods=pods,

@@ -25,7 +25,8 @@ class NodeItem:
     """ 
         Example:
             {'boundPools': ['training-pool'], 'cpu': '64', 'createdAt': '2024-06-01T09:00:00Z', 'gpuFree': 4, 'gpuTotal': 8,
-                'gpuType': 'a100-80g', 'gpuUsed': 4, 'memory': '256Gi', 'nodeName': 'node-1', 'status': 'active'}
+                'gpuType': 'a100-80g', 'gpuUsed': 4, 'memory': '256Gi', 'nodeName': 'node-1', 'status': 'active', 'vendor':
+                'NVIDIA'}
 
         Attributes:
             node_name (str):
@@ -37,6 +38,8 @@ class NodeItem:
             cpu (None | str):
             memory (None | str):
             gpu_type (None | str):
+            vendor (None | str): the accelerator vendor (NVIDIA, AMD, Intel, Huawei Ascend) by the device resource the node
+                advertises, else its vendor's labels; null without accelerators
             created_at (None | str):
      """
 
@@ -49,6 +52,7 @@ class NodeItem:
     cpu: None | str
     memory: None | str
     gpu_type: None | str
+    vendor: None | str
     created_at: None | str
 
 
@@ -79,6 +83,9 @@ class NodeItem:
         gpu_type: None | str
         gpu_type = self.gpu_type
 
+        vendor: None | str
+        vendor = self.vendor
+
         created_at: None | str
         created_at = self.created_at
 
@@ -95,6 +102,7 @@ class NodeItem:
             "cpu": cpu,
             "memory": memory,
             "gpuType": gpu_type,
+            "vendor": vendor,
             "createdAt": created_at,
         })
 
@@ -145,6 +153,14 @@ class NodeItem:
         gpu_type = _parse_gpu_type(d.pop("gpuType"))
 
 
+        def _parse_vendor(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        vendor = _parse_vendor(d.pop("vendor"))
+
+
         def _parse_created_at(data: object) -> None | str:
             if data is None:
                 return data
@@ -163,6 +179,7 @@ class NodeItem:
             cpu=cpu,
             memory=memory,
             gpu_type=gpu_type,
+            vendor=vendor,
             created_at=created_at,
         )
 

@@ -86,7 +86,7 @@ def test_new_job_page_in_a_real_browser(
     # a template over typed text asks first; "Keep my text" keeps it
     page.keys(Keys.TAB)
     assert page.driver.switch_to.active_element.text == "Create job"  # Tab leaves the editor
-    page.tab_to(lambda e: e.text == "Use template", limit=10)
+    page.tab_to(lambda e: e.text == "Use template", limit=25)
     page.keys(Keys.ENTER)
     assert page.find("dialog").get_attribute("open") is not None
     assert page.driver.switch_to.active_element.text == "Keep my text"
@@ -95,7 +95,7 @@ def test_new_job_page_in_a_real_browser(
     assert "gpu: lots" in _editor_text(page)
 
     # fixed; the server refuses the host path: its line:col problem on that line, in an alert
-    page.tab_to(_focused_editor_check, limit=10)
+    page.tab_to(_focused_editor_check, limit=25)
     _down_to(page, "  gpu: lots")
     page.keys(Keys.END, *[Keys.BACKSPACE] * 4, "1")
     page.until(lambda: _problems(page) == ["No problems found."], "the inline error gone")
@@ -117,7 +117,7 @@ def test_new_job_page_in_a_real_browser(
     assert job_status(served, JOB) == "None"  # nothing was created
 
     # completion: the values the schema allows for job.priority, accepted with Enter
-    page.tab_to(_focused_editor_check, limit=10)
+    page.tab_to(_focused_editor_check, limit=25)
     _down_to(page, "  priority: medium")
     page.keys(Keys.END, *[Keys.BACKSPACE] * len("medium"), "me")
     offered = page.until(lambda: _offered(page), "the completion list")

@@ -31,6 +31,7 @@ MODULE = "sigs.k8s.io/kueue"
 BINARY = controlplane.CACHE / f"kueue-{KUEUE}" / "kueue"
 NAMESPACE = "kueue-system"
 START_TIMEOUT = 120.0
+PODS_READY_TIMEOUT = 20  # seconds
 
 
 def build() -> Path:
@@ -134,6 +135,16 @@ def _configuration(directory: Path, ports: dict[str, int]) -> Path:
         "leaderElection": {"leaderElect": False},
         "internalCertManagement": {"enable": True},
         "integrations": {"frameworks": ["batch/job"]},
+        # All-or-nothing start (gpuctl renders no start barrier into a queued job): a Job
+        # whose pods are not all ready within the timeout is evicted and queued again. Short
+        # here so that a test sees it; no blocking of other admissions meanwhile, since the
+        # tests on this plane share it.
+        "waitForPodsReady": {
+            "enable": True,
+            "timeout": f"{PODS_READY_TIMEOUT}s",
+            "blockAdmission": False,
+            "requeuingStrategy": {"timestamp": "Eviction", "backoffBaseSeconds": 5},
+        },
         # its extension API server needs in-cluster delegation, which this set-up lacks
         "featureGates": {"VisibilityOnDemand": False},
     }

@@ -151,3 +151,59 @@ def test_a_capped_pool_queues_the_job_beyond_its_cap_in_kueue(
     wait(lambda: _kueue_object(cluster, "clusterqueue", pool) is None, 120, "the queue gone")
     flavor = c.KUEUE_FLAVOR_PREFIX + pool
     wait(lambda: _kueue_object(cluster, "resourceflavor", flavor) is None, 120, "the flavor gone")
+
+
+DISTRIBUTED = """kind: training
+version: v0.1
+job: {{name: {name}}}
+environment:
+  image: busybox:1.36
+  command: ["sh", "-c", "sleep 600"]
+resources: {{pool: {pool}, gpu: 8, node_count: 2, cpu: 100m, memory: 64Mi}}
+"""
+
+
+def test_kueue_evicts_a_queued_multi_node_job_whose_pods_do_not_all_start(
+    kueue_pool: tuple[Cluster, str],
+) -> None:
+    """A 2-node job of 8 GPUs a node in a pool whose quota (16) admits it, but whose one node
+    takes only one pod: no start barrier holds the pod that started; Kueue's waitForPodsReady
+    evicts the whole job after its timeout and queues it again."""
+    cluster, pool = kueue_pool
+    capped = POOL.format(name=pool).replace("max-gpus: 8", "max-gpus: 16")
+    made = gpuctl(cluster, "create", "-f", "-", stdin=capped)
+    assert made.returncode == 0, made.stderr
+    options = Options(namespace=cluster.namespace, kueue_pools=frozenset({pool}))
+    text = DISTRIBUTED.format(name="kq-gang", pool=pool)
+    objects = [m.obj for m in engine.render_documents(load_text("gang", text), options)]
+    job = next(obj for obj in objects if obj["kind"] == "Job")
+    assert job["metadata"]["labels"][c.KUEUE_QUEUE_LABEL] == pool
+    assert "initContainers" not in job["spec"]["template"]["spec"]  # no start barrier
+    keep = {f"pod-complete.stage.kwok.x-k8s.io/{key}": "1h" for key in ("delay", "jitter-delay")}
+    job["spec"]["template"]["metadata"].setdefault("annotations", {}).update(keep)
+    queue = engine.render_local_queue(pool, cluster.namespace).obj
+    listed = {"apiVersion": "v1", "kind": "List", "items": [*objects, queue]}
+    cluster.kubectl("create", "-f", "-", input=json.dumps(listed))
+
+    wait(lambda: "Running" in _pods_phases(cluster, "kq-gang"), 60, "one pod of kq-gang Running")
+    assert _pods_phases(cluster, "kq-gang").count("Running") == 1
+    timeout = kueue.PODS_READY_TIMEOUT + 60
+    evicted = wait(lambda: _evicted(cluster, "kq-gang"), timeout, "Kueue to evict kq-gang")
+    assert evicted["reason"] == "PodsReadyTimeout", evicted
+    wait(lambda: _status(cluster, "kq-gang") == "Queued", 60, "kq-gang queued again")
+
+
+def _pods_phases(cluster: Cluster, job: str) -> list[str]:
+    listed = cluster.kubectl("get", "pods", "-l", f"job-name={job}", "-o", "json").stdout
+    return [pod["status"].get("phase", "") for pod in json.loads(listed)["items"]]
+
+
+def _evicted(cluster: Cluster, job: str) -> dict[str, Any] | None:
+    listed = json.loads(cluster.kubectl("get", "workloads", "-o", "json").stdout)["items"]
+    for workload in listed:
+        owners = workload["metadata"].get("ownerReferences") or []
+        if any(owner.get("name") == job for owner in owners):
+            for condition in (workload.get("status") or {}).get("conditions") or []:
+                if condition["type"] == "Evicted" and condition["status"] == "True":
+                    return dict(condition)
+    return None

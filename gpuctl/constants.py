@@ -147,6 +147,10 @@ KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 # the pool taint tolerated when isolated), and a LocalQueue named after it in each namespace
 # that runs a job in it. The pool's training jobs carry KUEUE_QUEUE_LABEL=<pool>, so Kueue
 # holds a job beyond the cap Queued instead of gpuctl refusing it.
+# Whether a pool is a ClusterQueue is decided when its file is created or applied, and kept in
+# its record (data key POOL_KUEUE_KEY: "true"): its jobs follow the record, so Kueue appearing
+# later changes nothing until the pool file is applied again.
+POOL_KUEUE_KEY: Final = "kueue"
 KUEUE_GROUP: Final = "kueue.x-k8s.io"
 KUEUE_VERSION: Final = "v1beta1"
 KUEUE_KINDS: Final = ("ResourceFlavor", "ClusterQueue", "LocalQueue")

@@ -28,9 +28,9 @@ class Options:
     namespace: str | None = None  # -n/--namespace: wins over job.namespace
     default_namespace: str = c.DEFAULT_NAMESPACE  # the kubeconfig context's, for cluster commands
     priority_classes: bool = True  # set priorityClassName gpuctl-<priority>
-    # None: the cluster has no Kueue. Else the pools that are Kueue ClusterQueues: their
-    # training jobs carry the queue label, and pool files render their Kueue objects.
-    kueue_pools: frozenset[str] | None = None
+    kueue: bool = False  # the cluster serves Kueue's API: pool files render their Kueue objects
+    # the pools whose record says they are Kueue ClusterQueues: their training jobs queue there
+    kueue_pools: frozenset[str] = frozenset()
 
 
 Builder = Callable[[Document, dict[str, Any], Options], tuple[dict[str, Any], list[Problem]]]
@@ -312,7 +312,7 @@ def queue_of(res: dict[str, Any], options: Options) -> str | None:
     pool is a Kueue ClusterQueue; None: no queue, the job starts at once."""
     if res.get("queue"):
         return str(res["queue"])
-    if options.kueue_pools is not None and res["pool"] in options.kueue_pools:
+    if res["pool"] in options.kueue_pools:
         return str(res["pool"])
     return None
 
@@ -384,7 +384,8 @@ def _pool(
             Labels.INSTANCE: meta["name"],
         },
         "namespace_labels": {Labels.MANAGED_BY: c.MANAGED_BY_VALUE, Labels.INSTANCE: meta["name"]},
-        "kueue": kueue_pool(meta["name"], spec) if options.kueue_pools is not None else None,
+        "kueue": kueue_pool(meta["name"], spec) if options.kueue else None,
+        "kueue_key": c.POOL_KUEUE_KEY,
     }
     return context, []
 

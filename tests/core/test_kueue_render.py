@@ -39,13 +39,15 @@ def test_a_pool_renders_its_kueue_objects_only_where_kueue_is(snapshot_yaml: Any
     text = (EXAMPLES / "pool.yaml").read_text()
     without = _render(text, Options())
     assert "ClusterQueue" not in _kinds(without)
-    with_kueue = _render(text, Options(kueue_pools=frozenset()))
+    with_kueue = _render(text, Options(kueue=True))
     assert _kinds(with_kueue) == ["Namespace", "ResourceFlavor", "ClusterQueue", "ConfigMap"]
+    records = [m.obj["data"] for m in (*without, *with_kueue) if m.kind == "ConfigMap"]
+    assert [record.get(c.POOL_KUEUE_KEY) for record in records] == [None, "true"]
     assert engine.to_yaml(with_kueue) == snapshot_yaml
 
 
 def test_a_capped_pools_gpu_quota_is_its_cap_for_its_types_resources() -> None:
-    manifests = _render(CAPPED_POOL, Options(kueue_pools=frozenset()))
+    manifests = _render(CAPPED_POOL, Options(kueue=True))
     flavor = next(m.obj for m in manifests if m.kind == "ResourceFlavor")
     assert flavor["spec"] == {"nodeLabels": {c.Labels.POOL: "capped"}}  # shared: no toleration
     queue = next(m.obj for m in manifests if m.kind == "ClusterQueue")

@@ -33,7 +33,9 @@ from gpuctl.verbs.plan import JOB_OBJECT_KINDS
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
 
 KUEUE_DELETED = {
-    "ClusterQueue": "(Kueue removes it once no job it admitted is left)",
+    "ClusterQueue": (
+        "(Kueue removes it once no job it admitted is left; a job still queued there stays Queued)"
+    ),
     "ResourceFlavor": "(Kueue removes it once no ClusterQueue uses it)",
 }
 

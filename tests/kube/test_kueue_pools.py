@@ -134,7 +134,7 @@ def test_a_capped_pool_queues_the_job_beyond_its_cap_in_kueue(
     assert f"localqueue.kueue.x-k8s.io/{pool} deleted" in deleted.stdout
     assert (
         f"clusterqueue.kueue.x-k8s.io/{pool} deleted (Kueue removes it once no job it "
-        "admitted is left)" in deleted.stdout
+        "admitted is left; a job still queued there stays Queued)" in deleted.stdout
     )
     assert _status(cluster, "kq-second") in ("Running", "Succeeded")  # kwok ends it in 5-15 s
     cluster.kubectl("delete", "job", "kq-second", "kq-warm", "--wait=false")

@@ -86,3 +86,18 @@ def test_the_local_queue_points_at_the_pools_cluster_queue() -> None:
     queue = engine.render_local_queue("training-pool", "alice").obj
     assert (queue["kind"], queue["metadata"]["namespace"]) == ("LocalQueue", "alice")
     assert queue["spec"] == {"clusterQueue": "training-pool"}
+
+
+def test_a_queued_multi_node_job_has_no_start_barrier(snapshot_yaml: Any) -> None:  # noqa: F811
+    text = (EXAMPLES / "training-distributed.yaml").read_text()
+
+    def pod_spec(options: Options) -> dict[str, Any]:
+        job = next(m for m in _render(text, options) if m.kind == "Job")
+        spec: dict[str, Any] = job.obj["spec"]["template"]["spec"]
+        return spec
+
+    barrier = [i["name"] for i in pod_spec(Options()).get("initContainers", [])]
+    assert barrier == [c.START_BARRIER_CONTAINER]
+    queued = Options(kueue_pools=frozenset({"training-pool"}))
+    assert "initContainers" not in pod_spec(queued)
+    assert engine.to_yaml(_render(text, queued)) == snapshot_yaml

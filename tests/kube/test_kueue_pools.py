@@ -156,13 +156,20 @@ resources: {{pool: {pool}, gpu: 8, node_count: 2, cpu: 100m, memory: 64Mi}}
 def test_kueue_evicts_a_queued_multi_node_job_whose_pods_do_not_all_start(
     kueue_pool: tuple[Cluster, str],
 ) -> None:
-    """A 2-node job of 8 GPUs a node in a pool whose quota (16) admits it, but whose one node
-    takes only one pod: no start barrier holds the pod that started; Kueue's waitForPodsReady
-    evicts the whole job after its timeout and queues it again."""
+    """A 2-node job of 8 GPUs a node in a pool whose quota (raised from 8 to 16 by apply)
+    admits it, but whose one node takes only one pod: no start barrier holds the pod that
+    started; Kueue's waitForPodsReady evicts the whole job after its timeout and queues it
+    again."""
     cluster, pool = kueue_pool
-    capped = POOL.format(name=pool).replace("max-gpus: 8", "max-gpus: 16")
-    made = gpuctl(cluster, "create", "-f", "-", stdin=capped)
+    made = gpuctl(cluster, "create", "-f", "-", stdin=POOL.format(name=pool))
     assert made.returncode == 0, made.stderr
+    capped = POOL.format(name=pool).replace("max-gpus: 8", "max-gpus: 16")
+    raised = gpuctl(cluster, "apply", "-f", "-", stdin=capped)  # the cap raised in place
+    assert raised.returncode == 0, raised.stderr
+    assert f"clusterqueue.kueue.x-k8s.io/{pool} configured" in raised.stdout
+    queue = _kueue_object(cluster, "clusterqueue", pool) or {}
+    quotas = queue["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+    assert {"name": "nvidia.com/gpu", "nominalQuota": "16"} in quotas
     options = Options(namespace=cluster.namespace, kueue_pools=frozenset({pool}))
     text = DISTRIBUTED.format(name="kq-gang", pool=pool)
     objects = [m.obj for m in engine.render_documents(load_text("gang", text), options)]

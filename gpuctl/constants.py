@@ -142,6 +142,23 @@ START_BARRIER_RESOURCES: Final = {"cpu": "100m", "memory": "64Mi"}
 START_BARRIER_CONTAINER: Final = "wait-for-peers"
 # resources.queue: the Kueue LocalQueue that admits the whole Job at once.
 KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
+# Where Kueue is installed (its API group answers), a pool is also a Kueue ClusterQueue named
+# after it, with one ResourceFlavor KUEUE_FLAVOR_PREFIX<pool> (its nodes: the pool label, and
+# the pool taint tolerated when isolated), and a LocalQueue named after it in each namespace
+# that runs a job in it. The pool's training jobs carry KUEUE_QUEUE_LABEL=<pool>, so Kueue
+# holds a job beyond the cap Queued instead of gpuctl refusing it.
+# Whether a pool is a ClusterQueue is decided when its file is created or applied, and kept in
+# its record (data key POOL_KUEUE_KEY: "true"): its jobs follow the record, so Kueue appearing
+# later changes nothing until the pool file is applied again.
+POOL_KUEUE_KEY: Final = "kueue"
+KUEUE_GROUP: Final = "kueue.x-k8s.io"
+KUEUE_VERSION: Final = "v1beta1"
+KUEUE_KINDS: Final = ("ResourceFlavor", "ClusterQueue", "LocalQueue")
+KUEUE_FLAVOR_PREFIX: Final = "gpuctl-pool-"
+# A pool caps GPUs only; Kueue admits nothing whose resources its ClusterQueue does not cover,
+# so cpu and memory are covered with quotas no pool reaches (the nodes and the scheduler bound
+# them), as are the GPUs of a pool without a cap.
+KUEUE_UNBOUNDED_QUOTA: Final = {"cpu": "1000000", "memory": "1000000Ti", "gpu": "1000000"}
 
 # Inference and compute jobs of at least this many pods (replicas, or autoscaling.min_replicas
 # when autoscaled) get a PodDisruptionBudget of maxUnavailable 1: a drain takes one pod at a time.
@@ -194,6 +211,8 @@ INSTALL_BEFORE_WORKLOADS: Final = (
     "Namespace",
     "PriorityClass",
     "ResourceQuota",
+    "ResourceFlavor",
+    "ClusterQueue",
     "ConfigMap",
     "Secret",
     "Service",

@@ -65,11 +65,14 @@ class Session:
             # Only for specs that passed: invalid ones are reported before the Kubernetes
             # client is even imported.
             from gpuctl.cluster import client
+            from gpuctl.inventory.kueue import kueue_installed, kueue_pools
 
             self.cluster: LogCluster = client.Cluster.connect(target.kubeconfig, target.context)
             return Options(
                 namespace=target.namespace,
                 default_namespace=self.cluster.namespace,
+                kueue=kueue_installed(self.cluster),
+                kueue_pools=kueue_pools(self.cluster),
             )
 
         self.work: Workset = Workset.from_files(target.files, connect)

@@ -57,6 +57,10 @@ RESOURCES: dict[str, Resource] = {
     "CustomResourceDefinition": Resource(
         "apiextensions.k8s.io", "v1", "customresourcedefinitions", False
     ),
+    **{
+        kind: Resource(c.KUEUE_GROUP, c.KUEUE_VERSION, kind.lower() + "s", kind == "LocalQueue")
+        for kind in c.KUEUE_KINDS
+    },
     "GPUWorkload": Resource(c.WORKLOAD_GROUP, "v1alpha1", "gpuworkloads", True),
     # create-only reviews: who a bearer token is, and what a user may do
     "TokenReview": Resource("authentication.k8s.io", "v1", "tokenreviews", False),

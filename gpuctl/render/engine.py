@@ -286,6 +286,24 @@ def render_priority_classes() -> list[Manifest]:
     return render_template(PRIORITY_CLASSES_TEMPLATE, context, "<priority-classes>")
 
 
+LOCAL_QUEUE_TEMPLATE = "_shared/local-queue.yaml.j2"
+
+
+def render_local_queue(pool: str, namespace: str) -> Manifest:
+    """The LocalQueue through which `namespace`'s jobs queue to `pool`'s ClusterQueue."""
+    context = {
+        "api_version": f"{c.KUEUE_GROUP}/{c.KUEUE_VERSION}",
+        "pool": pool,
+        "namespace": namespace,
+        "labels": {
+            c.Labels.POOL: pool,
+            c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE,
+            c.Labels.INSTANCE: pool,
+        },
+    }
+    return render_template(LOCAL_QUEUE_TEMPLATE, context, "<local-queue>")[0]
+
+
 def render_template(template: str, context: dict[str, Any], origin: str) -> list[Manifest]:
     """Objects gpuctl makes from a shared template rather than a user's spec."""
     text = environment().get_template(template).render(context)

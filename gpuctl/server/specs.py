@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Forbidden
 from gpuctl.errors import Problem, SpecError
+from gpuctl.inventory.kueue import kueue_installed, kueue_pools
 from gpuctl.render import engine
 from gpuctl.server.auth import Policy, Principal
 from gpuctl.server.errors import ApiError, verb_failed
@@ -43,7 +44,12 @@ def workset(
 
     def options() -> Options:
         forced, default = namespaces()
-        return Options(namespace=forced, default_namespace=default or cluster.namespace)
+        return Options(
+            namespace=forced,
+            default_namespace=default or cluster.namespace,
+            kueue=kueue_installed(cluster),
+            kueue_pools=kueue_pools(cluster),
+        )
 
     return Workset.from_text(text, source, options, checked)
 

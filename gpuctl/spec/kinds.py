@@ -28,6 +28,9 @@ class Options:
     namespace: str | None = None  # -n/--namespace: wins over job.namespace
     default_namespace: str = c.DEFAULT_NAMESPACE  # the kubeconfig context's, for cluster commands
     priority_classes: bool = True  # set priorityClassName gpuctl-<priority>
+    kueue: bool = False  # the cluster serves Kueue's API: pool files render their Kueue objects
+    # the pools whose record says they are Kueue ClusterQueues: their training jobs queue there
+    kueue_pools: frozenset[str] = frozenset()
 
 
 Builder = Callable[[Document, dict[str, Any], Options], tuple[dict[str, Any], list[Problem]]]
@@ -266,6 +269,7 @@ def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = Fa
                 f"metadata.annotations['{c.JOB_COMPLETION_INDEX_ANNOTATION}']"
             ),
             **_gpu_runtime(name, res, paths, ds),
+            "queue": queue_of(res, options),
         }
         return context, _workload_problems(document, spec)
 
@@ -301,6 +305,16 @@ def pool_tolerations(pool: str) -> list[dict[str, str]]:
             "effect": c.POOL_TAINT_EFFECT,
         }
     ]
+
+
+def queue_of(res: dict[str, Any], options: Options) -> str | None:
+    """The Kueue LocalQueue of a job: `resources.queue` when given, else its pool's, when the
+    pool is a Kueue ClusterQueue; None: no queue, the job starts at once."""
+    if res.get("queue"):
+        return str(res["queue"])
+    if res["pool"] in options.kueue_pools:
+        return str(res["pool"])
+    return None
 
 
 def node_terms(pool: str, gpu_type: str | None) -> list[list[dict[str, Any]]]:
@@ -339,7 +353,6 @@ def _gpu_runtime(
         "deepspeed_files": list(ds.files) if ds else [],
         "topology_key": res.get("topology_key", c.DEFAULT_TOPOLOGY_KEY),
         "start_timeout": res.get("start_timeout", c.DEFAULT_START_TIMEOUT),
-        "queue": res.get("queue"),
         "queue_label": c.KUEUE_QUEUE_LABEL,
         "barrier_resources": c.START_BARRIER_RESOURCES,
         "barrier_container": c.START_BARRIER_CONTAINER,
@@ -371,8 +384,37 @@ def _pool(
             Labels.INSTANCE: meta["name"],
         },
         "namespace_labels": {Labels.MANAGED_BY: c.MANAGED_BY_VALUE, Labels.INSTANCE: meta["name"]},
+        "kueue": kueue_pool(meta["name"], spec) if options.kueue else None,
+        "kueue_key": c.POOL_KUEUE_KEY,
     }
     return context, []
+
+
+def kueue_pool(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """A pool's Kueue objects (see constants.KUEUE_GROUP): one ResourceFlavor for the pool's
+    nodes and a ClusterQueue whose GPU quota is the pool's cap. One flavor, not one per GPU
+    type: Kueue's quotas are per flavor, so a flavor per type would cap each type rather than
+    the pool. The GPU resources covered are those of the pool's allowed types, else every
+    vendor's usual one."""
+    types = spec.get("gpu-types") or []
+    gpu_resources = sorted(
+        {accelerators.lookup(t).resource for t in types}
+        if types
+        else {vendor.resource for vendor in accelerators.VENDORS}
+    )
+    gpu_quota = str(spec["max-gpus"]) if "max-gpus" in spec else c.KUEUE_UNBOUNDED_QUOTA["gpu"]
+    isolated = spec.get("isolation", c.DEFAULT_POOL_ISOLATION) == "isolated"
+    return {
+        "api_version": f"{c.KUEUE_GROUP}/{c.KUEUE_VERSION}",
+        "flavor": c.KUEUE_FLAVOR_PREFIX + name,
+        "node_labels": {Labels.POOL: name},
+        "tolerations": pool_tolerations(name) if isolated else [],
+        "quotas": [
+            {"name": "cpu", "quota": c.KUEUE_UNBOUNDED_QUOTA["cpu"]},
+            {"name": "memory", "quota": c.KUEUE_UNBOUNDED_QUOTA["memory"]},
+            *({"name": resource, "quota": gpu_quota} for resource in gpu_resources),
+        ],
+    }
 
 
 def _pool_node_labels(spec: dict[str, Any]) -> dict[str, dict[str, str]]:

@@ -10,11 +10,13 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import KubeError, NotFound
 from gpuctl.cluster.resources import ref
 from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.render.engine import Manifest, NodeLabels
+from gpuctl.verbs import kueue_queues
 from gpuctl.verbs.common import (
     DEFAULT_TIMEOUT,
     ObjectResult,
@@ -30,6 +32,13 @@ from gpuctl.verbs.errors import WaitTimeout
 from gpuctl.verbs.plan import JOB_OBJECT_KINDS
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
 
+KUEUE_DELETED = {
+    "ClusterQueue": (
+        "(Kueue removes it once no job it admitted is left; a job still queued there stays Queued)"
+    ),
+    "ResourceFlavor": "(Kueue removes it once no ClusterQueue uses it)",
+}
+
 
 @dataclass
 class Delete:
@@ -43,10 +52,13 @@ class Delete:
 
     def files(self, manifests: list[Manifest], node_labels: Sequence[NodeLabels]) -> VerbResult:
         """What the specs render, workloads before the Services and namespaces they use; the
-        pools' nodes lose their pool label."""
+        pools' nodes lose their pool label, and a pool's Kueue objects go with it (its
+        LocalQueues in every namespace first)."""
         labels = PoolLabels(self.cluster, manifests, node_labels)
         labels.read_wrote()  # while the records exist
-        result = self.run(locate(m) for m in reversed(manifests))
+        queues = [m.name for m in manifests if m.kind == "ClusterQueue"]
+        local_queues = kueue_queues.for_pools(self.cluster, queues) if queues else []
+        result = self.run([*local_queues, *(locate(m) for m in reversed(manifests))])
         lines, errors = labels.unlabel_all()
         result.objects += node_results(lines)
         result.errors += errors
@@ -76,14 +88,21 @@ class Delete:
                     grace_period=0 if self.force else None,
                 )
             except NotFound as exc:
-                if not self.ignore_not_found:
+                # a pool made before Kueue was installed has no Kueue objects: not an error
+                if not self.ignore_not_found and kind not in c.KUEUE_KINDS:
                     result.fail(f"{ref(kind, name)} not found", exc)
                 continue
             except KubeError as exc:
                 result.fail(f"{ref(kind, name)}: {exc}", exc)
                 continue
-            asked.append((kind, name, namespace))
-            result.objects.append(ObjectResult(kind, name, namespace, "deleted"))
+            deleted = ObjectResult(kind, name, namespace, "deleted")
+            if kind in c.KUEUE_KINDS:
+                # not waited for: Kueue's finalizer keeps a ClusterQueue (and its flavor) while
+                # a job it admitted is left; such jobs run on, but no job is admitted any more
+                deleted.detail = KUEUE_DELETED.get(kind, "")
+            else:
+                asked.append((kind, name, namespace))
+            result.objects.append(deleted)
         if self.wait:
             self._wait_gone(asked, result)
         return result

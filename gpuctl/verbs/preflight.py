@@ -111,12 +111,14 @@ def _pool_record(
 def _check_caps(cluster: ClusterAPI, manifests: Sequence[Manifest], result: Placement) -> None:
     """A job that would take its pool beyond its GPU cap (max-gpus) is an error: the GPUs of
     the unfinished pods of the pool's jobs, plus what this run's jobs ask (a job applied again
-    counts once: its own pods are left out), may not exceed the cap."""
+    counts once: its own pods are left out), may not exceed the cap. A job in a Kueue queue is
+    not refused: Kueue holds it Queued until the pool's ClusterQueue has room."""
     asks: dict[str, list[tuple[Manifest, int]]] = {}
     for m in manifests:
         adapter, pod_spec = workloads.adapter(m.kind), _pod_spec(m)
         pool = ((pod_spec or {}).get("nodeSelector") or {}).get(c.Labels.POOL)
-        if adapter is not None and pool and adapter.gpus(m.obj) > 0:
+        queued = c.KUEUE_QUEUE_LABEL in (m.obj["metadata"].get("labels") or {})
+        if adapter is not None and pool and not queued and adapter.gpus(m.obj) > 0:
             asks.setdefault(pool, []).append((m, adapter.gpus(m.obj)))
     try:
         limits = {pool: gpu_cap(_pool_record(cluster, pool, manifests)) for pool in asks}

@@ -18,7 +18,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ MODULE = "sigs.k8s.io/kueue"
 BINARY = controlplane.CACHE / f"kueue-{KUEUE}" / "kueue"
 NAMESPACE = "kueue-system"
 START_TIMEOUT = 120.0
+PODS_READY_TIMEOUT = 20  # seconds
 
 
 def build() -> Path:
@@ -134,6 +135,16 @@ def _configuration(directory: Path, ports: dict[str, int]) -> Path:
         "leaderElection": {"leaderElect": False},
         "internalCertManagement": {"enable": True},
         "integrations": {"frameworks": ["batch/job"]},
+        # All-or-nothing start (gpuctl renders no start barrier into a queued job): a Job
+        # whose pods are not all ready within the timeout is evicted and queued again. Short
+        # here so that a test sees it; no blocking of other admissions meanwhile, since the
+        # tests on this plane share it.
+        "waitForPodsReady": {
+            "enable": True,
+            "timeout": f"{PODS_READY_TIMEOUT}s",
+            "blockAdmission": False,
+            "requeuingStrategy": {"timestamp": "Eviction", "backoffBaseSeconds": 5},
+        },
         # its extension API server needs in-cluster delegation, which this set-up lacks
         "featureGates": {"VisibilityOnDemand": False},
     }
@@ -171,6 +182,52 @@ def _ready(port: int) -> bool:
         return False
 
 
+def _wait_ready(
+    kubeconfig: Path, directory: Path, log: Path, port: int, exited: Callable[[], bool]
+) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _ready(port):
+        _mount_certificates(kubeconfig, directory)
+        if exited() or time.monotonic() > deadline:
+            lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+            tail = "\n".join(lines[-5:])
+            raise controlplane.ControlPlaneError(f"Kueue did not become ready:\n{tail}")
+        time.sleep(0.5)
+
+
+def _argv(kubeconfig: Path, directory: Path, ports: dict[str, int]) -> list[str]:
+    return [
+        str(BINARY),
+        f"--config={_configuration(directory, ports)}",
+        f"--kubeconfig={kubeconfig}",
+        "--zap-log-level=2",
+    ]
+
+
+def serve(state: controlplane.State) -> None:
+    """Kueue's manager for the rest of the control plane's life: spawned as one of its
+    processes (in its state, so `down`, and the reaper of a killed test session, stop it with
+    the plane); its log is logs/kueue.log. For a plane of Kueue's own (tests/kube/session.py):
+    once Kueue's CRDs are on a cluster, gpuctl's pools there become ClusterQueues."""
+    build()
+    install(state.kubeconfig)
+    directory = Path(state.directory) / "kueue"
+    directory.mkdir(exist_ok=True)
+    ports = {name: free_port() for name in ("health", "metrics", "webhook")}
+    controlplane._spawn(state, "kueue", _argv(state.kubeconfig, directory, ports))
+    log = Path(state.directory) / "logs" / "kueue.log"
+    pid = state.pids["kueue"]
+    _wait_ready(state.kubeconfig, directory, log, ports["health"], lambda: not _running(pid))
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
 @contextmanager
 def running(kubeconfig: Path) -> Iterator[Path]:
     """Kueue's manager on the cluster of `kubeconfig` until the block ends; yields its log."""
@@ -181,19 +238,11 @@ def running(kubeconfig: Path) -> Iterator[Path]:
     log = directory / "kueue.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [str(BINARY), f"--config={_configuration(directory, ports)}", "--zap-log-level=2"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "KUBECONFIG": str(kubeconfig)},
+            _argv(kubeconfig, directory, ports), stdout=out, stderr=subprocess.STDOUT
         )
     try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while not _ready(ports["health"]):
-            _mount_certificates(kubeconfig, directory)
-            if process.poll() is not None or time.monotonic() > deadline:
-                tail = "\n".join(log.read_text(errors="replace").splitlines()[-5:])
-                raise controlplane.ControlPlaneError(f"Kueue did not become ready:\n{tail}")
-            time.sleep(0.5)
+        exited = lambda: process.poll() is not None  # noqa: E731
+        _wait_ready(kubeconfig, directory, log, ports["health"], exited)
         yield log
     finally:
         process.terminate()

@@ -48,7 +48,7 @@ def configure(config: Any) -> None:
 def unconfigure(config: Any) -> None:
     if getattr(config, "_gpuctl_kube_owner", False):
         directory = Path(os.environ.pop(ENV))
-        for instance in (CONTROL_PLANE, REAL_PODS):
+        for instance in (CONTROL_PLANE, REAL_PODS, KUEUE):
             controlplane.down(directory / instance)
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -56,6 +56,10 @@ def unconfigure(config: Any) -> None:
 CONTROL_PLANE = "cp"  # kwok nodes only
 REAL_PODS = "real"  # REAL_NODES real nodes, and no kwok node: every pod runs for real
 REAL_NODES = 2
+# kwok nodes and Kueue (its CRDs and its manager, for the whole session): Kueue's tests only.
+# Kept off CONTROL_PLANE: where Kueue's CRDs are, gpuctl's pools become ClusterQueues and
+# their jobs wait for a Kueue manager.
+KUEUE = "kueue"
 
 
 def _started(instance: str = CONTROL_PLANE) -> controlplane.State:
@@ -74,6 +78,10 @@ def _started(instance: str = CONTROL_PLANE) -> controlplane.State:
             else:
                 state = controlplane.up(directory / instance)
             _install_priority_classes(state.kubeconfig)
+            if instance == KUEUE:
+                from tests.kube import kueue  # it builds on controlplane
+
+                kueue.serve(state)
             return state
         except Exception as error:
             failed.write_text(f"the local control plane did not start: {error}")
@@ -91,8 +99,8 @@ def _install_priority_classes(kubeconfig: Path) -> None:
 
 @contextmanager
 def local_cluster(workdir: Path, instance: str = CONTROL_PLANE) -> Iterator[Cluster]:
-    """The session's control plane (or the one with real nodes), with a throwaway namespace
-    for the test."""
+    """The session's control plane (or the one with real nodes, or the one with Kueue), with a
+    throwaway namespace for the test."""
     state = _started(instance)
     with real_cluster(workdir, state.kubeconfig) as cluster:
         yield LocalCluster(cluster.kubeconfig, cluster.namespace, cluster.workdir, state.audit_log)

@@ -16,7 +16,6 @@ import yaml
 
 from tests.apply.test_scenarios import gpuctl
 from tests.conftest import GPUCTL
-from tests.kube import kueue
 from tests.support.nodes import nodes_made, pool_name, pool_node
 from tests.support.sandbox import Cluster
 
@@ -77,9 +76,10 @@ def _queues(namespace: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def queued(local: Cluster) -> Iterator[Cluster]:
+def queued(kueue_local: Cluster) -> Iterator[Cluster]:
+    local = kueue_local
     pool = pool_name(local, "kueue")
-    with kueue.running(local.kubeconfig), nodes_made(local, [pool_node(f"{pool}-0", pool, 8)]):
+    with nodes_made(local, [pool_node(f"{pool}-0", pool, 8)]):
         made = _queues(local.namespace)
         local.kubectl(
             "apply",

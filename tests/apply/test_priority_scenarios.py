@@ -6,8 +6,12 @@ Each test adds a GPU node of a pool of its own, so the other tests' pods do not 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,11 +41,25 @@ def pool(cluster: Cluster) -> Iterator[str]:
         yield name
 
 
+@contextlib.contextmanager
+def low_class_held() -> Iterator[None]:
+    """PriorityClasses are cluster-wide and the local control plane is shared: while one test
+    deletes gpuctl-low and creates a job that installs it again, no other test's `low` job may
+    install it in between (a lock across the xdist workers)."""
+    with LOW_CLASS_LOCK.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+LOW_CLASS_LOCK = Path(tempfile.gettempdir()) / "gpuctl-tests-gpuctl-low.lock"
+
+
 def test_create_installs_a_missing_class_and_the_pods_carry_its_value(
     cluster: Cluster, pool: str
 ) -> None:
-    cluster.kubectl("delete", "priorityclass", "gpuctl-low", "--ignore-not-found")
-    done = gpuctl(cluster, "create", "-f", "-", stdin=training("lowly", pool, 1, "low"))
+    with low_class_held():
+        cluster.kubectl("delete", "priorityclass", "gpuctl-low", "--ignore-not-found")
+        done = gpuctl(cluster, "create", "-f", "-", stdin=training("lowly", pool, 1, "low"))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "priorityclass.scheduling.k8s.io/gpuctl-low created"
     made = wait(lambda: pods(cluster, "lowly"), what="the job's pod")
@@ -78,7 +96,8 @@ def running_on(cluster: Cluster, name: str, node: str) -> bool:
 
 def test_a_high_job_in_a_full_pool_preempts_a_low_one(cluster: Cluster, pool: str) -> None:
     node_name = f"{pool}-0"
-    low = gpuctl(cluster, "create", "-f", "-", stdin=service("lowjob", pool, 4, "low"))
+    with low_class_held():
+        low = gpuctl(cluster, "create", "-f", "-", stdin=service("lowjob", pool, 4, "low"))
     assert low.returncode == 0, low.stderr
     wait(lambda: running_on(cluster, "lowjob", node_name), what="lowjob Running")
     victim = pods_of(cluster, "lowjob")[0]["metadata"]["name"]

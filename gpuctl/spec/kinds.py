@@ -413,6 +413,9 @@ def kueue_pool(name: str, spec: dict[str, Any]) -> dict[str, Any]:
             {"name": "cpu", "quota": c.KUEUE_UNBOUNDED_QUOTA["cpu"]},
             {"name": "memory", "quota": c.KUEUE_UNBOUNDED_QUOTA["memory"]},
             *({"name": resource, "quota": gpu_quota} for resource in gpu_resources),
+            # Kueue admits no workload asking for a resource its queue does not cover: a
+            # gpu-share job's GPU memory is covered, uncapped (the cap counts whole GPUs)
+            {"name": c.GPU_SHARE_RESOURCE, "quota": c.KUEUE_UNBOUNDED_QUOTA["gpu"]},
         ],
     }
 

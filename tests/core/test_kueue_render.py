@@ -52,9 +52,12 @@ def test_a_capped_pools_gpu_quota_is_its_cap_for_its_types_resources() -> None:
     assert flavor["spec"] == {"nodeLabels": {c.Labels.POOL: "capped"}}  # shared: no toleration
     queue = next(m.obj for m in manifests if m.kind == "ClusterQueue")
     (group,) = queue["spec"]["resourceGroups"]
-    assert group["coveredResources"] == ["cpu", "memory", "amd.com/gpu", "nvidia.com/gpu"]
+    covered = ["cpu", "memory", "amd.com/gpu", "nvidia.com/gpu", c.GPU_SHARE_RESOURCE]
+    assert group["coveredResources"] == covered
     quotas = {r["name"]: r["nominalQuota"] for r in group["flavors"][0]["resources"]}
     assert quotas["nvidia.com/gpu"] == quotas["amd.com/gpu"] == "8"
+    # a gpu-share job is admitted: its GPU memory is covered, not capped
+    assert quotas[c.GPU_SHARE_RESOURCE] == c.KUEUE_UNBOUNDED_QUOTA["gpu"]
     assert quotas["cpu"] == c.KUEUE_UNBOUNDED_QUOTA["cpu"]
 
 

@@ -4,6 +4,7 @@ import {
   type NodeItem,
   type PoolItem,
   byGpuType,
+  capOf,
   namesIn,
   occupancy,
   poolBars,
@@ -120,5 +121,38 @@ describe("AdminApi", () => {
     await expect(api.createPool({ name: "p", nodes: [], gpuType: [] })).rejects.toThrow(
       "create pools: admins only",
     );
+  });
+});
+
+describe("setting a pool's cap", () => {
+  it("PATCHes the pool with maxGpus (null: no cap) and answers the API's pool", async () => {
+    const seen: { url: string; method?: string; body: unknown }[] = [];
+    const api = new AdminApi("t", async (input, init) => {
+      seen.push({ url: String(input), method: init?.method, body: JSON.parse(String(init?.body)) });
+      return answer(200, { name: "train pool", nodes: [], gpuCap: 12, gpuCapUsed: 0, message: "configmap/pool-train configured" });
+    });
+    const changed = await api.setCap("train pool", 12);
+    await api.setCap("train pool", null);
+    expect(changed.gpuCap).toBe(12);
+    expect(changed.message).toBe("configmap/pool-train configured");
+    expect(seen).toEqual([
+      { url: `${API}/pools/train%20pool`, method: "PATCH", body: { maxGpus: 12 } },
+      { url: `${API}/pools/train%20pool`, method: "PATCH", body: { maxGpus: null } },
+    ]);
+  });
+
+  it("fails with the API's refusal in its own words", async () => {
+    const api = new AdminApi("t", async () =>
+      answer(400, { error: "BadRequest", message: "maxGpus: Input should be greater than or equal to 0", field: "maxGpus" }),
+    );
+    await expect(api.setCap("train", -1)).rejects.toThrow("maxGpus: Input should be greater than or equal to 0");
+  });
+
+  it("reads an empty field as no cap and refuses to guess at what is not a number", () => {
+    expect(capOf(" ")).toBeNull();
+    expect(capOf("12")).toBe(12);
+    expect(capOf("-1")).toBe(-1); // sent: the API refuses it in its words
+    expect(capOf("twelve")).toBeUndefined();
+    expect(capOf("1e3")).toBeUndefined();
   });
 });

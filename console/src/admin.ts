@@ -91,6 +91,12 @@ export interface Changed {
   message: string;
 }
 
+/** PATCH /pools/{poolName}'s answer: the pool as GET /pools/{poolName} gives it, and what
+ * the change wrote. */
+export interface PoolCapChanged extends PoolDetail {
+  message: string;
+}
+
 export interface NewPool {
   name: string;
   description?: string;
@@ -152,6 +158,11 @@ export class AdminApi {
 
   deletePool(name: string): Promise<Changed> {
     return this.send("DELETE", `/pools/${encodeURIComponent(name)}`);
+  }
+
+  /** Set the pool's GPU cap (null: no cap). */
+  setCap(pool: string, maxGpus: number | null): Promise<PoolCapChanged> {
+    return this.send("PATCH", `/pools/${encodeURIComponent(pool)}`, { maxGpus });
   }
 
   addNodes(pool: string, nodes: string[], overwrite: boolean): Promise<Changed> {
@@ -286,6 +297,15 @@ export function quotaSpec(name: string, user: string, gpu: string, cpu: string, 
 /** A number as YAML writes it, anything else as a quoted string (never YAML syntax). */
 function scalar(value: string): string {
   return /^\d+(\.\d+)?$/.test(value) ? value : JSON.stringify(value);
+}
+
+/** The cap typed in a field: empty is no cap (null); a number as typed (the API refuses a
+ * negative or fractional one in its own words); undefined for what is not a number at all
+ * (sending it as null would remove the cap). */
+export function capOf(text: string): number | null | undefined {
+  const typed = text.trim();
+  if (typed === "") return null;
+  return /^-?\d+(\.\d+)?$/.test(typed) ? Number(typed) : undefined;
 }
 
 /** A failure's words, whatever was thrown. */

@@ -323,6 +323,13 @@ class PoolDetail(Answer):
     otherJobs: OtherWork  # the jobs left out of `jobs`: other users', for a user
 
 
+class PoolCapChanged(PoolDetail):
+    message: str = Field(
+        description="what the change wrote: the pool's record, and its Kueue ClusterQueue "
+        "where Kueue is installed"
+    )
+
+
 class PoolChanged(Answer):
     name: str
     status: str

@@ -99,6 +99,21 @@ class PoolCreate(Body):
     )
 
 
+# The largest cap a pool may have: far above any cluster, small enough for every quantity.
+MAX_POOL_GPUS = 1_000_000
+
+
+class PoolCapSet(Body):
+    model_config = ConfigDict(json_schema_extra={"example": {"maxGpus": 12}})
+
+    max_gpus: int | None = Field(
+        ge=0,
+        le=MAX_POOL_GPUS,
+        strict=True,  # "12" is a string, not a cap
+        description="the pool's new GPU cap (at most 1000000); null removes the cap",
+    )
+
+
 NODE_NAME = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"  # a DNS-1123 subdomain
 
 

@@ -628,6 +628,37 @@ type Point struct {
 	Value     float32 `json:"value"`
 }
 
+// PoolCapChanged defines model for PoolCapChanged.
+type PoolCapChanged struct {
+	Description string `json:"description"`
+
+	// GpuCap the pool's GPU cap (max-gpus; POST /pools maxGpus); null when it has none
+	GpuCap *int `json:"gpuCap"`
+
+	// GpuCapUsed the GPUs the unfinished pods of the pool's jobs request: what counts against gpuCap
+	GpuCapUsed int            `json:"gpuCapUsed"`
+	GpuFree    int            `json:"gpuFree"`
+	GpuTotal   int            `json:"gpuTotal"`
+	GpuType    map[string]int `json:"gpuType"`
+	GpuUsed    int            `json:"gpuUsed"`
+	Jobs       []PoolJob      `json:"jobs"`
+
+	// Message what the change wrote: the pool's record, and its Kueue ClusterQueue where Kueue is installed
+	Message string   `json:"message"`
+	Name    string   `json:"name"`
+	Nodes   []string `json:"nodes"`
+
+	// OtherJobs Other users' work, counted and never named (what a user may not see by name).
+	OtherJobs OtherWork `json:"otherJobs"`
+	Status    string    `json:"status"`
+}
+
+// PoolCapSet Example: {"maxGpus":12}
+type PoolCapSet struct {
+	// MaxGpus the pool's new GPU cap (at most 1000000); null removes the cap
+	MaxGpus *int `json:"maxGpus"`
+}
+
 // PoolChanged defines model for PoolChanged.
 type PoolChanged struct {
 	Message string `json:"message"`
@@ -1082,6 +1113,9 @@ type SetNodeLabelJSONRequestBody = LabelCreate
 
 // CreatePoolJSONRequestBody defines body for CreatePool for application/json ContentType.
 type CreatePoolJSONRequestBody = PoolCreate
+
+// SetPoolCapJSONRequestBody defines body for SetPoolCap for application/json ContentType.
+type SetPoolCapJSONRequestBody = PoolCapSet
 
 // AddPoolNodesJSONRequestBody defines body for AddPoolNodes for application/json ContentType.
 type AddPoolNodesJSONRequestBody = PoolNodesAdd

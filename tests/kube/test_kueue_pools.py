@@ -204,3 +204,36 @@ def _evicted(cluster: Cluster, job: str) -> dict[str, Any] | None:
                 if condition["type"] == "Evicted" and condition["status"] == "True":
                     return dict(condition)
     return None
+
+
+def test_patching_a_pools_cap_sets_its_clusterqueue_quota_in_place(
+    kueue_pool: tuple[Cluster, str],
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from gpuctl.cluster.client import Cluster as Kube
+    from gpuctl.server.app import create_app
+
+    cluster, pool = kueue_pool
+    made = gpuctl(cluster, "create", "-f", "-", stdin=POOL.format(name=pool))
+    assert made.returncode == 0, made.stderr
+    created = _kueue_object(cluster, "clusterqueue", pool)
+    assert created is not None
+    node = cluster.kubectl("get", "node", f"{pool}-0", "-o", "json", namespaced=False)
+    app = create_app(Kube.connect(str(cluster.kubeconfig)), None)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        raised = client.patch(f"/api/v1/pools/{pool}", json={"maxGpus": 12})
+    assert raised.status_code == 200, raised.text
+    assert raised.json()["gpuCap"] == 12
+    assert f"clusterqueue.kueue.x-k8s.io/{pool} configured" in raised.json()["message"]
+    queue = _kueue_object(cluster, "clusterqueue", pool)
+    assert queue is not None
+    assert queue["metadata"]["uid"] == created["metadata"]["uid"]  # in place, not replaced
+    quotas = queue["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
+    assert {"name": "nvidia.com/gpu", "nominalQuota": "12"} in quotas
+    after = cluster.kubectl("get", "node", f"{pool}-0", "-o", "json", namespaced=False)
+    labels_and_taints = [
+        (json.loads(n.stdout)["metadata"]["labels"], json.loads(n.stdout)["spec"].get("taints"))
+        for n in (node, after)
+    ]
+    assert labels_and_taints[0] == labels_and_taints[1]

@@ -36,6 +36,7 @@ MATRIX: list[tuple[str, str, Any, int, int, int]] = [
     ("GET", "/pools/no-such-pool", None, 404, 404, 404),
     ("POST", "/pools", {"name": "p", "nodes": ["no-such-node"]}, 403, 403, 409),
     ("DELETE", "/pools/no-such-pool", None, 403, 403, 404),
+    ("PATCH", "/pools/no-such-pool", {"maxGpus": 4}, 403, 403, 404),
     ("POST", "/pools/no-such-pool/nodes", {"nodes": ["gpu-a100-0"]}, 403, 403, 404),
     ("DELETE", "/pools/no-such-pool/nodes/gpu-a100-0", None, 403, 403, 404),
     ("GET", "/workloads", None, 200, 200, 200),

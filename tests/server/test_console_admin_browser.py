@@ -198,6 +198,10 @@ def _pools_as_admin(page: Page, axe_source: str, folder: Path) -> None:
         ),
         "tuning's bars with gpu-a100-1",
     )
+    _submit(page, "cap-train-pool", "12")
+    _outcome(page, "configmap/pool-train-pool configured")
+    capped = "train-pool: GPU cap: 0 of 12 GPUs used (0%)"
+    page.until(lambda: _bars(page, "[data-pool=train-pool]")[1] == capped, "the cap bar of 12")
     page.screenshot("pools", folder)
     assert page.axe(axe_source) == []
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from gpuctl import constants as c
 
 from .conftest import QUOTA, Api, inference
@@ -190,3 +193,81 @@ def test_a_bad_cap_or_isolation_is_refused_naming_the_field(api: Api) -> None:
     assert shared.status_code == 201, shared.text
     assert _pool_label(api, "gpu-a100-0") == "bad"
     assert not (api.env.cluster.get("Node", "gpu-a100-0").get("spec") or {}).get("taints")
+
+
+def _node_state(api: Api, node: str) -> tuple[dict[str, str], list[Any]]:
+    live = api.env.cluster.get("Node", node)
+    return live["metadata"].get("labels") or {}, (live.get("spec") or {}).get("taints") or []
+
+
+def _record_data(api: Api, pool: str) -> dict[str, str]:
+    record = api.env.cluster.get("ConfigMap", f"pool-{pool}", c.SYSTEM_NAMESPACE)
+    data: dict[str, str] = record.get("data") or {}
+    return data
+
+
+def test_an_admin_changes_a_pools_cap_and_nothing_else(api: Api) -> None:
+    body = {"name": "capped", "nodes": ["gpu-a100-0"], "gpuType": ["A100-80G"], "maxGpus": 8}
+    assert api.call("admin", "POST", "/pools", json=body).status_code == 201
+    added = api.env.gpuctl("add", "node", "gpu-a100-1", "--pool", "capped")
+    assert added.stdout == "node/gpu-a100-1 added to pool capped\n"  # recorded with its type
+    nodes = {name: _node_state(api, name) for name in ("gpu-a100-0", "gpu-a100-1")}
+    before = _record_data(api, "capped")
+    assert json.loads(before["nodes"]) == {"gpu-a100-0": None, "gpu-a100-1": "A100-80G"}
+
+    raised = api.call("admin", "PATCH", "/pools/capped", json={"maxGpus": 12})
+    assert raised.status_code == 200, raised.text
+    answer = raised.json()
+    assert (answer["name"], answer["gpuCap"], answer["nodes"]) == (
+        "capped",
+        12,
+        ["gpu-a100-0", "gpu-a100-1"],
+    )
+    assert "configmap/pool-capped configured" in answer["message"]
+    assert answer | {"message": ""} == api.call("admin", "GET", "/pools/capped").json() | {
+        "message": ""
+    }
+    assert _record_data(api, "capped") == before | {c.POOL_MAX_GPUS_KEY: "12"}
+    assert {name: _node_state(api, name) for name in nodes} == nodes
+    item = api.call("admin", "GET", "/pools").json()["items"][0]
+    assert (item["allowedGpuTypes"], item["isolation"], item["gpuCap"]) == (
+        ["A100-80G"],
+        "isolated",
+        12,
+    )
+
+    removed = api.call("admin", "PATCH", "/pools/capped", json={"maxGpus": None})
+    assert removed.status_code == 200, removed.text
+    assert removed.json()["gpuCap"] is None
+    assert c.POOL_MAX_GPUS_KEY not in _record_data(api, "capped")
+    assert {name: _node_state(api, name) for name in nodes} == nodes
+
+
+def test_a_cap_change_is_refused_to_a_user_a_missing_pool_and_a_bad_body(api: Api) -> None:
+    body = {"name": "held", "nodes": ["gpu-a100-0"], "maxGpus": 8}
+    assert api.call("admin", "POST", "/pools", json=body).status_code == 201
+    refused = api.call("alice", "PATCH", "/pools/held", json={"maxGpus": 100})
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["error"] == "Forbidden"
+    missing = api.call("admin", "PATCH", "/pools/no-such-pool", json={"maxGpus": 1})
+    assert missing.status_code == 404, missing.text
+    assert missing.json()["error"] == "PoolNotFound"
+    for bad, field in (
+        ({"maxGpus": -1}, "maxGpus"),
+        ({"maxGpus": "12"}, "maxGpus"),
+        ({"maxGpus": 1.5}, "maxGpus"),
+        ({"maxGpus": True}, "maxGpus"),
+        ({"maxGpus": 10**30}, "maxGpus"),
+        ({}, "maxGpus"),
+        ({"maxGpus": 4, "gpuType": ["T4"]}, "gpuType"),
+    ):
+        answer = api.call("admin", "PATCH", "/pools/held", json=bad)
+        assert answer.status_code == 400, (bad, answer.text)
+        assert answer.json()["field"] == field, (bad, answer.text)
+    huge = b'{"maxGpus": 4, "pad": "' + b"x" * (3 * 1024 * 1024) + b'"}'
+    too_large = api.call(
+        "admin", "PATCH", "/pools/held", content=huge, headers={"Content-Type": "application/json"}
+    )
+    assert too_large.status_code == 413, too_large.text
+    assert too_large.json()["error"] == "TooLarge"
+    assert _record_data(api, "held")[c.POOL_MAX_GPUS_KEY] == "8"

@@ -1,5 +1,5 @@
 import { useMemo, useState } from "preact/hooks";
-import { AdminApi, type NodeItem, type PoolDetail, type PoolItem, namesIn, poolBars } from "../admin";
+import { AdminApi, type NodeItem, type PoolDetail, type PoolItem, capOf, namesIn, poolBars } from "../admin";
 import { Bar, Confirm, Field, type Outcome, OutcomeLine, outcomeOf, useAllowed, useLoaded } from "../adminui";
 import type { Client } from "../api";
 
@@ -103,6 +103,7 @@ function PoolCard(props: {
       )}
       {props.admin && (
         <div class="actions-row">
+          <SetCap pool={pool.name} cap={pool.gpuCap} api={api} act={act} />
           <AddNodes pool={pool.name} api={api} act={act} />
           <Confirm
             id={`delete-${pool.name}`}
@@ -138,6 +139,45 @@ function AddNodes(props: { pool: string; api: AdminApi; act: Act }) {
         Move from another pool
       </label>
       <button type="submit">Add nodes</button>
+    </form>
+  );
+}
+
+function SetCap(props: { pool: string; cap: number | null; api: AdminApi; act: Act }) {
+  const [text, setText] = useState(props.cap === null ? "" : String(props.cap));
+  const id = `cap-${props.pool}`;
+  return (
+    <form
+      class="inline-form"
+      aria-label={`Set the GPU cap of ${props.pool}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const input = (e.currentTarget as HTMLFormElement).elements.namedItem("maxGpus") as HTMLInputElement;
+        const cap = input.validity.badInput ? undefined : capOf(text);
+        void props.act(async () => {
+          if (cap === undefined) throw new Error(`the GPU cap of ${props.pool} must be a whole number (empty: no cap); nothing was changed`);
+          return props.api.setCap(props.pool, cap);
+        });
+      }}
+    >
+      <div class="field">
+        <label for={id}>GPU cap of {props.pool}</label>
+        <input
+          id={id}
+          name="maxGpus"
+          type="number"
+          min={0}
+          step={1}
+          value={text}
+          placeholder="no cap"
+          aria-describedby={`${id}-hint`}
+          onInput={(e) => setText((e.target as HTMLInputElement).value)}
+        />
+        <span class="hint" id={`${id}-hint`}>
+          empty: no cap
+        </span>
+      </div>
+      <button type="submit">Set cap</button>
     </form>
   );
 }

@@ -20,7 +20,7 @@ from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists
 from gpuctl.server.errors import verb_failed
 from gpuctl.server.params import NodeName, PoolName
 from gpuctl.server.views import pool_detail, pool_item
-from gpuctl.verbs import pool_labels
+from gpuctl.verbs import pool_cap, pool_labels
 
 # A pool record or a quota has no pods: deleting it takes a moment; the answer waits for it.
 WAIT = 30.0
@@ -118,6 +118,42 @@ def create_pool(
     caught_up(request, "Node", body.nodes, None)
     caught_up(request, "ConfigMap", [pools.record_name(body.name)], c.SYSTEM_NAMESPACE)
     return {"name": body.name, "status": "created", "message": "; ".join(result.lines())}
+
+
+@router.patch(
+    "/pools/{poolName}",
+    operation_id="setPoolCap",
+    description=(
+        "Sets (or with `null` removes) an existing pool's GPU cap as `gpuctl apply -f "
+        "pool.yaml` with a new `max-gpus` does: the pool's record, and where Kueue is installed"
+        " its ClusterQueue's GPU quota, change in place; its nodes, their labels and taints, its"
+        " allowed GPU types and isolation stay as they are. Answers the pool as GET "
+        "/pools/{poolName} does, with what was written in `message`. A cap below the GPUs in "
+        "use stops no running job: new jobs wait (Kueue) or are refused. Admin only."
+    ),
+    response_model=answers.PoolCapChanged,
+    summary="Set or remove a pool's GPU cap (admin)",
+)
+def set_pool_cap(
+    poolName: PoolName,
+    body: bodies.PoolCapSet,
+    principal: Caller,
+    cluster: Kube,
+    request: Request,
+) -> dict[str, Any]:
+    from gpuctl.verbs.apply import Apply
+
+    require(principal, "pools", "create")
+    text = pool_cap.capped_file(cluster, poolName, body.max_gpus)
+    work = specs.workset(cluster, text, f"pool {poolName}")
+    request.app.state.policy.admit(principal, work.manifests)
+    result = Apply(cluster, node_labels=work.node_labels, prune=False).run(work.manifests)
+    if not result.ok:
+        raise verb_failed(result, 409, "PoolConflict")
+    caught_up(request, "ConfigMap", [pools.record_name(poolName)], c.SYSTEM_NAMESPACE)
+    inventory = Inventory.read(cluster)
+    answer = pool_detail(inventory, inventory.pool(poolName), principal.sees)
+    return {**answer, "message": "; ".join(result.lines())}
 
 
 @router.delete(

@@ -52,6 +52,9 @@ from .node_resources import NodeResources
 from .node_status import NodeStatus
 from .other_work import OtherWork
 from .point import Point
+from .pool_cap_changed import PoolCapChanged
+from .pool_cap_changed_gputype import PoolCapChangedGputype
+from .pool_cap_set import PoolCapSet
 from .pool_changed import PoolChanged
 from .pool_create import PoolCreate
 from .pool_create_isolation import PoolCreateIsolation
@@ -136,6 +139,9 @@ __all__ = (
     "NodeStatus",
     "OtherWork",
     "Point",
+    "PoolCapChanged",
+    "PoolCapChangedGputype",
+    "PoolCapSet",
     "PoolChanged",
     "PoolCreate",
     "PoolCreateIsolation",

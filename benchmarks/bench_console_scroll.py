@@ -25,7 +25,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_console import CHROMEDRIVER, CHROMIUM, TOKEN, chromium, serving
+from bench_console import CHROMEDRIVER, CHROMIUM, TOKEN, chromium, serving  # beside this file
+
 from tests.support.sandbox import running_sandbox
 
 JOBS = 1000
@@ -58,7 +59,7 @@ requestAnimationFrame(frame);
 def create_jobs(base: str) -> None:
     import urllib.request
 
-    from benchmarks.bench_console import TRAINING
+    from bench_console import TRAINING
 
     for first in range(0, JOBS, 50):
         texts = [TRAINING.format(n=n) for n in range(first, min(first + 50, JOBS))]

@@ -87,10 +87,10 @@ def _answers(url: str) -> bool:
         return False
 
 
-def create_jobs(base: str) -> None:
-    """JOBS jobs through POST /jobs/batch, 50 at a time."""
-    for first in range(0, JOBS, 50):
-        texts = [TRAINING.format(n=n) for n in range(first, min(first + 50, JOBS))]
+def create_jobs(base: str, count: int = JOBS) -> None:
+    """`count` jobs through POST /jobs/batch, 50 at a time."""
+    for first in range(0, count, 50):
+        texts = [TRAINING.format(n=n) for n in range(first, min(first + 50, count))]
         request = urllib.request.Request(
             f"{base}/api/v1/jobs/batch",
             data=json.dumps({"yamlContents": texts}).encode(),

@@ -25,7 +25,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_console import CHROMEDRIVER, CHROMIUM, TOKEN, chromium, serving  # beside this file
+from bench_console import (  # beside this file
+    CHROMEDRIVER,
+    CHROMIUM,
+    TOKEN,
+    chromium,
+    create_jobs,
+    serving,
+)
 
 from tests.support.sandbox import running_sandbox
 
@@ -54,24 +61,6 @@ function frame(now) {
 }
 requestAnimationFrame(frame);
 """
-
-
-def create_jobs(base: str) -> None:
-    import urllib.request
-
-    from bench_console import TRAINING
-
-    for first in range(0, JOBS, 50):
-        texts = [TRAINING.format(n=n) for n in range(first, min(first + 50, JOBS))]
-        request = urllib.request.Request(
-            f"{base}/api/v1/jobs/batch",
-            data=json.dumps({"yamlContents": texts}).encode(),
-            headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
-            method="POST",
-        )
-        with urllib.request.urlopen(request, timeout=300) as answer:
-            if json.loads(answer.read())["failed"]:
-                raise RuntimeError("creating the jobs failed")
 
 
 def scroll(driver: Any, selector: str | None) -> dict[str, Any]:
@@ -122,7 +111,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         with running_sandbox(workdir) as sandbox, serving(workdir, sandbox.kubeconfig) as base:
-            create_jobs(base)
+            create_jobs(base, JOBS)
             with chromium() as driver:
                 ours = console_scroll(driver, base)
                 theirs = yardstick_scroll(driver, workdir)

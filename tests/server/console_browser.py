@@ -25,13 +25,13 @@ START = 180.0  # seconds `gpuctl serve` may take to answer on a loaded machine
 SEVERE = ("serious", "critical")
 
 
-@pytest.fixture
-def console_url(env: Env, token_file: Path) -> Iterator[str]:
-    """The installed `gpuctl serve` on the sandbox; its base URL."""
+@contextlib.contextmanager
+def served(kubeconfig: Path, *flags: str) -> Iterator[str]:
+    """The installed `gpuctl serve` with `flags` (its auth, e.g. --tokens FILE) on the cluster
+    of `kubeconfig`, until the block ends; its base URL."""
     port = free_port()
-    command = [str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file)]
     server = subprocess.Popen(
-        [*command, "--kubeconfig", str(env.kubeconfig)],
+        [str(GPUCTL), "serve", "--port", str(port), *flags, "--kubeconfig", str(kubeconfig)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -42,6 +42,13 @@ def console_url(env: Env, token_file: Path) -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.fixture
+def console_url(env: Env, token_file: Path) -> Iterator[str]:
+    """The installed `gpuctl serve` on the sandbox; its base URL."""
+    with served(env.kubeconfig, "--tokens", str(token_file)) as base:
+        yield base
 
 
 def _answers(url: str) -> bool:
@@ -163,17 +170,5 @@ def sign_in(page: Page, token: str) -> None:
 def serving_console(env: Env, token_file: Path, *flags: str) -> Iterator[str]:
     """The installed `gpuctl serve` on the sandbox with more `flags` (e.g. --prometheus-url
     URL); its base URL."""
-    port = free_port()
-    command = [str(GPUCTL), "serve", "--port", str(port), "--tokens", str(token_file), *flags]
-    server = subprocess.Popen(
-        [*command, "--kubeconfig", str(env.kubeconfig)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: _answers(f"{base}/readyz"), timeout=START, what="gpuctl serve")
+    with served(env.kubeconfig, "--tokens", str(token_file), *flags) as base:
         yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=30)

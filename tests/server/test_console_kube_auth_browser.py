@@ -7,7 +7,6 @@ refusal on the sign-in form."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,13 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.ports import free_port
 from tests.support.sandbox import Cluster as TestCluster
-from tests.support.sandbox import wait_for
 
-from ..conftest import GPUCTL
 from .conftest import training
-from .console_browser import START, Page, chrome, sign_in
+from .console_browser import Page, chrome, served, sign_in
 from .test_kube_auth import ROLE, local
 
 __all__ = ["chrome", "local"]  # fixtures used by name
@@ -42,27 +38,8 @@ def runner(local: TestCluster) -> str:
 @pytest.fixture
 def kube_console(local: TestCluster) -> Iterator[str]:
     """The installed `gpuctl serve --auth kubernetes` on the local control plane."""
-    port = free_port()
-    command = [str(GPUCTL), "serve", "--port", str(port), "--auth", "kubernetes"]
-    server = subprocess.Popen(
-        [*command, "--kubeconfig", str(local.kubeconfig)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: _ready(base), timeout=START, interval=0.5, what="gpuctl serve")
+    with served(local.kubeconfig, "--auth", "kubernetes") as base:
         yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
-def _ready(base: str) -> bool:
-    try:
-        return httpx.get(f"{base}/readyz").status_code == 200
-    except httpx.TransportError:
-        return False
 
 
 def test_a_service_account_signs_in_with_a_kubernetes_token(

@@ -1,7 +1,7 @@
 // The admin pages' side of the public REST API (pools, nodes, labels, quotas, GPUWorkloads)
 // and the pure rules they draw with: occupancy per pool and GPU type, bar labels, and whether
 // the caller may write (the API's own answer to POST /auth/check; the API still decides).
-import { API, type Client, failureOf } from "./api";
+import { Client } from "./api";
 
 export interface PoolItem {
   name: string;
@@ -110,22 +110,21 @@ const JSON_HEADERS = { "Content-Type": "application/json" };
 
 /** The admin routes with the signed-in token (failures: the API's own message). */
 export class AdminApi {
+  private readonly client: Client;
+
   constructor(
     readonly token: string,
-    private readonly fetcher: typeof fetch = (input, init) => fetch(input, init),
-  ) {}
+    fetcher: typeof fetch = (input, init) => fetch(input, init),
+  ) {
+    this.client = new Client(token, fetcher);
+  }
 
   static of(client: Client): AdminApi {
     return new AdminApi(client.token);
   }
 
-  private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
-    const headers = new Headers(init.headers);
-    headers.set("Authorization", `Bearer ${this.token}`);
-    headers.set("Accept", "application/json");
-    const answer = await this.fetcher(`${API}${path}`, { ...init, headers });
-    if (!answer.ok) throw await failureOf(answer);
-    return (await answer.json()) as T;
+  private call<T>(path: string, init: RequestInit = {}): Promise<T> {
+    return this.client.call<T>(path, init);
   }
 
   private send<T>(method: string, path: string, body?: unknown): Promise<T> {

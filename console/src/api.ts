@@ -130,7 +130,8 @@ export class Client {
     return [body, true];
   }
 
-  private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
+  /** A request to the API with the token; a failure throws the API's own message. */
+  async call<T>(path: string, init: RequestInit = {}): Promise<T> {
     const headers = new Headers(init.headers);
     headers.set("Authorization", `Bearer ${this.token}`);
     headers.set("Accept", "application/json");

@@ -271,3 +271,36 @@ def test_a_cap_change_is_refused_to_a_user_a_missing_pool_and_a_bad_body(api: Ap
     assert too_large.status_code == 413, too_large.text
     assert too_large.json()["error"] == "TooLarge"
     assert _record_data(api, "held")[c.POOL_MAX_GPUS_KEY] == "8"
+
+
+class _AddsANodeFirst:
+    """The server's host-path policy, but its first check first adds `node` to `pool` from the
+    CLI: `add node` landing after the cap change read the pool's record, before it writes."""
+
+    def __init__(self, api: Api, pool: str, node: str) -> None:
+        app: Any = api.client.app  # typed as a bare ASGI callable
+        self.state = app.state
+        self.policy, self.api, self.pool, self.node = self.state.policy, api, pool, node
+        self.added = False
+
+    def admit(self, principal: Any, manifests: Any) -> None:
+        if not self.added:
+            self.added = True
+            added = self.api.env.gpuctl("add", "node", self.node, "--pool", self.pool)
+            assert added.returncode == 0, added.stderr
+        self.policy.admit(principal, manifests)
+
+
+def test_a_cap_change_racing_add_node_keeps_the_added_node(api: Api) -> None:
+    body = {"name": "racing", "nodes": ["gpu-a100-0"], "maxGpus": 8}
+    assert api.call("admin", "POST", "/pools", json=body).status_code == 201
+    racer = _AddsANodeFirst(api, "racing", "gpu-a100-1")
+    racer.state.policy = racer
+    raised = api.call("admin", "PATCH", "/pools/racing", json={"maxGpus": 12})
+    assert raised.status_code == 200, raised.text
+    assert racer.added
+    assert raised.json()["nodes"] == ["gpu-a100-0", "gpu-a100-1"]
+    data = _record_data(api, "racing")
+    assert sorted(json.loads(data["nodes"])) == ["gpu-a100-0", "gpu-a100-1"]
+    assert data[c.POOL_MAX_GPUS_KEY] == "12"
+    assert _pool_label(api, "gpu-a100-1") == "racing"

@@ -14,6 +14,7 @@ from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory import pools
 from gpuctl.inventory.pools import Inventory, PoolNotFound
+from gpuctl.render.engine import Manifest
 from gpuctl.server import answers, bodies, specs
 from gpuctl.server.auth import require
 from gpuctl.server.deps import Caller, Kube, Reads, caught_up, from_lists
@@ -141,13 +142,14 @@ def set_pool_cap(
     cluster: Kube,
     request: Request,
 ) -> dict[str, Any]:
-    from gpuctl.verbs.apply import Apply
-
     require(principal, "pools", "create")
-    text = pool_cap.capped_file(cluster, poolName, body.max_gpus)
-    work = specs.workset(cluster, text, f"pool {poolName}")
-    request.app.state.policy.admit(principal, work.manifests)
-    result = Apply(cluster, node_labels=work.node_labels, prune=False).run(work.manifests)
+
+    def render(text: str) -> list[Manifest]:
+        manifests = specs.workset(cluster, text, f"pool {poolName}").manifests
+        request.app.state.policy.admit(principal, manifests)
+        return manifests
+
+    result = pool_cap.SetPoolCap(cluster, render).run(poolName, body.max_gpus)
     if not result.ok:
         raise verb_failed(result, 409, "PoolConflict")
     caught_up(request, "ConfigMap", [pools.record_name(poolName)], c.SYSTEM_NAMESPACE)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 )
 
@@ -112,5 +113,13 @@ func TestTheReadsAskForTheirPaths(t *testing.T) {
 		if method, got, _ := f.sent(n); method != "GET" || got != path {
 			t.Fatalf("request %d: %s %s, want GET %s", n, method, got, path)
 		}
+	}
+}
+
+func TestANaNIsRefusedBeforeAnythingIsSent(t *testing.T) {
+	f, client := newFake(t, answer{200, nil, `{}`})
+	_, err := client.PushCustomMetrics(context.Background(), "alice.a", map[string]float64{"loss": math.NaN()})
+	if err == nil || f.count() != 0 {
+		t.Fatalf("error %v after %d requests: want an error and none sent", err, f.count())
 	}
 }

@@ -1,10 +1,6 @@
 package gpuctl
 
-import (
-	"context"
-	"encoding/json"
-	"net/http"
-)
+import "context"
 
 // ListPools is every resource pool with its nodes and GPUs.
 func (c *Client) ListPools(ctx context.Context) (*PoolList, error) {
@@ -31,6 +27,49 @@ func (c *Client) GetPool(ctx context.Context, poolName string) (*PoolDetail, err
 	}
 	var out PoolDetail
 	if err := c.get(ctx, "/pools/"+segment(poolName), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetPoolCap sets a pool's GPU cap (maxGpus), or with nil removes it (admins). Only the cap
+// changes (and where Kueue is installed, its ClusterQueue's GPU quota); the answer is the pool
+// as GetPool reads it, with what was written in Message. A cap below the GPUs in use stops no
+// running job: new ones wait or are refused.
+func (c *Client) SetPoolCap(ctx context.Context, poolName string, maxGpus *int) (*PoolCapChanged, error) {
+	if err := need(poolName); err != nil {
+		return nil, err
+	}
+	var out PoolCapChanged
+	if err := c.patch(ctx, "/pools/"+segment(poolName), PoolCapSet{MaxGpus: maxGpus}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AddPoolNodes puts nodes in an existing pool (admins): each is checked first, and a missing
+// node, one of another pool (unless add.Overwrite) or of a GPU model the pool does not allow
+// is a 409 *APIError with nothing written. A node already in the pool stays as it is.
+func (c *Client) AddPoolNodes(ctx context.Context, poolName string, add PoolNodesAdd) (*PoolNodesChanged, error) {
+	if err := need(poolName); err != nil {
+		return nil, err
+	}
+	var out PoolNodesChanged
+	k := &call{path: "/pools/" + segment(poolName) + "/nodes"}
+	if err := c.idempotentPost(ctx, k, add, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RemovePoolNode takes a node out of a pool (admins): its pool label and taint, and its
+// entry in the pool's record. A node not in the pool is a 409, a missing pool a 404.
+func (c *Client) RemovePoolNode(ctx context.Context, poolName, nodeName string) (*PoolNodesChanged, error) {
+	if err := need(poolName, nodeName); err != nil {
+		return nil, err
+	}
+	var out PoolNodesChanged
+	if err := c.del(ctx, "/pools/"+segment(poolName)+"/nodes/"+segment(nodeName), nil, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -93,18 +132,8 @@ func (c *Client) DeleteQuota(ctx context.Context, userName string) (*QuotaDelete
 // CheckAccess asks whether a user (the caller when check.User is nil) may do an action.
 func (c *Client) CheckAccess(ctx context.Context, check AuthCheck) (*AuthDecision, error) {
 	var out AuthDecision
-	if err := c.readingPost(ctx, "/auth/check", check, &out); err != nil {
+	if err := c.idempotentPost(ctx, &call{path: "/auth/check"}, check, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
-}
-
-// readingPost is a POST that changes nothing, so retried like a GET.
-func (c *Client) readingPost(ctx context.Context, path string, in, out any) error {
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	_, err = c.do(ctx, &call{method: http.MethodPost, path: path, body: raw, idempotent: true}, out)
-	return err
 }

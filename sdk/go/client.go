@@ -18,6 +18,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -90,6 +91,7 @@ type call struct {
 	header      http.Header
 	idempotent  bool           // safe to send again even when an attempt may have reached the server
 	errorBodyOK func(int) bool // answers >= 400 whose body is still the result (batch 422)
+	finalCodes  []string       // error words that no retry can change (a server not set up for the call)
 }
 
 func (c *Client) url(path string, query url.Values) string {
@@ -142,7 +144,9 @@ func (c *Client) send(ctx context.Context, k *call) (*http.Response, error) {
 		}
 		if resp.StatusCode >= 400 && (k.errorBodyOK == nil || !k.errorBodyOK(resp.StatusCode)) {
 			defer resp.Body.Close()
-			return &attempt{status: resp.StatusCode, header: resp.Header, err: readAPIError(resp)}, nil
+			apiErr := readAPIError(resp)
+			final := slices.Contains(k.finalCodes, apiErr.Code)
+			return &attempt{status: resp.StatusCode, header: resp.Header, err: apiErr, final: final}, nil
 		}
 		answer = resp
 		return &attempt{status: resp.StatusCode}, nil
@@ -171,7 +175,7 @@ func (c *Client) do(ctx context.Context, k *call, out any) (int, error) {
 
 // readAPIError is the *APIError of an answer >= 400 (its body in the error shape, or the
 // status line when a proxy answered with something else).
-func readAPIError(resp *http.Response) error {
+func readAPIError(resp *http.Response) *APIError {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	apiErr := &APIError{Status: resp.StatusCode}
 	var body ErrorBody
@@ -219,6 +223,30 @@ func (c *Client) post(ctx context.Context, path string, in, out any) error {
 		k.body = raw
 	}
 	_, err := c.do(ctx, k, out)
+	return err
+}
+
+// patch sends in as JSON to path as a PATCH and decodes the answer into out. The API's PATCHes
+// set values (a pool's cap) rather than change them by an amount, so one sent twice leaves what
+// one leaves: it is retried like a GET.
+func (c *Client) patch(ctx context.Context, path string, in, out any) error {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("gpuctl: PATCH %s: %w", path, err)
+	}
+	_, err = c.do(ctx, &call{method: http.MethodPatch, path: path, body: raw, idempotent: true}, out)
+	return err
+}
+
+// idempotentPost is a POST that leaves the same state however often it arrives (a check that
+// changes nothing, nodes added to a pool, values set in the Pushgateway): retried like a GET.
+func (c *Client) idempotentPost(ctx context.Context, k *call, in, out any) error {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("gpuctl: POST %s: %w", k.path, err)
+	}
+	k.method, k.body, k.idempotent = http.MethodPost, raw, true
+	_, err = c.do(ctx, k, out)
 	return err
 }
 

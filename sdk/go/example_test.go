@@ -69,3 +69,30 @@ func ExampleAPIError() {
 		log.Fatal(err)
 	}
 }
+
+// A training loop reports its loss, throughput and progress: `gpuctl get jobs` shows the
+// progress, JobMetrics and `gpuctl describe job` the curves. GPUCTL_URL, GPUCTL_TOKEN and
+// GPUCTL_JOB_ID (the job's id, <namespace>.<name>) come from the job's spec (environment.env).
+func ExampleClient_PushCustomMetrics() {
+	ctx := context.Background()
+	client, _ := gpuctl.NewClient(os.Getenv("GPUCTL_URL"), os.Getenv("GPUCTL_TOKEN"))
+	jobID := os.Getenv("GPUCTL_JOB_ID")
+	const steps = 1000
+	for step := 1; step <= steps; step++ {
+		loss, tokensPerSecond := trainStep()
+		if step%50 != 0 {
+			continue
+		}
+		_, err := client.PushCustomMetrics(ctx, jobID, map[string]float64{
+			"loss":            loss,
+			"tokensPerSecond": tokensPerSecond,
+			"progress":        100 * float64(step) / steps,
+		})
+		if err != nil { // a report that failed never stops the training
+			log.Printf("metrics not reported: %v", err)
+		}
+	}
+}
+
+// trainStep stands for one step of the training: its loss and tokens per second.
+func trainStep() (float64, float64) { return 0.12, 5100 }

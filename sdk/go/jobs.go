@@ -190,3 +190,28 @@ func (c *Client) JobMetrics(ctx context.Context, jobID string, params *GetJobMet
 	}
 	return &out, nil
 }
+
+// GetJobManifests is what the job's spec renders to now (the Job, Deployment, StatefulSet,
+// Service, ... as YAML), by the same render as `gpuctl create`. A job whose spec was not kept
+// has no manifests, and Message says why.
+func (c *Client) GetJobManifests(ctx context.Context, jobID string) (*JobManifests, error) {
+	if err := need(jobID); err != nil {
+		return nil, err
+	}
+	var out JobManifests
+	if err := c.get(ctx, "/jobs/"+segment(jobID)+"/manifests", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListWorkloads is the GPUWorkload controller's workloads with their phase, node, Job and
+// message: a user's own namespace's, an admin's all. Installed is false (Items empty) when
+// the cluster has no GPUWorkload CRD.
+func (c *Client) ListWorkloads(ctx context.Context) (*WorkloadList, error) {
+	var out WorkloadList
+	if err := c.get(ctx, "/workloads", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -138,8 +138,12 @@ func TestLiveAJobsWholeLife(t *testing.T) {
 		t.Fatalf("logs %+v, %v", logs, err)
 	}
 	metrics, err := l.user.JobMetrics(ctx, made.JobId, nil)
-	if err != nil || metrics.Source != nil || metrics.Message == "" || metrics.GpuUtilization == nil {
-		t.Fatalf("metrics %+v, %v (the test server has no Prometheus)", metrics, err)
+	if prometheus := os.Getenv("GPUCTL_PROMETHEUS_URL"); prometheus != "" {
+		if err != nil || metrics.Source == nil || *metrics.Source != prometheus || metrics.GpuUtilization == nil {
+			t.Fatalf("metrics %+v, %v (from %s)", metrics, err, prometheus)
+		}
+	} else if err != nil || metrics.Source != nil || metrics.Message == "" || metrics.GpuUtilization == nil {
+		t.Fatalf("metrics %+v, %v (a server without Prometheus)", metrics, err)
 	}
 
 	for _, id := range ids {
@@ -215,6 +219,8 @@ func TestLiveTheAdminCalls(t *testing.T) {
 	if _, err := l.user.CreatePool(ctx, PoolCreate{Name: pool + "-x"}); !IsForbidden(err) {
 		t.Fatalf("a user made a pool: %v", err)
 	}
+	poolCapCalls(t, ctx, l, pool)
+	poolMembershipCalls(t, ctx, l, pool, node)
 	if _, err := l.admin.DeletePool(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
@@ -224,6 +230,57 @@ func TestLiveTheAdminCalls(t *testing.T) {
 
 	labelCalls(t, ctx, l.admin, node)
 	quotaCalls(t, ctx, l.admin)
+}
+
+// poolCapCalls sets the pool's cap, reads it back, and removes it.
+func poolCapCalls(t *testing.T, ctx context.Context, l *live, pool string) {
+	capped, err := l.admin.SetPoolCap(ctx, pool, Ptr(3))
+	if err != nil || capped.GpuCap == nil || *capped.GpuCap != 3 || capped.Name != pool || capped.Message == "" {
+		t.Fatalf("capped %+v, %v", capped, err)
+	}
+	if read, err := l.admin.GetPool(ctx, pool); err != nil || read.GpuCap == nil || *read.GpuCap != 3 {
+		t.Fatalf("the capped pool %+v, %v", read, err)
+	}
+	if _, err := l.user.SetPoolCap(ctx, pool, Ptr(100)); !IsForbidden(err) {
+		t.Fatalf("a user set a pool's cap: %v", err)
+	}
+	if _, err := l.admin.SetPoolCap(ctx, pool+"-none", Ptr(3)); !IsNotFound(err) {
+		t.Fatalf("the cap of a pool that does not exist: %v", err)
+	}
+	uncapped, err := l.admin.SetPoolCap(ctx, pool, nil)
+	if err != nil || uncapped.GpuCap != nil {
+		t.Fatalf("uncapped %+v, %v", uncapped, err)
+	}
+	if read, err := l.admin.GetPool(ctx, pool); err != nil || read.GpuCap != nil {
+		t.Fatalf("the uncapped pool %+v, %v", read, err)
+	}
+}
+
+// poolMembershipCalls takes the node out of the pool and puts it back.
+func poolMembershipCalls(t *testing.T, ctx context.Context, l *live, pool, node string) {
+	removed, err := l.admin.RemovePoolNode(ctx, pool, node)
+	if err != nil || removed.Status != "removed" || !slices.Equal(removed.Nodes, []string{node}) {
+		t.Fatalf("removed %+v, %v", removed, err)
+	}
+	if read, err := l.admin.GetPool(ctx, pool); err != nil || slices.Contains(read.Nodes, node) {
+		t.Fatalf("the pool without %s: %+v, %v", node, read, err)
+	}
+	if _, err := l.admin.RemovePoolNode(ctx, pool, node); !IsConflict(err) {
+		t.Fatalf("removing %s, no longer in the pool: %v", node, err)
+	}
+	if _, err := l.user.AddPoolNodes(ctx, pool, PoolNodesAdd{Nodes: []string{node}}); !IsForbidden(err) {
+		t.Fatalf("a user added a node: %v", err)
+	}
+	added, err := l.admin.AddPoolNodes(ctx, pool, PoolNodesAdd{Nodes: []string{node}})
+	if err != nil || added.Status != "added" || !slices.Equal(added.Nodes, []string{node}) {
+		t.Fatalf("added %+v, %v", added, err)
+	}
+	if read, err := l.admin.GetPool(ctx, pool); err != nil || !slices.Contains(read.Nodes, node) {
+		t.Fatalf("the pool with %s again: %+v, %v", node, read, err)
+	}
+	if _, err := l.admin.AddPoolNodes(ctx, pool, PoolNodesAdd{Nodes: []string{"no-such-node"}}); !IsConflict(err) {
+		t.Fatalf("adding a node that does not exist: %v", err)
+	}
 }
 
 func labelCalls(t *testing.T, ctx context.Context, admin *Client, node string) {

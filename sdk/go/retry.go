@@ -13,9 +13,12 @@ import (
 // RetryPolicy says when and how long a Client waits before it sends a request again.
 //
 // An attempt is retried when the connection failed or the answer was 429, 502, 503 or 504.
-// GET, DELETE, and the creates that carry an Idempotency-Key (CreateJob, CreateJobsBatch)
-// are retried on all of them; the other POSTs, which a second delivery could repeat, only when
-// the server cannot have acted on them: the connection was never made, or the answer was 429.
+// GET, DELETE, PATCH (SetPoolCap), the creates that carry an Idempotency-Key (CreateJob,
+// CreateJobsBatch) and the POSTs that leave the same state however often they arrive
+// (CheckAccess, AddPoolNodes, PushCustomMetrics) are retried on all of them; the other POSTs,
+// which a second delivery could repeat, only when the server cannot have acted on them: the
+// connection was never made, or the answer was 429. An answer that no retry can change (a
+// push to a server without a Pushgateway, 503 PushgatewayNotConfigured) ends the call at once.
 //
 // The wait is the answer's Retry-After (seconds or an HTTP date) when it has one, else a
 // random time between 0 and BaseDelay·2^n, at most MaxDelay (exponential backoff with full
@@ -43,10 +46,13 @@ type attempt struct {
 	header http.Header // the answer's headers
 	err    error       // nil: success
 	sent   bool        // the request may have reached the server
+	final  bool        // the answer's error word says no retry can change it
 }
 
 func (a *attempt) retryable(idempotent bool) bool {
 	switch {
+	case a.final:
+		return false
 	case a.status == 0:
 		return idempotent || !a.sent
 	case a.status == http.StatusTooManyRequests:

@@ -1,29 +1,40 @@
 """The Go SDK (sdk/go): its own suite, `go test ./...`, against `gpuctl serve` on a sandbox
-(GPUCTL_URL, GPUCTL_TOKEN: a user's, GPUCTL_ADMIN_TOKEN: an admin's); `go vet` and gofmt clean;
-and its models are what the pinned oapi-codegen writes from the committed contract.
+(GPUCTL_URL, GPUCTL_TOKEN: a user's, GPUCTL_ADMIN_TOKEN: an admin's) with a real Prometheus
+and Pushgateway (GPUCTL_PROMETHEUS_URL, GPUCTL_PUSHGATEWAY_URL; GPUCTL_EXPORTER_ADDR is where
+that Prometheus scrapes a DCGM exporter, which the Go test serves itself) and a GPUWorkload
+(GPUCTL_WORKLOAD); `go vet` and gofmt clean; and its models are what the pinned oapi-codegen
+writes from the committed contract.
 
 Without Go these tests are skipped with the reason; under CI (CI=true) a missing Go fails."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from gpuctl.cluster.errors import AlreadyExists
+from gpuctl.controller import resource
 from gpuctl.sandbox import SandboxConfig
 from tests.kube.controlplane import go_binary
+from tests.monitoring.conftest import pushgateway_url, running_prometheus
 from tests.server.conftest import token_file
 from tests.server.test_hostile import served
 from tests.support import tools
+from tests.support.ports import free_port
 
 from ..conftest import REPO, Env
 from ..server.conftest import SECRETS
 
-__all__ = ["token_file"]  # the fixture: the server's tokens (admin, alice, bob)
+# the fixtures: the server's tokens (admin, alice, bob); a real Pushgateway
+__all__ = ["pushgateway_url", "token_file"]
 
 SDK = REPO / "sdk" / "go"
 MODULE = "github.com/gpuctl/gpuctl/sdk/go"
@@ -34,6 +45,43 @@ def sandbox_config() -> SandboxConfig:
     """Jobs that run for two seconds, logging all the while: long enough to follow their logs,
     short enough that a followed stream ends by itself."""
     return SandboxConfig.fast(job_run_seconds=2.0, log_interval_seconds=0.1)
+
+
+@dataclass
+class Monitoring:
+    prometheus: str  # its URL
+    pushgateway: str  # its URL
+    exporter: str  # host:port that Prometheus scrapes for DCGM figures
+
+
+@pytest.fixture
+def monitoring(pushgateway_url: str, tmp_path: Path) -> Iterator[Monitoring]:
+    """A real Prometheus scraping the Pushgateway and a DCGM exporter's address, every second;
+    the Go test serves the exporter there itself, with its own job's pod."""
+    exporter = f"127.0.0.1:{free_port()}"
+    gateway = pushgateway_url.removeprefix("http://")
+    with running_prometheus(tmp_path, exporter, gateway) as url:
+        yield Monitoring(url, pushgateway_url, exporter)
+
+
+WORKLOAD_NAMESPACE = "go-sdk-workloads"
+
+
+def _a_workload(env: Env) -> str:
+    """A GPUWorkload (its CRD installed) in a namespace no token's user owns: namespace/name."""
+    with contextlib.suppress(AlreadyExists):
+        env.cluster.create(resource.crd())
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": WORKLOAD_NAMESPACE}}
+    env.cluster.create(namespace)
+    env.cluster.create(
+        {
+            "apiVersion": resource.API_VERSION,
+            "kind": resource.KIND,
+            "metadata": {"name": "llama", "namespace": WORKLOAD_NAMESPACE},
+            "spec": {"modelName": "llama-3-8b", "gpuCount": 2},
+        }
+    )
+    return f"{WORKLOAD_NAMESPACE}/llama"
 
 
 def _go() -> str:
@@ -54,9 +102,19 @@ def _run_go(*args: str, **environ: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_go_sdk_passes_its_suite_against_a_live_server(env: Env, token_file: Path) -> None:
+def test_the_go_sdk_passes_its_suite_against_a_live_server(
+    env: Env, token_file: Path, monitoring: Monitoring
+) -> None:
+    workload = _a_workload(env)
     # the webhook test's receiver listens on loopback, where deliveries go only when allowed
-    with served(env, token_file, "--webhook-allow-cidr", "127.0.0.0/8") as server:
+    allow = ("--webhook-allow-cidr", "127.0.0.0/8")
+    sources = (
+        "--prometheus-url",
+        monitoring.prometheus,
+        "--pushgateway-url",
+        monitoring.pushgateway,
+    )
+    with served(env, token_file, *allow, *sources) as server:
         done = _run_go(
             "test",
             "-count=1",
@@ -65,11 +123,23 @@ def test_the_go_sdk_passes_its_suite_against_a_live_server(env: Env, token_file:
             GPUCTL_URL=server.base,
             GPUCTL_TOKEN=SECRETS["alice"],
             GPUCTL_ADMIN_TOKEN=SECRETS["admin"],
+            GPUCTL_PROMETHEUS_URL=monitoring.prometheus,
+            GPUCTL_PUSHGATEWAY_URL=monitoring.pushgateway,
+            GPUCTL_EXPORTER_ADDR=monitoring.exporter,
+            GPUCTL_WORKLOAD=workload,
         )
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "--- SKIP" not in output, output  # the live tests ran, none skipped itself
-    assert "--- PASS: TestLiveAJobsWholeLife" in output, output
+    for test in (
+        "TestLiveAJobsWholeLife",
+        "TestLiveTheAdminCalls",
+        "TestLivePushedMetricsAreReadBack",
+        "TestLiveJobsUtilisationAndManifests",
+        "TestLiveWorkloadsAreListedPerNamespace",
+        "TestEveryOperationIsAMethod",
+    ):
+        assert f"--- PASS: {test}" in output, output
     assert f"ok  \t{MODULE}" in output, output
 
 

@@ -153,7 +153,7 @@ def test_the_deadline_bounds_the_retries_and_the_last_answer_is_raised() -> None
     script = Script(*[503] * 50)
     with _client(script, sleeps, deadline=10.0) as client, pytest.raises(ServerError):
         client.jobs.list()
-    assert 1 < len(script.requests) < 10
+    assert 1 < len(script.requests) <= 10  # a look at the clock a try: 10 s
     script = Script(429)
     with _client(script, sleeps, deadline=2.0) as client, pytest.raises(RateLimited) as busy:
         client.jobs.list()  # Retry-After 3 s is past the deadline: not waited for

@@ -165,3 +165,34 @@ def test_retry_after_as_a_date() -> None:
     assert retry_after(httpx.Headers({"Retry-After": "7"})) == 7.0
     assert retry_after(httpx.Headers({"Retry-After": "soon"})) is None
     assert isinstance(RetryTransport().policy, RetryPolicy)
+
+
+def test_writes_whose_repeat_changes_nothing_are_sent_again() -> None:
+    """Setting a pool's cap, adding nodes to a pool and pushing a job's values do on a repeat
+    what they did once: a 503 after them is retried, with the same body."""
+    sleeps: list[float] = []
+    calls: list[Callable[[Client], object]] = [
+        lambda client: client.pools.set_cap("p", 8),
+        lambda client: client.pools.add_nodes("p", ["n"]),
+        lambda client: client.metrics.push("a.b", loss=0.5),
+    ]
+    for call in calls:
+        script = Script(503, httpx.ReadError("reset mid-answer"), 404)
+        with _client(script, sleeps) as client, pytest.raises(Exception) as found:
+            call(client)
+        assert type(found.value).__name__ == "NotFound"
+        assert len(script.requests) == 3
+        assert len({(r.method, r.url.path, r.content) for r in script.requests}) == 1
+
+
+def test_other_patches_and_posts_are_not_marked_safe_to_repeat() -> None:
+    sleeps: list[float] = []
+    patch = httpx.Request("PATCH", "http://api/api/v1/pools/p", json={"maxGpus": 1})
+    script = Script(503)
+    with _client(script, sleeps) as client:
+        assert client.http.send(patch).status_code == 503
+    assert len(script.requests) == 1
+    script = Script(503)
+    with _client(script, sleeps) as client, pytest.raises(ServerError):
+        client.webhooks.test("w")  # a POST that sends an event: a repeat sends two
+    assert len(script.requests) == 1

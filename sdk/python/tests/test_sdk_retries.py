@@ -61,6 +61,32 @@ def test_without_the_key_the_same_retry_would_have_made_a_second_job(
     assert [job["metadata"]["name"] for job in env.cluster.list("Job", "default")] == ["bare"]
 
 
+def _each_write_answered_once_then_lost(seen: Seen, number: int) -> object:
+    """The first PATCH or POST of each path reaches the server; its answer becomes a 503."""
+    if seen.method in ("PATCH", "POST") and number == 1:
+        return ("forward", 503, {"Content-Type": "text/html"})
+    return "forward"
+
+
+def test_a_cap_set_and_nodes_added_whose_answers_are_lost_are_sent_again(
+    make_proxy: Callable[[Rule], Proxy], env: Env
+) -> None:
+    """The server did each the first time; the repeat does nothing more and answers 200."""
+    with Client(make_proxy(lambda seen, number: "forward").base, SECRETS["admin"]) as direct:
+        direct.pools.create("tuning", nodes=["gpu-a100-0"], gpu_type=["A100-80G"])
+    proxy = make_proxy(_each_write_answered_once_then_lost)
+    with Client(proxy.base, SECRETS["admin"], retry=FAST_RETRIES) as client:
+        assert client.pools.set_cap("tuning", 3).gpu_cap == 3
+        added = client.pools.add_nodes("tuning", ["gpu-a100-1"])
+        assert added.message == "node/gpu-a100-1 already in pool tuning"  # the repeat's answer
+        assert client.pools.get("tuning").nodes == ["gpu-a100-0", "gpu-a100-1"]
+    writes = [(s.method, s.path) for s in proxy.seen if s.method != "GET"]
+    assert (
+        writes
+        == [("PATCH", "/api/v1/pools/tuning")] * 2 + [("POST", "/api/v1/pools/tuning/nodes")] * 2
+    )
+
+
 def test_retry_after_is_waited_for(make_proxy: Callable[[Rule], Proxy]) -> None:
     def busy_once(seen: Seen, number: int) -> object:
         if seen.method == "GET" and number == 1:

@@ -643,7 +643,7 @@ class Metrics(_Part):
         NotFound for a job the caller may not see, ServerError 503 when the server has no
         Pushgateway), rather than dropping values in silence: a loop that must not stop for
         its metrics catches GpuctlClientError. It is retried like a read, as pushing the same
-        values twice stores what pushing them once does; a Client with a short
+        values twice stores what pushing them once does; a Client with a short `timeout` and
         `RetryPolicy(deadline=...)` bounds how long a step may wait for it."""
         merged = {**(values or {}), **named}
         metrics = CustomMetricsPushMetrics()

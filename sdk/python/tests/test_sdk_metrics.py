@@ -1,10 +1,14 @@
 """A job's own values pushed through the SDK (`metrics.push`) to `gpuctl serve` and a real
 Pushgateway, read back by `jobs.metrics` from a real Prometheus that scrapes it; every visible
 job's GPU utilisation (`metrics.utilisation`) from the same Prometheus scraping a DCGM-named
-exporter; and the pushes the server refuses, as typed errors."""
+exporter; the pushes the server refuses, as typed errors; and the README's training-loop
+example."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,8 @@ from tests.monitoring.conftest import Exporter, GpuSeries, wait_scraped
 from tests.server.conftest import QUOTA, SECRETS, inference
 from tests.server.test_hostile import Served, served
 from tests.support.sandbox import wait_for
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "push_metrics.py"
 
 
 @pytest.fixture
@@ -40,6 +46,8 @@ def alice(measured: Served) -> Iterator[Client]:
         admin.quotas.create(QUOTA)  # alice's namespace
         client.jobs.create(inference("mine", replicas=1))  # its pod keeps running
         yield client
+        # deleting the job deletes its Pushgateway group: the module's next test starts bare
+        assert "Pushgateway" in client.jobs.delete("alice.mine").message
 
 
 def _last(series: dict[str, list[models.Point]], name: str) -> float | None:
@@ -50,6 +58,35 @@ def _last(series: dict[str, list[models.Point]], name: str) -> float | None:
 def _custom(client: Client, job_id: str) -> dict[str, list[models.Point]]:
     found = client.jobs.metrics(job_id).custom
     return found.additional_properties if isinstance(found, models.JobMetricsCustom) else {}
+
+
+def test_the_readmes_training_loop_pushes_its_loss_and_progress(
+    alice: Client, measured: Served
+) -> None:
+    environ = {
+        **os.environ,
+        "GPUCTL_URL": measured.base,
+        "GPUCTL_TOKEN": SECRETS["alice"],
+        "GPUCTL_JOB_ID": "alice.mine",
+    }
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    wait_for(
+        lambda: _last(_custom(alice, "alice.mine"), "progress") == 100.0,
+        timeout=30,
+        interval=0.5,
+        what="the last push scraped",
+    )
+    assert _last(_custom(alice, "alice.mine"), "loss") == 0.02
+    readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert EXAMPLE.read_text(encoding="utf-8") in readme
 
 
 def test_pushed_values_are_read_back(

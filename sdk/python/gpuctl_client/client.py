@@ -1,5 +1,7 @@
 """`Client(url, token)`: every endpoint of gpuctl's REST API as a typed method, grouped as the
-API is (`client.jobs`, `.nodes`, `.pools`, `.quotas`, `.webhooks`, `.auth`). Each method sends
+API is (`client.jobs`, `.metrics`, `.nodes`, `.pools`, `.quotas`, `.webhooks`, `.workloads`,
+`.auth`; gpuctl_client.operations maps each of the contract's operations to its method). Each
+method sends
 through the generated code's request builders and answer parsers (gpuctl_client._generated,
 from docs/openapi.json), returns the generated model of a success and raises the `ApiError`
 subclass of an error answer; every request is retried as gpuctl_client.retry says."""
@@ -7,12 +9,13 @@ subclass of an error answer; every request is retried as gpuctl_client.retry say
 from __future__ import annotations
 
 import builtins
+import json
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from io import BytesIO
 from types import ModuleType, TracebackType
-from typing import Any, TypeVar
+from typing import Any, SupportsFloat, TypeVar
 
 import httpx
 
@@ -23,9 +26,11 @@ from gpuctl_client._generated.api.jobs import (
     delete_job,
     get_job,
     get_job_logs,
+    get_job_manifests,
     get_job_metrics,
     list_jobs,
 )
+from gpuctl_client._generated.api.metrics import list_jobs_utilisation, push_custom_metrics
 from gpuctl_client._generated.api.nodes import (
     delete_node_label,
     get_node,
@@ -36,7 +41,15 @@ from gpuctl_client._generated.api.nodes import (
     set_node_label,
     set_node_labels_batch,
 )
-from gpuctl_client._generated.api.pools import create_pool, delete_pool, get_pool, list_pools
+from gpuctl_client._generated.api.pools import (
+    add_pool_nodes,
+    create_pool,
+    delete_pool,
+    get_pool,
+    list_pools,
+    remove_pool_node,
+    set_pool_cap,
+)
 from gpuctl_client._generated.api.quotas import create_quota, delete_quota, get_quota, list_quotas
 from gpuctl_client._generated.api.webhooks import (
     create_webhook,
@@ -47,12 +60,16 @@ from gpuctl_client._generated.api.webhooks import (
     rotate_webhook_secret,
     test_webhook,
 )
+from gpuctl_client._generated.api.workloads import list_workloads
 from gpuctl_client._generated.client import AuthenticatedClient
 from gpuctl_client._generated.client import Client as AnonymousClient
 from gpuctl_client._generated.models import (
     AllLabels,
     AuthCheck,
     AuthDecision,
+    CustomMetricsPush,
+    CustomMetricsPushed,
+    CustomMetricsPushMetrics,
     GetJobMetricsMetric,
     JobBatch,
     JobBatchCreate,
@@ -63,8 +80,10 @@ from gpuctl_client._generated.models import (
     JobKind,
     JobList,
     JobLogs,
+    JobManifests,
     JobMetrics,
     JobStatus,
+    JobsUtilisation,
     LabelBatch,
     LabelBatchCreate,
     LabelCreate,
@@ -78,10 +97,15 @@ from gpuctl_client._generated.models import (
     NodeItem,
     NodeLabels,
     NodeList,
+    PoolCapChanged,
+    PoolCapSet,
     PoolChanged,
     PoolCreate,
+    PoolCreateIsolation,
     PoolDetail,
     PoolList,
+    PoolNodesAdd,
+    PoolNodesChanged,
     QuotaCreate,
     QuotaDeleted,
     QuotaList,
@@ -94,11 +118,12 @@ from gpuctl_client._generated.models import (
     WebhookList,
     WebhookSecretRotated,
     WebhookTestQueued,
+    WorkloadList,
 )
 from gpuctl_client._generated.types import UNSET, File
 from gpuctl_client.errors import ApiError, ConnectionFailed, GpuctlClientError, error_of
 from gpuctl_client.logs import Via, follow
-from gpuctl_client.retry import RetryPolicy, RetryTransport
+from gpuctl_client.retry import SAFE_TO_REPEAT, RetryPolicy, RetryTransport
 
 T = TypeVar("T")
 Item = TypeVar("Item")
@@ -150,10 +175,12 @@ class Client:
         )
         self.http: httpx.Client = self.generated.get_httpx_client()
         self.jobs = Jobs(self)
+        self.metrics = Metrics(self)
         self.nodes = Nodes(self)
         self.pools = Pools(self)
         self.quotas = Quotas(self)
         self.webhooks = Webhooks(self)
+        self.workloads = Workloads(self)
         self.auth = Auth(self)
 
     def close(self) -> None:
@@ -187,13 +214,19 @@ class Client:
         *,
         also: frozenset[int] = frozenset(),
         content: bytes | None = None,
+        repeatable: bool = False,
         **params: Any,
     ) -> T:
         """`endpoint` (a generated module) with `params`: its answer parsed as `expect`, or the
-        error answer raised. `also`: error statuses whose body is an `expect` too."""
+        error answer raised. `also`: error statuses whose body is an `expect` too;
+        `repeatable`: a write that may be retried, as sending it twice does what sending it
+        once does (gpuctl_client.retry)."""
         kwargs: dict[str, Any] = endpoint._get_kwargs(**params)
         if content is not None:
+            kwargs.pop("json", None)
             kwargs["content"] = content  # bytes: sent again as they are on a retry
+        if repeatable:
+            kwargs["extensions"] = {SAFE_TO_REPEAT: True}
         response = self.send(self.http.build_request(**kwargs))
         answered = _answer_of(response, expect, also)
         if answered is not None:
@@ -246,9 +279,13 @@ class _Part:
     def _call(self, endpoint: ModuleType, expect: type[T], **params: Any) -> T:
         return self._client.call(endpoint, expect, **params)
 
+    def _write_again(self, endpoint: ModuleType, expect: type[T], **params: Any) -> T:
+        """A write whose repeat changes nothing more: retried like a read."""
+        return self._client.call(endpoint, expect, repeatable=True, **params)
+
 
 class Jobs(_Part):
-    """Jobs: create (from YAML), list, get, delete, logs, metrics, wait."""
+    """Jobs: create (from YAML), list, get, delete, manifests, logs, metrics, wait."""
 
     def create(self, spec: str, *, idempotency_key: str | None = None) -> JobCreated:
         """The job of one YAML spec, sent as `application/yaml`. One Idempotency-Key for the
@@ -324,6 +361,12 @@ class Jobs(_Part):
 
     def delete(self, job_id: str, *, force: bool = False) -> JobDeleted:
         return self._call(delete_job, JobDeleted, job_id=job_id, force=force)
+
+    def manifests(self, job_id: str) -> JobManifests:
+        """The Kubernetes objects the job's spec renders to (`.manifests`: each one's `kind`,
+        `name`, `namespace` and `yaml`); none, and `.message` saying why, when the job's spec
+        was not kept."""
+        return self._call(get_job_manifests, JobManifests, job_id=job_id)
 
     def logs(self, job_id: str, *, tail: int = 100, pod: str | None = None) -> JobLogs:
         """The last `tail` lines of each of the job's pods."""
@@ -476,11 +519,43 @@ class Pools(_Part):
         nodes: builtins.list[str] | None = None,
         gpu_type: builtins.list[str] | None = None,
         description: str = "",
+        max_gpus: int | None = None,
+        isolation: PoolCreateIsolation | str = PoolCreateIsolation.ISOLATED,
     ) -> PoolChanged:
+        """A pool of `nodes` (labelled, and tainted unless `isolation` is "shared") allowing
+        the GPU models `gpu_type`, its jobs capped at `max_gpus` GPUs together (None: no cap)."""
         body = PoolCreate(
-            name=name, description=description, nodes=_opt(nodes), gpu_type=_opt(gpu_type)
+            name=name,
+            description=description,
+            nodes=_opt(nodes),
+            gpu_type=_opt(gpu_type),
+            max_gpus=_opt(max_gpus),
+            isolation=PoolCreateIsolation(isolation),
         )
         return self._call(create_pool, PoolChanged, body=body)
+
+    def set_cap(self, pool_name: str, max_gpus: int | None) -> PoolCapChanged:
+        """Sets the pool's GPU cap to `max_gpus` (None removes it); answers the pool as `get`
+        does, with what was written in `.message`. Retried like a read: setting the same cap
+        twice is setting it once."""
+        body = PoolCapSet(max_gpus=max_gpus)
+        return self._write_again(set_pool_cap, PoolCapChanged, pool_name=pool_name, body=body)
+
+    def add_nodes(
+        self, pool_name: str, nodes: builtins.list[str], *, overwrite: bool = False
+    ) -> PoolNodesChanged:
+        """Puts `nodes` in the pool (its label, and an isolating pool's taint); a node of
+        another pool is Conflict unless `overwrite` moves it. Retried like a read: a node
+        already in the pool is left as it is."""
+        body = PoolNodesAdd(nodes=nodes, overwrite=overwrite)
+        return self._write_again(add_pool_nodes, PoolNodesChanged, pool_name=pool_name, body=body)
+
+    def remove_node(self, pool_name: str, node_name: str) -> PoolNodesChanged:
+        """Takes the node out of the pool (label, taint, record); Conflict when it is not in
+        the pool."""
+        return self._call(
+            remove_pool_node, PoolNodesChanged, pool_name=pool_name, node_name=node_name
+        )
 
     def delete(self, pool_name: str) -> PoolChanged:
         return self._call(delete_pool, PoolChanged, pool_name=pool_name)
@@ -538,6 +613,67 @@ class Webhooks(_Part):
 
     def enable(self, webhook_id: str) -> WebhookDetail:
         return self._call(enable_webhook, WebhookDetail, webhook_id=webhook_id)
+
+
+class Metrics(_Part):
+    """A job's own values pushed (loss, throughput, progress), and every job's GPU
+    utilisation; a job's series are read with `client.jobs.metrics`."""
+
+    def push(
+        self,
+        job_id: str,
+        values: Mapping[str, SupportsFloat] | None = None,
+        /,
+        **named: SupportsFloat,
+    ) -> CustomMetricsPushed:
+        """Pushes the job's own values by name, what a training loop calls every few steps:
+
+            client.metrics.push(job_id, loss=loss, progress=100 * step / steps)
+            client.metrics.push(job_id, {"tokensPerSecond": rate})
+
+        Keyword arguments, because the server's metric names (letters, digits and `_`) are
+        Python names: a push reads like any other call, and a mapping takes names made at run
+        time. Each value goes as `float(value)`, so numpy scalars and one-element tensors
+        work; a bool or a string goes as it is and the server refuses it. `progress` is a
+        percentage (0-100: the PROGRESS column); `tokensPerSecond` or `samplesPerSecond`
+        is the job's throughput; `loss` is drawn first. A push replaces the names it carries
+        and keeps the others, so loss every step and progress every epoch may go apart.
+
+        It raises like every call (BadRequest naming `metrics.<name>` for a NaN or a bad name,
+        NotFound for a job the caller may not see, ServerError 503 when the server has no
+        Pushgateway), rather than dropping values in silence: a loop that must not stop for
+        its metrics catches GpuctlClientError. It is retried like a read, as pushing the same
+        values twice stores what pushing them once does; a Client with a short `timeout` and
+        `RetryPolicy(deadline=...)` bounds how long a step may wait for it."""
+        merged = {**(values or {}), **named}
+        metrics = CustomMetricsPushMetrics()
+        metrics.additional_properties = {name: _number(v) for name, v in merged.items()}
+        body = CustomMetricsPush(job_id=job_id, metrics=metrics)
+        # sent as bytes: NaN and infinities reach the server, which refuses them by name
+        content = json.dumps(body.to_dict(), allow_nan=True).encode("utf-8")
+        return self._client.call(
+            push_custom_metrics, CustomMetricsPushed, repeatable=True, body=body, content=content
+        )
+
+    def utilisation(self, *, points: int = 20) -> JobsUtilisation:
+        """Every visible job's GPU utilisation: per job the last `points` (2-60) values of
+        the mean over its pods' GPUs across the last 30 minutes, oldest first; `.items` empty
+        and `.source` None when the server has no Prometheus."""
+        return self._call(list_jobs_utilisation, JobsUtilisation, points=points)
+
+
+def _number(value: SupportsFloat) -> Any:
+    """`value` as a float; a bool or a string as it is, for the server to refuse."""
+    return value if isinstance(value, bool | str) else float(value)
+
+
+class Workloads(_Part):
+    """The GPUWorkload controller's workloads (read-only)."""
+
+    def list(self) -> WorkloadList:
+        """Every namespace's workloads for an admin, the caller's own for a user;
+        `.installed` False (and no items) when the cluster has no GPUWorkload CRD."""
+        return self._call(list_workloads, WorkloadList)
 
 
 class Auth(_Part):

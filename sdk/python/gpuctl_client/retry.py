@@ -4,10 +4,12 @@ between 0 and `base * 2**attempt`, at most `cap`), or the server's `Retry-After`
 one, and never past the call's deadline (then the last answer, or the connection error, is
 what the call gets).
 
-What is sent again: a GET, HEAD, PUT or DELETE, and a POST that carries an `Idempotency-Key`
-(a repeat answers the first result, so a retried create never makes a second job) on any of
-those; another POST only when it surely did nothing: it could not connect, or the answer was
-429 (refused before any work)."""
+What is sent again: a GET, HEAD, PUT or DELETE; a POST that carries an `Idempotency-Key` (a
+repeat answers the first result, so a retried create never makes a second job); and a PATCH or
+POST whose repeat changes nothing more than the first did, which the call that builds it marks
+with the request extension `SAFE_TO_REPEAT` (setting a pool's cap to a number, adding nodes to
+a pool, pushing a job's metric values); another POST or PATCH only when it surely did nothing:
+it could not connect, or the answer was 429 (refused before any work)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,9 @@ import httpx
 RETRIED_STATUSES = frozenset({429, 502, 503, 504})
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 IDEMPOTENCY_HEADER = "Idempotency-Key"
+# a request extension (httpx.Request.extensions): True when sending it twice does what sending
+# it once does
+SAFE_TO_REPEAT = "gpuctl_client.safe_to_repeat"
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,11 @@ def retry_after(headers: httpx.Headers) -> float | None:
 
 
 def _safe_to_repeat(request: httpx.Request) -> bool:
-    return request.method in IDEMPOTENT_METHODS or IDEMPOTENCY_HEADER in request.headers
+    return (
+        request.method in IDEMPOTENT_METHODS
+        or IDEMPOTENCY_HEADER in request.headers
+        or request.extensions.get(SAFE_TO_REPEAT) is True
+    )
 
 
 class RetryTransport(httpx.BaseTransport):

@@ -1,6 +1,7 @@
 """The SDK against a real `gpuctl serve` on gpuctl's sandbox, with the repository's own test
-fixtures (tests/conftest.py's `sandbox` and `env`, tests/server's token file and `served`):
-run from the repository's root, where `tests` is importable."""
+fixtures (tests/conftest.py's `sandbox` and `env`, tests/server's token file and `served`,
+tests/monitoring's real Prometheus, Pushgateway and DCGM-named exporter): run from the
+repository's root, where `tests` is importable."""
 
 from __future__ import annotations
 
@@ -14,10 +15,20 @@ from gpuctl_client import Client
 from sdk_helpers import FAST_RETRIES, Proxy, Rule, handler
 
 from tests.conftest import Env, env, own_gpuctl_config, sandbox, sandbox_config
+from tests.monitoring.conftest import exporter, prometheus_and_pushgateway, pushgateway_url
 from tests.server.conftest import SECRETS, token_file
 from tests.server.test_hostile import Served, served
 
-__all__ = ["env", "own_gpuctl_config", "sandbox", "sandbox_config", "token_file"]
+__all__ = [
+    "env",
+    "exporter",
+    "own_gpuctl_config",
+    "prometheus_and_pushgateway",
+    "pushgateway_url",
+    "sandbox",
+    "sandbox_config",
+    "token_file",
+]
 
 
 @pytest.fixture

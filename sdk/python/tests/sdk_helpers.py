@@ -110,6 +110,6 @@ def handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        do_GET = do_POST = do_DELETE = _any
+        do_GET = do_POST = do_DELETE = do_PATCH = _any
 
     return Handler

@@ -1,5 +1,6 @@
 """The admin calls through the SDK against `serve` on the sandbox (nodes and their labels,
-pools, quotas, webhooks, access checks), and every error answer as its typed exception with
+pools with their caps and nodes, quotas, webhooks, access checks, GPUWorkloads), and every
+error answer as its typed exception with
 the body's `error`, `message`, `field` and the status."""
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from gpuctl_client import (
 )
 from sdk_helpers import spec
 
+from gpuctl.controller import resource
+from tests.conftest import Env
 from tests.server.conftest import QUOTA
 from tests.server.test_hostile import Served
 
@@ -67,6 +70,60 @@ def test_pools_quotas_webhooks_and_access(admin: Client, alice: Client) -> None:
 
     decision = alice.auth.check("pools", "create")
     assert (decision.allowed, decision.user) == (False, "alice")
+
+
+def test_a_pools_cap_and_nodes(admin: Client, alice: Client) -> None:
+    admin.pools.create("tuning", nodes=[NODE], gpu_type=["A100-80G"], max_gpus=4)
+    assert admin.pools.get("tuning").gpu_cap == 4
+    capped = admin.pools.set_cap("tuning", 2)
+    assert (capped.name, capped.gpu_cap, capped.nodes) == ("tuning", 2, [NODE])
+    assert admin.pools.get("tuning").gpu_cap == 2
+    assert admin.pools.set_cap("tuning", None).gpu_cap is None
+    assert admin.pools.get("tuning").gpu_cap is None
+
+    added = admin.pools.add_nodes("tuning", ["gpu-a100-1"])
+    assert (added.status, added.nodes) == ("added", ["gpu-a100-1"])
+    assert admin.pools.get("tuning").nodes == [NODE, "gpu-a100-1"]
+    again = admin.pools.add_nodes("tuning", ["gpu-a100-1"])  # what a retry would send
+    assert again.message == "node/gpu-a100-1 already in pool tuning"
+    assert admin.pools.get("tuning").nodes == [NODE, "gpu-a100-1"]
+    removed = admin.pools.remove_node("tuning", "gpu-a100-1")
+    assert (removed.status, removed.nodes) == ("removed", ["gpu-a100-1"])
+    assert admin.pools.get("tuning").nodes == [NODE]
+
+    with pytest.raises(Conflict) as not_in_it:
+        admin.pools.remove_node("tuning", "gpu-a100-1")
+    assert not_in_it.value.error == "PoolConflict"
+    with pytest.raises(Forbidden):
+        alice.pools.set_cap("tuning", 8)
+    with pytest.raises(Forbidden):
+        alice.pools.add_nodes("tuning", ["gpu-a100-1"])
+    with pytest.raises(NotFound):
+        admin.pools.set_cap("no-such-pool", 1)
+    assert admin.pools.get("tuning").gpu_cap is None
+    assert admin.pools.delete("tuning").status == "deleted"
+
+
+def test_the_gpu_workloads_each_caller_may_see(admin: Client, alice: Client, env: Env) -> None:
+    absent = admin.workloads.list()
+    assert (absent.installed, absent.items) == (False, [])
+    env.cluster.create(resource.crd())
+    admin.quotas.create(QUOTA)  # alice's and bob's namespaces
+    for name, namespace in (("llama", "alice"), ("bert", "bob")):
+        workload = {
+            "apiVersion": resource.API_VERSION,
+            "kind": resource.KIND,
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"modelName": f"model-{name}", "gpuCount": 2},
+        }
+        env.cluster.create(workload)
+    every = admin.workloads.list()
+    assert every.installed is True
+    assert [(w.namespace, w.name) for w in every.items] == [("alice", "llama"), ("bob", "bert")]
+    own = alice.workloads.list().items
+    assert [(w.namespace, w.name, w.model_name, w.gpu_count) for w in own] == [
+        ("alice", "llama", "model-llama", 2)
+    ]
 
 
 def test_errors_are_typed_with_error_message_field_and_status(

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from gpuctl_client import Client, NotFound, models
 from sdk_helpers import spec
 
@@ -79,6 +80,25 @@ def test_a_batch_creates_each_job_and_says_which_failed(admin: Client, alice: Cl
     none = alice.jobs.create_batch(["kind: nothing\n"])  # the server's 422: answered, not raised
     assert none.success == [] and [failed.index for failed in none.failed] == [0]
     assert {job.job_id for job in alice.jobs.iter()} == {"alice.one", "alice.two"}
+
+
+def test_a_jobs_manifests_are_what_its_spec_renders_to(
+    admin: Client, alice: Client, server: Served
+) -> None:
+    admin.quotas.create(QUOTA)
+    alice.jobs.create(spec("sft"))
+    with Client(server.base, SECRETS["bob"]) as bob:
+        bob.jobs.create(spec("sft"))
+    rendered = alice.jobs.manifests("alice.sft")
+    assert (rendered.job_id, rendered.message) == ("alice.sft", "")
+    kinds = [(m.kind, m.name, m.namespace) for m in rendered.manifests]
+    assert ("Job", "sft", "alice") in kinds
+    job = yaml.safe_load(next(m.yaml for m in rendered.manifests if m.kind == "Job"))
+    image = job["spec"]["template"]["spec"]["containers"][0]["image"]
+    assert image == "registry.example.com/trainer:1.0"
+    with pytest.raises(NotFound) as hidden:  # bob's job, as if there were none
+        alice.jobs.manifests("bob.sft")
+    assert hidden.value.error == "JobNotFound"
 
 
 def test_the_readmes_example_runs(server: Served, tmp_path: Path) -> None:

@@ -61,6 +61,32 @@ def test_without_the_key_the_same_retry_would_have_made_a_second_job(
     assert [job["metadata"]["name"] for job in env.cluster.list("Job", "default")] == ["bare"]
 
 
+def _each_write_answered_once_then_lost(seen: Seen, number: int) -> object:
+    """The first PATCH or POST of each path reaches the server; its answer becomes a 503."""
+    if seen.method in ("PATCH", "POST") and number == 1:
+        return ("forward", 503, {"Content-Type": "text/html"})
+    return "forward"
+
+
+def test_a_cap_set_and_nodes_added_whose_answers_are_lost_are_sent_again(
+    make_proxy: Callable[[Rule], Proxy], env: Env
+) -> None:
+    """The server did each the first time; the repeat does nothing more and answers 200."""
+    with Client(make_proxy(lambda seen, number: "forward").base, SECRETS["admin"]) as direct:
+        direct.pools.create("tuning", nodes=["gpu-a100-0"], gpu_type=["A100-80G"])
+    proxy = make_proxy(_each_write_answered_once_then_lost)
+    with Client(proxy.base, SECRETS["admin"], retry=FAST_RETRIES) as client:
+        assert client.pools.set_cap("tuning", 3).gpu_cap == 3
+        added = client.pools.add_nodes("tuning", ["gpu-a100-1"])
+        assert added.message == "node/gpu-a100-1 already in pool tuning"  # the repeat's answer
+        assert client.pools.get("tuning").nodes == ["gpu-a100-0", "gpu-a100-1"]
+    writes = [(s.method, s.path) for s in proxy.seen if s.method != "GET"]
+    assert (
+        writes
+        == [("PATCH", "/api/v1/pools/tuning")] * 2 + [("POST", "/api/v1/pools/tuning/nodes")] * 2
+    )
+
+
 def test_retry_after_is_waited_for(make_proxy: Callable[[Rule], Proxy]) -> None:
     def busy_once(seen: Seen, number: int) -> object:
         if seen.method == "GET" and number == 1:
@@ -153,7 +179,7 @@ def test_the_deadline_bounds_the_retries_and_the_last_answer_is_raised() -> None
     script = Script(*[503] * 50)
     with _client(script, sleeps, deadline=10.0) as client, pytest.raises(ServerError):
         client.jobs.list()
-    assert 1 < len(script.requests) < 10
+    assert 1 < len(script.requests) <= 10  # a look at the clock a try: 10 s
     script = Script(429)
     with _client(script, sleeps, deadline=2.0) as client, pytest.raises(RateLimited) as busy:
         client.jobs.list()  # Retry-After 3 s is past the deadline: not waited for
@@ -165,3 +191,34 @@ def test_retry_after_as_a_date() -> None:
     assert retry_after(httpx.Headers({"Retry-After": "7"})) == 7.0
     assert retry_after(httpx.Headers({"Retry-After": "soon"})) is None
     assert isinstance(RetryTransport().policy, RetryPolicy)
+
+
+def test_writes_whose_repeat_changes_nothing_are_sent_again() -> None:
+    """Setting a pool's cap, adding nodes to a pool and pushing a job's values do on a repeat
+    what they did once: a 503 after them is retried, with the same body."""
+    sleeps: list[float] = []
+    calls: list[Callable[[Client], object]] = [
+        lambda client: client.pools.set_cap("p", 8),
+        lambda client: client.pools.add_nodes("p", ["n"]),
+        lambda client: client.metrics.push("a.b", loss=0.5),
+    ]
+    for call in calls:
+        script = Script(503, httpx.ReadError("reset mid-answer"), 404)
+        with _client(script, sleeps) as client, pytest.raises(Exception) as found:
+            call(client)
+        assert type(found.value).__name__ == "NotFound"
+        assert len(script.requests) == 3
+        assert len({(r.method, r.url.path, r.content) for r in script.requests}) == 1
+
+
+def test_other_patches_and_posts_are_not_marked_safe_to_repeat() -> None:
+    sleeps: list[float] = []
+    patch = httpx.Request("PATCH", "http://api/api/v1/pools/p", json={"maxGpus": 1})
+    script = Script(503)
+    with _client(script, sleeps) as client:
+        assert client.http.send(patch).status_code == 503
+    assert len(script.requests) == 1
+    script = Script(503)
+    with _client(script, sleeps) as client, pytest.raises(ServerError):
+        client.webhooks.test("w")  # a POST that sends an event: a repeat sends two
+    assert len(script.requests) == 1

@@ -148,7 +148,12 @@ def test_the_start_barrier_times_out_fails_the_job_and_frees_the_gpus(real_pods:
         spec = _distributed("alone", start_timeout=30, gpu=2, **{"gpu-type": gpu_type})
         created = gpuctl(real_pods, "create", "-f", "-", stdin=spec)
         assert created.returncode == 0, created.stderr
-        wait_for(lambda: _gpus_held(real_pods) == 4, 60, 0.5, "both pods holding their GPUs")
+        wait_for(lambda: _barrier_running(real_pods, "alone-0"), 120, 1, "pod 0 in its barrier")
+        first = next(
+            p for p in _pods(real_pods, "alone") if p["metadata"]["name"].startswith("alone-0")
+        )
+        assert first["spec"]["nodeName"] == "real-0", first["spec"]
+        assert _gpus_held(real_pods) == 4  # pod 0's 2 GPUs on real-0, pod 1's 2 asked for
         wait_for(lambda: job_status(real_pods, "alone") == "Failed", 150, 1, "the job to fail")
         wait_for(lambda: _gpus_held(real_pods) == 0, 60, 0.5, "the GPUs to be free")
         described = gpuctl(real_pods, "describe", "job", "alone").stdout

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.realpods
 ALL_REDUCE = """
 import json, os, socket, time
 rank, world = int(os.environ["NODE_RANK"]), int(os.environ["WORLD_SIZE"])
+nproc = int(os.environ["NPROC_PER_NODE"])
 address, port = os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
 mine = [float(rank + 1), 10.0 * (rank + 1)]
 if rank == 0:
@@ -53,7 +54,7 @@ else:
     master.write(json.dumps(mine) + "\\n")
     master.flush()
     total = json.loads(master.readline())
-print(f"rank {rank}/{world} via {address}:{port}: sum {total}", flush=True)
+print(f"rank {rank}/{world} ({nproc} per node) via {address}:{port}: sum {total}", flush=True)
 """
 SUM = "sum [3.0, 30.0]"
 
@@ -79,7 +80,7 @@ def test_two_pods_on_two_nodes_all_reduce_through_the_headless_service(real_pods
     assert sorted(p["spec"]["nodeName"] for p in pods) == nodes.names(2)
     address = f"pair-0.pair:{c.MASTER_PORT}"
     for rank, pod in enumerate(pods):
-        line = f"[{pod['metadata']['name']}] rank {rank}/2 via {address}: {SUM}"
+        line = f"[{pod['metadata']['name']}] rank {rank}/2 (1 per node) via {address}: {SUM}"
         assert line in logs.splitlines(), logs
 
 

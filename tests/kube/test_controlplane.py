@@ -9,7 +9,7 @@ import pytest
 from cryptography import x509
 
 from gpuctl.sandbox import SandboxConfig
-from tests.kube import controlplane, pki
+from tests.kube import controlplane, images, nodes, pki
 
 
 def test_without_go_or_binaries_the_reason_is_given(
@@ -66,3 +66,34 @@ def test_go_mod_replaces_every_staging_module_at_the_matching_version() -> None:
     ]
     assert f"k8s.io/kubernetes {controlplane.KUBERNETES}" in gomod
     assert gomod.count("=> k8s.io/") == 31  # one per staging module of Kubernetes v1.33
+
+
+def _never(*args: object, **kwargs: object) -> None:
+    raise AssertionError(f"built again: {args}")
+
+
+def test_the_real_nodes_parts_are_built_once_then_taken_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CoreDNS and the images, once in the cache, are not built again; a change to what the
+    images are made of (here JupyterLab's version) names another cache directory."""
+    monkeypatch.setattr(controlplane, "CACHE", tmp_path)
+    binary = nodes.coredns_binary()  # what a finished build leaves
+    binary.parent.mkdir(parents=True)
+    binary.write_bytes(b"")
+    images.containerd_root().mkdir(parents=True)
+    images.archive().write_bytes(b"")
+    (images.containerd_root() / "ready").write_text("")
+    monkeypatch.setattr(controlplane, "run_go", _never)
+    monkeypatch.setattr(images, "_run", _never)
+    monkeypatch.setattr(images, "_preload", _never)
+    nodes.build()
+    assert images.build() == images.archive()
+    built_in = images.cache_dir()
+    monkeypatch.setattr(images, "JUPYTERLAB", "0.0.1")
+    images._digest.cache_clear()
+    try:
+        assert images.cache_dir() != built_in and not images.built()
+    finally:
+        monkeypatch.undo()
+        images._digest.cache_clear()

@@ -22,7 +22,7 @@ from tests.conftest import GPUCTL
 from tests.controller.scene import ensure_crd, http_get, run_controller
 from tests.kube import images, nodes
 from tests.realpods.conftest import gpuctl
-from tests.realpods.test_training import training_spec
+from tests.realpods.test_training import job_status, training_spec
 from tests.support.ports import free_port
 from tests.support.sandbox import Cluster, wait_for
 
@@ -78,6 +78,11 @@ for i in range(1, 7):
     # printing: however late the stream starts under load, later lines come later)
 
 
+SERVE_A_WHILE = (
+    "import os, time; print('serving', os.environ['MODEL_NAME'], flush=True); time.sleep(20)"
+)
+
+
 def test_a_gpuworkload_runs_on_the_node_the_controller_picked(real_pods: Cluster) -> None:
     client = Client.connect(str(real_pods.kubeconfig))
     ensure_crd(client)
@@ -90,7 +95,7 @@ def test_a_gpuworkload_runs_on_the_node_the_controller_picked(real_pods: Cluster
             "gpuCount": 2,
             "schedulingStrategy": "leastLoaded",
             "image": images.PYTHON,
-            "command": ["python3", "-c", "import os; print('serving', os.environ['MODEL_NAME'])"],
+            "command": ["python3", "-c", SERVE_A_WHILE],
             "cpu": "250m",
             "memory": "256Mi",
         },
@@ -100,9 +105,14 @@ def test_a_gpuworkload_runs_on_the_node_the_controller_picked(real_pods: Cluster
         client.create(workload)
         status = wait_for(lambda: _status(client, real_pods.namespace), 60, 0.5, "the placement")
         assert status["phase"] == "Scheduled" and status["assignedNode"] in nodes.names(2), status
+        # gpuctl's status of the workload's Job follows its real pod: Running while the
+        # container runs, Succeeded once it exited 0
+        wait_for(lambda: job_status(real_pods, "llama") == "Running", 120, 0.5, "Running")
         pods = wait_for(lambda: _finished_pods(real_pods), 180, 1, "the pod to finish")
+        wait_for(lambda: job_status(real_pods, "llama") != "Running", 60, 0.5, "the Job's end")
     assert [p["spec"]["nodeName"] for p in pods] == [status["assignedNode"]]
     assert pods[0]["status"]["phase"] == "Succeeded"
+    assert job_status(real_pods, "llama") == "Succeeded"
     logs = real_pods.kubectl("logs", pods[0]["metadata"]["name"]).stdout
     assert logs == "serving llama2\n"
     assert _status(client, real_pods.namespace)["phase"] == "Scheduled"

@@ -29,6 +29,7 @@ pytestmark = pytest.mark.realpods
 ALL_REDUCE = """
 import json, os, socket, time
 rank, world = int(os.environ["NODE_RANK"]), int(os.environ["WORLD_SIZE"])
+nproc = int(os.environ["NPROC_PER_NODE"])
 address, port = os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
 mine = [float(rank + 1), 10.0 * (rank + 1)]
 if rank == 0:
@@ -53,7 +54,7 @@ else:
     master.write(json.dumps(mine) + "\\n")
     master.flush()
     total = json.loads(master.readline())
-print(f"rank {rank}/{world} via {address}:{port}: sum {total}", flush=True)
+print(f"rank {rank}/{world} ({nproc} per node) via {address}:{port}: sum {total}", flush=True)
 """
 SUM = "sum [3.0, 30.0]"
 
@@ -79,7 +80,7 @@ def test_two_pods_on_two_nodes_all_reduce_through_the_headless_service(real_pods
     assert sorted(p["spec"]["nodeName"] for p in pods) == nodes.names(2)
     address = f"pair-0.pair:{c.MASTER_PORT}"
     for rank, pod in enumerate(pods):
-        line = f"[{pod['metadata']['name']}] rank {rank}/2 via {address}: {SUM}"
+        line = f"[{pod['metadata']['name']}] rank {rank}/2 (1 per node) via {address}: {SUM}"
         assert line in logs.splitlines(), logs
 
 
@@ -148,7 +149,12 @@ def test_the_start_barrier_times_out_fails_the_job_and_frees_the_gpus(real_pods:
         spec = _distributed("alone", start_timeout=30, gpu=2, **{"gpu-type": gpu_type})
         created = gpuctl(real_pods, "create", "-f", "-", stdin=spec)
         assert created.returncode == 0, created.stderr
-        wait_for(lambda: _gpus_held(real_pods) == 4, 60, 0.5, "both pods holding their GPUs")
+        wait_for(lambda: _barrier_running(real_pods, "alone-0"), 120, 1, "pod 0 in its barrier")
+        first = next(
+            p for p in _pods(real_pods, "alone") if p["metadata"]["name"].startswith("alone-0")
+        )
+        assert first["spec"]["nodeName"] == "real-0", first["spec"]
+        assert _gpus_held(real_pods) == 4  # pod 0's 2 GPUs on real-0, pod 1's 2 asked for
         wait_for(lambda: job_status(real_pods, "alone") == "Failed", 150, 1, "the job to fail")
         wait_for(lambda: _gpus_held(real_pods) == 0, 60, 0.5, "the GPUs to be free")
         described = gpuctl(real_pods, "describe", "job", "alone").stdout

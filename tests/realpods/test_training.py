@@ -5,7 +5,9 @@ logs -f tell its story."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
+from threading import Thread
 from typing import Any
 
 import pytest
@@ -61,6 +63,36 @@ def job_status(cluster: Cluster, name: str) -> str:
     return row[column] if len(row) > column else ""
 
 
+def rendered_shm_size(spec: dict[str, Any]) -> str:
+    """The size `gpuctl render` gives the job's memory-backed /dev/shm, as the script prints it
+    ("256Mi" -> "256 MiB")."""
+    rendered = subprocess.run(
+        [str(GPUCTL), "render", "-f", "-"], input=yaml.safe_dump(spec), capture_output=True,
+        text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert rendered.returncode == 0, rendered.stderr
+    job = next(o for o in yaml.safe_load_all(rendered.stdout) if o and o["kind"] == "Job")
+    volumes = job["spec"]["template"]["spec"]["volumes"]
+    size = next(v["emptyDir"]["sizeLimit"] for v in volumes if v["name"] == "dshm")
+    assert str(size).endswith("Mi"), size
+    return f"{str(size).removesuffix('Mi')} MiB"
+
+
+def lines_as_they_come(process: subprocess.Popen[str]) -> tuple[list[tuple[float, str]], Thread]:
+    """Each line of the process's stdout with the moment it arrived, collected by a thread of
+    its own (join it) until the stream ends."""
+    assert process.stdout is not None
+    stdout = process.stdout
+    arrived: list[tuple[float, str]] = []
+
+    def read() -> None:
+        arrived.extend((time.monotonic(), line.rstrip("\n")) for line in stdout)
+
+    reader = Thread(target=read, daemon=True)
+    reader.start()
+    return arrived, reader
+
+
 def test_the_training_script_finds_what_gpuctl_promised(real_pods: Cluster, tmp_path: Path) -> None:
     work = tmp_path / "work"
     (work / "out").mkdir(parents=True)
@@ -74,6 +106,7 @@ def test_the_training_script_finds_what_gpuctl_promised(real_pods: Cluster, tmp_
     spec["storage"] = {
         "workdirs": [{"path": str(work / "input.json")}, {"path": str(work / "out")}]
     }
+    shm = rendered_shm_size(spec)
     created = gpuctl(real_pods, "create", "-f", "-", stdin=yaml.safe_dump(spec))
     assert created.returncode == 0, created.stderr
     follow = subprocess.Popen(
@@ -81,17 +114,21 @@ def test_the_training_script_finds_what_gpuctl_promised(real_pods: Cluster, tmp_
          "-n", real_pods.namespace],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    arrived, reader = lines_as_they_come(follow)
     try:
         wait_for(
             lambda: job_status(real_pods, "check") in ("Succeeded", "Failed"), 180, 1, "the job"
         )
-        followed, errors = follow.communicate(timeout=60)  # it ends by itself with the pod
+        follow.wait(timeout=60)  # it ends by itself with the pod
+        reader.join(timeout=10)
     finally:
         follow.kill()
+    errors = follow.stderr.read() if follow.stderr else ""
+    followed = [line for _, line in arrived]
     expected = [
         "deepspeed config /etc/gpuctl/deepspeed/ds_config.json: ZeRO stage 2",
         "env TRAIN_NOTE=from the spec",
-        "/dev/shm 256 MiB",
+        f"/dev/shm {shm}",
         f"{work / 'input.json'} is a file: True; {work / 'out'} is a directory: True",
         "step 1/3",
         "step 2/3",
@@ -101,8 +138,11 @@ def test_the_training_script_finds_what_gpuctl_promised(real_pods: Cluster, tmp_
     logs = gpuctl(real_pods, "logs", "check")
     assert logs.stdout.splitlines() == expected, logs.stdout + logs.stderr
     assert job_status(real_pods, "check") == "Succeeded"
-    assert followed.splitlines() == expected, errors
+    assert followed == expected, errors
     assert follow.returncode == 0
+    # followed as printed: the three steps come 2 s apart, so the last line arrives well after
+    # the first (a read at the end would bring them all at once)
+    assert arrived[-1][0] - arrived[0][0] > 3, arrived
     assert (work / "out" / "result.txt").read_text() == '{"TEXT": "TOKENS"}\n'
 
 

@@ -11,7 +11,9 @@ into 3.0.3, which every generator takes:
 - the bearer-token scheme is added to every operation (the routes read the Authorization
   header themselves: gpuctl.server.deps.caller);
 - FastAPI's own `422 HTTPValidationError` answers are left out: this API answers a bad
-  parameter or body with `400` in the one error shape (gpuctl.server.errors).
+  parameter or body with `400` in the one error shape (gpuctl.server.errors);
+- every operation's `default` answer (any status it does not list, e.g. 502 ClusterError) is
+  that error shape too, listed after the operation's own statuses.
 
 Every operation has its own camelCase `operationId`, set on its route (never derived from the
 path, so that generated function names stay the same when a route moves). The document is
@@ -31,7 +33,7 @@ from gpuctl.server.deps import BEARER, BEARER_SCHEME
 OPENAPI_VERSION: Final = "3.0.3"
 # The version of the contract (info.version): its major is the path's /api/v<major>; a
 # compatible addition raises the minor. Not gpuctl's release version.
-API_VERSION: Final = "1.2.0"
+API_VERSION: Final = "1.3.0"
 TAGS: Final[list[dict[str, str]]] = [
     {"name": "jobs", "description": "Training, inference, notebook and compute jobs"},
     {"name": "pools", "description": "Resource pools: groups of GPU nodes"},
@@ -75,7 +77,14 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
     for operations in document["paths"].values():
         for operation in operations.values():
             operation["security"] = [{BEARER_SCHEME: []}]
+            _default_answer_last(operation["responses"])
     return named_enums(downgrade(document))
+
+
+def _default_answer_last(responses: dict[str, Any]) -> None:
+    """`responses` with its `default` answer moved after the listed statuses."""
+    if "default" in responses:
+        responses["default"] = responses.pop("default")
 
 
 def as_text(document: dict[str, Any]) -> str:

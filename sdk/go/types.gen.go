@@ -316,6 +316,19 @@ type JobBatchCreate struct {
 	YamlContents []string `json:"yamlContents"`
 }
 
+// JobBatchRefused A batch none of whose items was created (422). When the request itself was refused
+// before any item was tried (an Idempotency-Key sent before with another body), every item
+// failed with that error, and `error`, `message` and `field` give it as the error shape.
+//
+// Example: {"error":"IdempotencyKeyReused","failed":[{"error":"IdempotencyKeyReused","field":"Idempotency-Key","index":0,"message":"Idempotency-Key 'batch-7' was used for another request (it made job alice.task1); send a new key for a new job: nothing was created"}],"field":"Idempotency-Key","message":"Idempotency-Key 'batch-7' was used for another request (it made job alice.task1); send a new key for a new job: nothing was created","success":[]}
+type JobBatchRefused struct {
+	Error   *string       `json:"error,omitempty"`
+	Failed  []ItemFailure `json:"failed"`
+	Field   *string       `json:"field,omitempty"`
+	Message *string       `json:"message,omitempty"`
+	Success []JobMade     `json:"success"`
+}
+
 // JobCreate Example: {"yamlContent":"kind: training\nversion: v0.1\njob:\n  name: qwen2-7b-sft\n  priority: medium\nenvironment:\n  image: registry.example.com/llama-factory:0.8.0\n  command: [\"llamafactory-cli\", \"train\"]\nresources:\n  pool: training-pool\n  gpu: 4\n  gpu-type: a100-80g\n  cpu: 32\n  memory: 128Gi\n"}
 type JobCreate struct {
 	// YamlContent a job spec, as in a YAML file

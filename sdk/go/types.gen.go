@@ -275,7 +275,7 @@ type CustomMetricsPush struct {
 	JobId string `json:"jobId"`
 
 	// Metrics name -> a finite number; `progress` is percent (0-100), `tokensPerSecond` or `samplesPerSecond` the job's throughput
-	Metrics map[string]float32 `json:"metrics"`
+	Metrics map[string]float64 `json:"metrics"`
 }
 
 // CustomMetricsPushed Example: {"jobId":"alice.qwen2-7b-sft","pushgateway":"http://pushgateway.monitoring:9091","stored":["loss","progress","tokensPerSecond"]}
@@ -444,7 +444,7 @@ type JobMetrics struct {
 
 // JobMetricsNow defines model for JobMetricsNow.
 type JobMetricsNow struct {
-	GpuUtilization *float32 `json:"gpuUtilization"`
+	GpuUtilization *float64 `json:"gpuUtilization"`
 	MemoryUsage    *string  `json:"memoryUsage"`
 	NetworkLatency *string  `json:"networkLatency"`
 	Throughput     *string  `json:"throughput"`
@@ -465,7 +465,7 @@ type JobStatus string
 // JobUtilisation defines model for JobUtilisation.
 type JobUtilisation struct {
 	// GpuUtilization the mean GPU utilisation (%) of the job's pods, oldest first, evenly spaced
-	GpuUtilization []float32 `json:"gpuUtilization"`
+	GpuUtilization []float64 `json:"gpuUtilization"`
 	JobId          string    `json:"jobId"`
 }
 
@@ -638,7 +638,7 @@ type OtherWork struct {
 // Point defines model for Point.
 type Point struct {
 	Timestamp string  `json:"timestamp"`
-	Value     float32 `json:"value"`
+	Value     float64 `json:"value"`
 }
 
 // PoolCapChanged defines model for PoolCapChanged.

@@ -146,6 +146,41 @@ class JobBatch(Answer):
     failed: list[ItemFailure]
 
 
+REUSED_EXAMPLE = (
+    "Idempotency-Key 'batch-7' was used for another request (it made job alice.task1); "
+    "send a new key for a new job: nothing was created"
+)
+
+
+class JobBatchRefused(JobBatch):
+    """A batch none of whose items was created (422). When the request itself was refused
+    before any item was tried (an Idempotency-Key sent before with another body), every item
+    failed with that error, and `error`, `message` and `field` give it as the error shape."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "error": "IdempotencyKeyReused",
+                "message": REUSED_EXAMPLE,
+                "field": "Idempotency-Key",
+                "success": [],
+                "failed": [
+                    {
+                        "index": 0,
+                        "error": "IdempotencyKeyReused",
+                        "message": REUSED_EXAMPLE,
+                        "field": "Idempotency-Key",
+                    }
+                ],
+            }
+        }
+    )
+
+    error: str | None = None
+    message: str | None = None
+    field: str | None = None
+
+
 class RenderedManifest(Answer):
     kind: str
     name: str

@@ -11,7 +11,13 @@ into 3.0.3, which every generator takes:
 - the bearer-token scheme is added to every operation (the routes read the Authorization
   header themselves: gpuctl.server.deps.caller);
 - FastAPI's own `422 HTTPValidationError` answers are left out: this API answers a bad
-  parameter or body with `400` in the one error shape (gpuctl.server.errors).
+  parameter or body with `400` in the one error shape (gpuctl.server.errors);
+- every number without a `format` is a `double` (the server's numbers are Python floats; a
+  generator such as oapi-codegen makes a bare `number` a 32-bit float, which rounds 0.1). In
+  the schemas of request bodies, where adding a format counts as a breaking change of v1, the
+  same is said with oapi-codegen's type override `x-go-type: float64` instead;
+- every operation's `default` answer (any status it does not list, e.g. 502 ClusterError) is
+  that error shape too, listed after the operation's own statuses.
 
 Every operation has its own camelCase `operationId`, set on its route (never derived from the
 path, so that generated function names stay the same when a route moves). The document is
@@ -31,7 +37,7 @@ from gpuctl.server.deps import BEARER, BEARER_SCHEME
 OPENAPI_VERSION: Final = "3.0.3"
 # The version of the contract (info.version): its major is the path's /api/v<major>; a
 # compatible addition raises the minor. Not gpuctl's release version.
-API_VERSION: Final = "1.2.0"
+API_VERSION: Final = "1.3.0"
 TAGS: Final[list[dict[str, str]]] = [
     {"name": "jobs", "description": "Training, inference, notebook and compute jobs"},
     {"name": "pools", "description": "Resource pools: groups of GPU nodes"},
@@ -75,7 +81,14 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
     for operations in document["paths"].values():
         for operation in operations.values():
             operation["security"] = [{BEARER_SCHEME: []}]
-    return named_enums(downgrade(document))
+            _default_answer_last(operation["responses"])
+    return doubles(named_enums(downgrade(document)))
+
+
+def _default_answer_last(responses: dict[str, Any]) -> None:
+    """`responses` with its `default` answer moved after the listed statuses."""
+    if "default" in responses:
+        responses["default"] = responses.pop("default")
 
 
 def as_text(document: dict[str, Any]) -> str:
@@ -204,3 +217,57 @@ def _nullable(node: dict[str, Any]) -> None:
     else:
         for key, value in others[0].items():
             node.setdefault(key, value)
+
+
+GO_FLOAT64: Final = {"x-go-type": "float64"}
+
+
+def doubles(document: dict[str, Any]) -> dict[str, Any]:
+    """Every `type: number` schema without a format made a double: `format: double`, or in a
+    schema a request body uses (`_request_schemas`), `x-go-type: float64`."""
+    schemas = document.get("components", {}).get("schemas", {})
+    requests = _request_schemas(document)
+    for name, schema in schemas.items():
+        mark = GO_FLOAT64 if name in requests else {"format": "double"}
+        _each_number(schema, mark)
+    return document
+
+
+def _each_number(node: Any, mark: dict[str, str]) -> None:
+    if isinstance(node, list):
+        for child in node:
+            _each_number(child, mark)
+    elif isinstance(node, dict):
+        if node.get("type") == "number" and "format" not in node:
+            node.update(mark)
+        for key, child in node.items():
+            if key not in ("example", "examples", "default"):
+                _each_number(child, mark)
+
+
+def _request_schemas(document: dict[str, Any]) -> set[str]:
+    """The names of the schemas that request bodies use, directly or through others."""
+    schemas = document.get("components", {}).get("schemas", {})
+    bodies = [
+        operation.get("requestBody", {})
+        for operations in document["paths"].values()
+        for operation in operations.values()
+    ]
+    found: set[str] = set()
+    waiting = _references(bodies)
+    while waiting:
+        name = waiting.pop()
+        if name not in found:
+            found.add(name)
+            waiting |= _references(schemas.get(name, {}))
+    return found
+
+
+def _references(node: Any) -> set[str]:
+    """The schema names every `$ref` in `node` points to."""
+    if isinstance(node, list):
+        return set().union(*(_references(child) for child in node))
+    if not isinstance(node, dict):
+        return set()
+    here = {node["$ref"].rsplit("/", 1)[-1]} if isinstance(node.get("$ref"), str) else set()
+    return here.union(*(_references(child) for child in node.values()))

@@ -50,6 +50,10 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         (413, "a request body over 2 MiB (TooLarge)"),
         (429, "too many writes or log streams of this user at once; see Retry-After"),
         (503, "the cluster (or, for metrics, Prometheus) does not answer"),
+        (
+            "default",
+            "any other error (422 ClusterRefused, 502 ClusterError, 500 ...): the same shape",
+        ),
     )
 }
 

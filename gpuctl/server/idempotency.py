@@ -34,6 +34,7 @@ from gpuctl.server.errors import ApiError
 from gpuctl.verbs.create import Marks
 
 HEADER = "Idempotency-Key"
+REUSED = "IdempotencyKeyReused"  # the error code of a key sent before with another body
 MAX_KEY = 255
 KEY = re.compile(rf"^[\x21-\x7e]{{1,{MAX_KEY}}}$")  # visible ASCII, as HTTP header values
 DIGEST_CHARS = 40  # of the caller-and-key label value (a label value holds 63)
@@ -119,7 +120,7 @@ def earlier(
             meta = obj["metadata"]
             raise ApiError(
                 422,
-                "IdempotencyKeyReused",
+                REUSED,
                 f"{HEADER} {idem.key!r} was used for another request (it made job "
                 f"{meta['namespace']}.{meta['name']}); send a new key for a new job: "
                 "nothing was created",

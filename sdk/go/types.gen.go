@@ -275,7 +275,7 @@ type CustomMetricsPush struct {
 	JobId string `json:"jobId"`
 
 	// Metrics name -> a finite number; `progress` is percent (0-100), `tokensPerSecond` or `samplesPerSecond` the job's throughput
-	Metrics map[string]float32 `json:"metrics"`
+	Metrics map[string]float64 `json:"metrics"`
 }
 
 // CustomMetricsPushed Example: {"jobId":"alice.qwen2-7b-sft","pushgateway":"http://pushgateway.monitoring:9091","stored":["loss","progress","tokensPerSecond"]}
@@ -314,6 +314,19 @@ type JobBatch struct {
 type JobBatchCreate struct {
 	// YamlContents job specs, each as in a YAML file (1 MiB each at most)
 	YamlContents []string `json:"yamlContents"`
+}
+
+// JobBatchRefused A batch none of whose items was created (422). When the request itself was refused
+// before any item was tried (an Idempotency-Key sent before with another body), every item
+// failed with that error, and `error`, `message` and `field` give it as the error shape.
+//
+// Example: {"error":"IdempotencyKeyReused","failed":[{"error":"IdempotencyKeyReused","field":"Idempotency-Key","index":0,"message":"Idempotency-Key 'batch-7' was used for another request (it made job alice.task1); send a new key for a new job: nothing was created"}],"field":"Idempotency-Key","message":"Idempotency-Key 'batch-7' was used for another request (it made job alice.task1); send a new key for a new job: nothing was created","success":[]}
+type JobBatchRefused struct {
+	Error   *string       `json:"error,omitempty"`
+	Failed  []ItemFailure `json:"failed"`
+	Field   *string       `json:"field,omitempty"`
+	Message *string       `json:"message,omitempty"`
+	Success []JobMade     `json:"success"`
 }
 
 // JobCreate Example: {"yamlContent":"kind: training\nversion: v0.1\njob:\n  name: qwen2-7b-sft\n  priority: medium\nenvironment:\n  image: registry.example.com/llama-factory:0.8.0\n  command: [\"llamafactory-cli\", \"train\"]\nresources:\n  pool: training-pool\n  gpu: 4\n  gpu-type: a100-80g\n  cpu: 32\n  memory: 128Gi\n"}
@@ -431,7 +444,7 @@ type JobMetrics struct {
 
 // JobMetricsNow defines model for JobMetricsNow.
 type JobMetricsNow struct {
-	GpuUtilization *float32 `json:"gpuUtilization"`
+	GpuUtilization *float64 `json:"gpuUtilization"`
 	MemoryUsage    *string  `json:"memoryUsage"`
 	NetworkLatency *string  `json:"networkLatency"`
 	Throughput     *string  `json:"throughput"`
@@ -452,7 +465,7 @@ type JobStatus string
 // JobUtilisation defines model for JobUtilisation.
 type JobUtilisation struct {
 	// GpuUtilization the mean GPU utilisation (%) of the job's pods, oldest first, evenly spaced
-	GpuUtilization []float32 `json:"gpuUtilization"`
+	GpuUtilization []float64 `json:"gpuUtilization"`
 	JobId          string    `json:"jobId"`
 }
 
@@ -625,7 +638,7 @@ type OtherWork struct {
 // Point defines model for Point.
 type Point struct {
 	Timestamp string  `json:"timestamp"`
-	Value     float32 `json:"value"`
+	Value     float64 `json:"value"`
 }
 
 // PoolCapChanged defines model for PoolCapChanged.

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, JsonValue
 
 from gpuctl import constants as c
@@ -21,7 +22,7 @@ from gpuctl.inventory import status as rules
 from gpuctl.server import answers, bodies, deps, etags, idempotency, kubeauth, media, specs
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube, caught_up, from_lists, remembered
-from gpuctl.server.errors import ApiError, body_of, verb_failed
+from gpuctl.server.errors import ApiError, ErrorBody, body_of, verb_failed
 from gpuctl.server.params import (
     DNS_LABEL,
     LABEL_VALUE,
@@ -73,7 +74,15 @@ def _default_namespace(cluster: ClusterAPI, principal: Principal) -> str | None:
     ),
     status_code=201,
     response_model=answers.JobCreated,
-    responses={200: {"model": answers.JobCreated, "description": "a repeated Idempotency-Key"}},
+    responses={
+        200: {"model": answers.JobCreated, "description": "a repeated Idempotency-Key"},
+        422: {
+            "model": ErrorBody,
+            "description": "the Idempotency-Key was sent before with another body "
+            "(IdempotencyKeyReused), or the cluster refused the job's objects (ClusterRefused,"
+            " Refused, CreateFailed): nothing was created",
+        },
+    },
     summary="Create a job from its YAML spec",
     openapi_extra=media.YAML_SPEC_BODY,
 )
@@ -164,7 +173,12 @@ def _create_one(
     responses={
         200: {"model": answers.JobBatch, "description": "a repeated Idempotency-Key"},
         207: {"model": answers.JobBatch, "description": "some items created, some failed"},
-        422: {"model": answers.JobBatch, "description": "every item failed: nothing created"},
+        422: {
+            "model": answers.JobBatchRefused,
+            "description": "every item failed: nothing created (an Idempotency-Key sent before "
+            "with another body: each item failed with IdempotencyKeyReused, which `error`, "
+            "`message` and `field` also give)",
+        },
     },
     summary="Create several jobs, each on its own",
 )
@@ -175,7 +189,7 @@ def create_jobs(
     request: Request,
     response: Response,
     idempotency_key: idempotency.KeyHeader = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | JSONResponse:
     """201 when every item was created, 207 when some were and some failed, 422 when every
     item failed; `failed` gives each failure in the error shape, with its index. With an
     `Idempotency-Key` an earlier request with the same body sent, the items it created answer
@@ -185,7 +199,12 @@ def create_jobs(
     texts = body.yaml_contents
     idem = idempotency.of_request(idempotency_key, principal, "POST /jobs/batch", texts)
     home = _own_namespace(principal)
-    before = idempotency.earlier(cluster, principal, idem, home) if idem else {}
+    try:
+        before = idempotency.earlier(cluster, principal, idem, home) if idem else {}
+    except ApiError as exc:
+        if exc.code != idempotency.REUSED:
+            raise
+        return JSONResponse(_every_item_failed(exc, len(texts)), status_code=422)
     success: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     for index, text in enumerate(texts):
@@ -204,6 +223,14 @@ def create_jobs(
     elif idem is not None and len(before) == len(texts):
         response.status_code = 200
     return {"success": success, "failed": failed}
+
+
+def _every_item_failed(exc: ApiError, count: int) -> dict[str, Any]:
+    """A batch none of whose `count` items was tried, for `exc`: the batch's answer, each item
+    failed with it, and `exc`'s own error shape beside (what the answer was before it was a
+    batch's, which clients reading the error shape still read)."""
+    error = {"error": exc.code, "message": str(exc), "field": exc.field}
+    return {**error, "success": [], "failed": [{"index": i, **error} for i in range(count)]}
 
 
 def _create_batch_item(

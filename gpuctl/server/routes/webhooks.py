@@ -20,7 +20,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.server import kubeauth
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube
-from gpuctl.server.errors import ApiError
+from gpuctl.server.errors import ApiError, ErrorBody
 from gpuctl.server.webhooks import safety, signing, store
 from gpuctl.server.webhooks.shapes import (
     WebhookCreate,
@@ -34,6 +34,12 @@ from gpuctl.server.webhooks.shapes import (
 from gpuctl.server.webhooks.worker import Settings, event_body
 
 router = APIRouter(tags=["webhooks"])
+URL_REFUSED: dict[str, Any] = {
+    "model": ErrorBody,
+    "description": "the URL resolves to an address webhooks may not reach (loopback, "
+    "link-local, private, cluster-internal) and no --webhook-allow-cidr allows it "
+    "(WebhookUrlNotAllowed): nothing was changed",
+}
 MAX_PER_OWNER = 25  # subscriptions one caller may have (each is a ConfigMap and a Secret)
 
 
@@ -93,6 +99,7 @@ def _checked_url(url: str, settings: Settings) -> None:
     "/webhooks",
     status_code=201,
     response_model=WebhookCreated,
+    responses={422: URL_REFUSED},
     operation_id="createWebhook",
     summary="Subscribe a URL to job events",
 )
@@ -202,6 +209,7 @@ def rotate_webhook_secret(webhookId: str, principal: Caller, request: Request) -
 @router.post(
     "/webhooks/{webhookId}/enable",
     response_model=WebhookDetail,
+    responses={422: URL_REFUSED},
     operation_id="enableWebhook",
     summary="Deliver again to a subscription that was disabled after its failures",
 )

@@ -12,6 +12,7 @@ from .get_node_accept import GetNodeAccept
 from .item_failure import ItemFailure
 from .job_batch import JobBatch
 from .job_batch_create import JobBatchCreate
+from .job_batch_refused import JobBatchRefused
 from .job_create import JobCreate
 from .job_created import JobCreated
 from .job_deleted import JobDeleted
@@ -99,6 +100,7 @@ __all__ = (
     "ItemFailure",
     "JobBatch",
     "JobBatchCreate",
+    "JobBatchRefused",
     "JobCreate",
     "JobCreated",
     "JobDeleted",

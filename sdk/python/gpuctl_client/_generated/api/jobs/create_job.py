@@ -52,7 +52,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | JobCreated | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | JobCreated:
     if response.status_code == 200:
         response_200 = JobCreated.from_dict(response.json())
 
@@ -109,6 +109,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_413
 
+    if response.status_code == 422:
+        response_422 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_422
+
     if response.status_code == 429:
         response_429 = ErrorBody.from_dict(response.json())
 
@@ -123,10 +130,12 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_503
 
-    if client.raise_on_unexpected_status:
-        raise errors.UnexpectedStatus(response.status_code, response.content)
-    else:
-        return None
+    response_default = ErrorBody.from_dict(response.json())
+
+
+
+    return response_default
+
 
 
 def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | JobCreated]:

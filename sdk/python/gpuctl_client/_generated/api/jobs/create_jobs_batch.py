@@ -11,6 +11,7 @@ from ... import errors
 from ...models.error_body import ErrorBody
 from ...models.job_batch import JobBatch
 from ...models.job_batch_create import JobBatchCreate
+from ...models.job_batch_refused import JobBatchRefused
 from ...types import UNSET, Unset
 from typing import cast
 
@@ -46,7 +47,7 @@ def _get_kwargs(
 
 
 
-def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | JobBatch | None:
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ErrorBody | JobBatch | JobBatchRefused:
     if response.status_code == 200:
         response_200 = JobBatch.from_dict(response.json())
 
@@ -111,7 +112,7 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
         return response_413
 
     if response.status_code == 422:
-        response_422 = JobBatch.from_dict(response.json())
+        response_422 = JobBatchRefused.from_dict(response.json())
 
 
 
@@ -131,13 +132,15 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_503
 
-    if client.raise_on_unexpected_status:
-        raise errors.UnexpectedStatus(response.status_code, response.content)
-    else:
-        return None
+    response_default = ErrorBody.from_dict(response.json())
 
 
-def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | JobBatch]:
+
+    return response_default
+
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ErrorBody | JobBatch | JobBatchRefused]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -152,7 +155,7 @@ def sync_detailed(
     body: JobBatchCreate,
     idempotency_key: str | Unset = UNSET,
 
-) -> Response[ErrorBody | JobBatch]:
+) -> Response[ErrorBody | JobBatch | JobBatchRefused]:
     """ Create several jobs, each on its own
 
      201 when every item was created, 207 when some were and some failed, 422 when every
@@ -176,7 +179,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | JobBatch]
+        Response[ErrorBody | JobBatch | JobBatchRefused]
      """
 
 
@@ -198,7 +201,7 @@ def sync(
     body: JobBatchCreate,
     idempotency_key: str | Unset = UNSET,
 
-) -> ErrorBody | JobBatch | None:
+) -> ErrorBody | JobBatch | JobBatchRefused | None:
     """ Create several jobs, each on its own
 
      201 when every item was created, 207 when some were and some failed, 422 when every
@@ -222,7 +225,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | JobBatch
+        ErrorBody | JobBatch | JobBatchRefused
      """
 
 
@@ -239,7 +242,7 @@ async def asyncio_detailed(
     body: JobBatchCreate,
     idempotency_key: str | Unset = UNSET,
 
-) -> Response[ErrorBody | JobBatch]:
+) -> Response[ErrorBody | JobBatch | JobBatchRefused]:
     """ Create several jobs, each on its own
 
      201 when every item was created, 207 when some were and some failed, 422 when every
@@ -263,7 +266,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[ErrorBody | JobBatch]
+        Response[ErrorBody | JobBatch | JobBatchRefused]
      """
 
 
@@ -285,7 +288,7 @@ async def asyncio(
     body: JobBatchCreate,
     idempotency_key: str | Unset = UNSET,
 
-) -> ErrorBody | JobBatch | None:
+) -> ErrorBody | JobBatch | JobBatchRefused | None:
     """ Create several jobs, each on its own
 
      201 when every item was created, 207 when some were and some failed, 422 when every
@@ -309,7 +312,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        ErrorBody | JobBatch
+        ErrorBody | JobBatch | JobBatchRefused
      """
 
 

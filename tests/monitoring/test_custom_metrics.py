@@ -146,6 +146,7 @@ def test_pushed_values_are_read_back_by_the_api_get_jobs_and_describe(
         assert deleted.status_code == 200, deleted.text
         forgotten = "the values job mine (namespace alice) pushed deleted from the Pushgateway at"
         assert f"{forgotten} {pushgateway}" in deleted.json()["message"]
+        assert deleted.json()["message"].count("the values job mine") == 1  # said once
         assert _pushed_lines(pushgateway) == []
 
 

@@ -289,7 +289,8 @@ def delete(options: DeleteOptions) -> int:
     """Delete what specs render (-f), or a job by name (job NAME); pods go with them.
 
     Each object already gone is reported `KIND/NAME not found` and the exit code is 1, as
-    kubectl does; --ignore-not-found silences that.
+    kubectl does; --ignore-not-found silences that. A deleted job's pushed metrics are deleted
+    from the Pushgateway ($GPUCTL_PUSHGATEWAY_URL, else the config file's pushgatewayUrl).
 
     \b
     gpuctl delete -f examples/training.yaml --wait
@@ -297,6 +298,7 @@ def delete(options: DeleteOptions) -> int:
     gpuctl delete -f examples/training.yaml --ignore-not-found
     """
     from gpuctl.inventory.jobs import JobNotFound
+    from gpuctl.monitoring import custom
     from gpuctl.verbs.delete import Delete
 
     options.validate()
@@ -310,6 +312,7 @@ def delete(options: DeleteOptions) -> int:
         include_namespaces=options.include_namespaces,
         ignore_not_found=options.ignore_not_found,
         progress=progress_line(),
+        pushgateway=custom.configured(_context_of(cluster)),
     )
     if session:
         result = verb.files(session.work.manifests, session.work.node_labels)
@@ -322,3 +325,10 @@ def delete(options: DeleteOptions) -> int:
             return 0
     show_result(result)
     return 0 if result.ok else 1
+
+
+def _context_of(cluster: ClusterAPI) -> str | None:
+    """The kubeconfig context `cluster` was connected with (None in a pod)."""
+    from gpuctl.cluster.client import Cluster
+
+    return cluster.context if isinstance(cluster, Cluster) else None

@@ -12,6 +12,7 @@ group. Data only: nothing here prints.
 from __future__ import annotations
 
 import math
+import os
 import re
 import urllib.error
 from collections.abc import Mapping, Sequence
@@ -88,6 +89,16 @@ def _finite(where: str, value: Any) -> float:
     if not math.isfinite(number):
         raise InvalidValues(where, f"{value!r} is not a finite number")
     return number
+
+
+def configured(context: str | None) -> Pushgateway | None:
+    """The Pushgateway the CLI uses (as `gpuctl serve` without --pushgateway-url):
+    $GPUCTL_PUSHGATEWAY_URL, else gpuctl's config file for kubeconfig context `context`, else
+    its default; None when none names one."""
+    from gpuctl import settings
+
+    url = os.environ.get(ENV_VAR) or settings.load().pushgateway_url_for(context)
+    return Pushgateway(url.rstrip("/")) if url else None
 
 
 def series_name(name: str) -> str:
@@ -224,15 +235,3 @@ def progress_cells(
 
 def _percent(value: float) -> str:
     return f"{value:.0f}%" if float(value).is_integer() else f"{value:.1f}%"
-
-
-def forget_job(gateway: Pushgateway | None, namespace: str, name: str) -> str | None:
-    """After a job's deletion: delete its Pushgateway group. What became of it, in words
-    (None without a Pushgateway); a Pushgateway that fails leaves the group, and says so."""
-    if gateway is None:
-        return None
-    try:
-        gateway.forget(namespace, name)
-    except (PushgatewayUnreachable, PushgatewayRefused) as exc:
-        return f"the values it pushed are left in the Pushgateway: {exc}"
-    return "the values it pushed are deleted from the Pushgateway"

@@ -85,7 +85,7 @@ def create_app(
     `pushgateway_url`: where the jobs' own metrics (POST /metrics/custom) are relayed; None
     refuses them (503)."""
     from gpuctl.inventory.watched import LISTED
-    from gpuctl.monitoring.custom import Pushgateway
+    from gpuctl.monitoring import custom
     from gpuctl.monitoring.prometheus import Prometheus
 
     as_server = auth is None or isinstance(auth, Tokens)  # reads made with our credentials
@@ -128,7 +128,9 @@ def create_app(
     app.state.auth = auth
     app.state.policy = policy or Policy()
     app.state.prometheus = Prometheus(prometheus_url.rstrip("/")) if prometheus_url else None
-    app.state.pushgateway = Pushgateway(pushgateway_url.rstrip("/")) if pushgateway_url else None
+    app.state.pushgateway = (
+        custom.Pushgateway(pushgateway_url.rstrip("/")) if pushgateway_url else None
+    )
     app.state.log_streams = logs.Streams(max_streams, max_streams_per_user)
     app.state.writes = limits.PerUser(limits.WRITES_PER_USER, "TooManyRequests", "writes")
     errors.install(app)
@@ -141,7 +143,9 @@ def create_app(
     _docs(app)
     contract.install(app)
     console.install(app)  # last: its catch-all answers the paths no route above takes
-    app.add_middleware(limits.Gate, prefix=PREFIX)  # inside Measure: its answers are counted
+    push = (custom.MAX_BODY, f"a push is at most {custom.MAX_NAMES} values")
+    caps = {f"{PREFIX}/metrics/custom": push}
+    app.add_middleware(limits.Gate, prefix=PREFIX, caps=caps)  # inside Measure: answers counted
     app.add_middleware(Measure, **measure)
     return app
 

@@ -2,8 +2,9 @@
 
 - The caller of a request with a body is known before a byte of the body is read: an unknown
   token is `401` at once, so an anonymous client cannot make the server read (and hold) a body.
-- A body is at most `MAX_BODY` bytes (2 MiB): a larger `Content-Length` is `413 TooLarge` before
-  anything is read, and a body without one (chunked) is read only up to the cap.
+- A body is at most `MAX_BODY` bytes (2 MiB), or less on a route that takes little (a metrics
+  push: 16 KiB): a larger `Content-Length` is `413 TooLarge` before anything is read, and a
+  body without one (chunked) is read only up to the cap.
 - Each user has at most `WRITES_PER_USER` writes (every method but GET, HEAD and OPTIONS) in
   progress: they parse YAML and write to the cluster; one more is `429 TooManyRequests` with
   `Retry-After`, so that one user's burst cannot take the thread pool from the others.
@@ -14,7 +15,7 @@ ASGI: reads, such as GETs and followed logs, pass through untouched)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Final
 
@@ -27,6 +28,7 @@ from gpuctl.server.auth import Authenticator, Principal, Tokens, authenticate
 from gpuctl.server.errors import ApiError, error_response
 
 MAX_BODY: Final = 2 * 1024 * 1024
+SPEC_RULE: Final = "a spec is at most 1 MiB: split a batch into several requests"
 WRITES_PER_USER: Final = 4
 RETRY_AFTER: Final = 1  # seconds, in the 429's Retry-After
 PRINCIPAL: Final = "gpuctl.principal"  # the scope key where Gate leaves the caller
@@ -82,10 +84,18 @@ class Gate:
     """Authenticates a request with a body before reading it, caps the body, and holds one of
     the caller's write slots while the request runs (see the module's rules)."""
 
-    def __init__(self, app: ASGIApp, prefix: str, max_body: int = MAX_BODY) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        prefix: str,
+        max_body: int = MAX_BODY,
+        caps: Mapping[str, tuple[int, str]] | None = None,
+    ) -> None:
+        """`caps`: path -> (its own cap, lower than `max_body`; the rule, in words)."""
         self.app = app
         self.prefix = prefix
         self.max_body = max_body
+        self.caps = dict(caps or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -96,10 +106,11 @@ class Gate:
             await self.app(scope, receive, send)
             return
         state = scope["app"].state
+        cap = self.caps.get(str(scope["path"]).rstrip("/"), (self.max_body, SPEC_RULE))
         try:
             principal = await _caller(state.auth, Headers(scope=scope).get("authorization"))
-            _check_length(Headers(scope=scope), self.max_body)
-            body = await _read_body(receive, self.max_body)
+            _check_length(Headers(scope=scope), cap)
+            body = await _read_body(receive, cap)
         except GpuctlError as exc:
             await error_response(exc)(scope, receive, send)
             return
@@ -124,16 +135,15 @@ async def _caller(auth: Authenticator | None, header: str | None) -> Principal:
     return await run_in_threadpool(authenticate, auth, header)  # a TokenReview, maybe
 
 
-def _too_large(limit: int) -> ApiError:
+def _too_large(cap: tuple[int, str]) -> ApiError:
+    limit, rule = cap
+    size = f"{limit // 1024 // 1024} MiB" if limit >= 1024 * 1024 else f"{limit // 1024} KiB"
     return ApiError(
-        413,
-        "TooLarge",
-        f"the request body is over {limit // 1024 // 1024} MiB, the most the server reads "
-        "(a spec is at most 1 MiB: split a batch into several requests)",
+        413, "TooLarge", f"the request body is over {size}, the most the server reads ({rule})"
     )
 
 
-def _check_length(headers: Headers, limit: int) -> None:
+def _check_length(headers: Headers, cap: tuple[int, str]) -> None:
     given = headers.get("content-length")
     if given is None:
         return
@@ -143,12 +153,12 @@ def _check_length(headers: Headers, limit: int) -> None:
         raise ApiError(
             400, "BadRequest", f"Content-Length {given[:20]!r} is not a number"
         ) from None
-    if length > limit:
-        raise _too_large(limit)
+    if length > cap[0]:
+        raise _too_large(cap)
 
 
-async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The whole body, read only while it stays within `limit` (also a chunked one); None
+async def _read_body(receive: Receive, cap: tuple[int, str]) -> bytes | None:
+    """The whole body, read only while it stays within the cap (also a chunked one); None
     when the client leaves first."""
     chunks: list[bytes] = []
     size = 0
@@ -158,8 +168,8 @@ async def _read_body(receive: Receive, limit: int) -> bytes | None:
             return None
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
+        if size > cap[0]:
+            raise _too_large(cap)
         chunks.append(chunk)
         if not message.get("more_body", False):
             break

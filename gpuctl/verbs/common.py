@@ -60,7 +60,8 @@ class ObjectResult:
 @dataclass
 class VerbResult:
     """What a verb did: the objects in order, the problems that did not stop it (each names
-    what exists afterwards), and warnings worth a look.
+    what exists afterwards), warnings worth a look, and notes: what it did besides the
+    objects (a line each, printed after theirs).
 
     `causes` are the typed cluster errors behind `errors` (AlreadyExists, Forbidden, Invalid,
     Conflict, ...), in the order met, for a front end that answers by type (the REST API's
@@ -71,16 +72,18 @@ class VerbResult:
     warnings: list[str] = field(default_factory=list)
     dry_run: DryRun = DryRun.NONE
     causes: list[KubeError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.errors
 
     def lines(self) -> list[str]:
-        return [item.line(self.dry_run.suffix) for item in self.objects]
+        return [item.line(self.dry_run.suffix) for item in self.objects] + self.notes
 
     def extend(self, other: VerbResult) -> None:
         self.objects += other.objects
+        self.notes += other.notes
         self.errors += other.errors
         self.warnings += other.warnings
         self.causes += other.causes

@@ -1,7 +1,10 @@
 """`delete`: the objects specs render, or a job's objects found by its identity label.
 
 Foreground propagation, so no orphaned pod keeps holding GPUs. Namespaces are deleted only
-when asked (`include_namespaces`); a pool file's nodes lose their pool label.
+when asked (`include_namespaces`); a pool file's nodes lose their pool label. A deleted job's
+pushed values (POST /metrics/custom) are deleted from the Pushgateway given, so that a new job
+of the same name starts without them; a Pushgateway that fails leaves them, with a warning, and
+the job is deleted all the same.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import KubeError, NotFound
 from gpuctl.cluster.resources import ref
 from gpuctl.inventory.jobs import JobNotFound
+from gpuctl.monitoring.custom import Pushgateway, PushgatewayRefused, PushgatewayUnreachable
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs import kueue_queues
 from gpuctl.verbs.common import (
@@ -29,7 +33,7 @@ from gpuctl.verbs.common import (
     wait_gone,
 )
 from gpuctl.verbs.errors import WaitTimeout
-from gpuctl.verbs.plan import JOB_OBJECT_KINDS
+from gpuctl.verbs.plan import JOB_OBJECT_KINDS, SPEC_KINDS
 from gpuctl.verbs.pool_labels import PoolLabels, node_results
 
 KUEUE_DELETED = {
@@ -49,6 +53,7 @@ class Delete:
     include_namespaces: bool = False
     ignore_not_found: bool = False  # an object already gone is no error (kubectl's flag)
     progress: Progress = no_progress
+    pushgateway: Pushgateway | None = None  # where jobs' pushed values are; None: nowhere
 
     def files(self, manifests: list[Manifest], node_labels: Sequence[NodeLabels]) -> VerbResult:
         """What the specs render, workloads before the Services and namespaces they use; the
@@ -62,6 +67,7 @@ class Delete:
         lines, errors = labels.unlabel_all()
         result.objects += node_results(lines)
         result.errors += errors
+        self._forget_pushed(result, _jobs_deleted(manifests, result))
         return result
 
     def job(self, name: str, namespace: str) -> VerbResult:
@@ -70,7 +76,28 @@ class Delete:
         if not found:
             raise JobNotFound(f"no job named {name!r} in namespace {namespace}")
         found.sort(key=lambda obj: JOB_OBJECT_KINDS.index(obj["kind"]))
-        return self.run((obj["kind"], obj["metadata"]["name"], namespace) for obj in found)
+        result = self.run((obj["kind"], obj["metadata"]["name"], namespace) for obj in found)
+        if any(item.outcome == "deleted" for item in result.objects):
+            self._forget_pushed(result, [(namespace, name)])
+        return result
+
+    def _forget_pushed(self, result: VerbResult, jobs: Iterable[tuple[str, str]]) -> None:
+        """Delete the Pushgateway group of each deleted (namespace, job): a note when it is
+        gone, a warning saying how to delete it by hand when the Pushgateway fails."""
+        if self.pushgateway is None:
+            return
+        url = self.pushgateway.url
+        for namespace, name in jobs:
+            what = f"the values job {name} (namespace {namespace}) pushed"
+            try:
+                self.pushgateway.forget(namespace, name)
+            except (PushgatewayUnreachable, PushgatewayRefused) as exc:
+                result.warnings.append(
+                    f"{what} are left in the Pushgateway: {exc}; delete them with "
+                    f"`curl -X DELETE {url}/metrics/job/{name}/namespace/{namespace}`"
+                )
+            else:
+                result.notes.append(f"{what} deleted from the Pushgateway at {url}")
 
     def run(self, targets: Iterable[Target]) -> VerbResult:
         """Targets as (kind, name, namespace), deleted in the order given."""
@@ -117,3 +144,14 @@ class Delete:
             except WaitTimeout as exc:
                 result.fail(str(exc))
         self.progress("")
+
+
+def _jobs_deleted(manifests: list[Manifest], result: VerbResult) -> list[tuple[str, str]]:
+    """(namespace, job) of each job whose workload `result` deleted."""
+    deleted = {(o.kind, o.name, o.namespace) for o in result.objects if o.outcome == "deleted"}
+    jobs = set()
+    for manifest in manifests:
+        job = (manifest.obj["metadata"].get("labels") or {}).get(c.Labels.INSTANCE)
+        if manifest.kind in SPEC_KINDS and job and locate(manifest) in deleted:
+            jobs.add((manifest.namespace, str(job)))
+    return sorted(jobs)

@@ -144,7 +144,9 @@ def test_pushed_values_are_read_back_by_the_api_get_jobs_and_describe(
 
         deleted = api.call("alice", "DELETE", "/jobs/alice.mine")
         assert deleted.status_code == 200, deleted.text
-        assert "the values it pushed are deleted from the Pushgateway" in deleted.json()["message"]
+        forgotten = "the values job mine (namespace alice) pushed deleted from the Pushgateway at"
+        assert f"{forgotten} {pushgateway}" in deleted.json()["message"]
+        assert deleted.json()["message"].count("the values job mine") == 1  # said once
         assert _pushed_lines(pushgateway) == []
 
 
@@ -211,17 +213,27 @@ def test_hostile_pushes_are_refused_and_reach_nothing(
             body = answer.json()
             assert (body["error"], body["field"]) == ("InvalidRequest", field), body
             assert body["message"].startswith(f"{field}: ") and "Traceback" not in answer.text
-        huge = {"jobId": "alice.mine", "metrics": {"loss": 1.0}, "padding": "x" * 1024 * 1024}
-        too_large = api.call("alice", "POST", "/metrics/custom", json=huge)
-        assert too_large.status_code == 413 and too_large.json()["error"] == "TooLarge"
-        chunked = api.call(
-            "alice",
-            "POST",
-            "/metrics/custom",
-            content=iter([json.dumps(huge).encode()]),
-            headers={"Content-Type": "application/json"},
-        )
-        assert chunked.status_code == 413 and chunked.json()["error"] == "TooLarge"
+        # past 16 KiB, however large (10 MiB is past the 2 MiB of other routes) or sent
+        # chunked: the push's own rule, before the body is read
+        refused = {
+            "error": "TooLarge",
+            "message": "the request body is over 16 KiB, the most the server reads "
+            "(a push is at most 32 values)",
+        }
+        for size in (17 * 1024, 1024 * 1024, 10 * 1024 * 1024):
+            huge = {"jobId": "alice.mine", "metrics": {"loss": 1.0}, "padding": "x" * size}
+            too_large = api.call("alice", "POST", "/metrics/custom", json=huge)
+            assert (too_large.status_code, too_large.json()) == (413, refused), size
+            chunked = api.call(
+                "alice",
+                "POST",
+                "/metrics/custom",
+                content=iter([json.dumps(huge).encode()]),
+                headers={"Content-Type": "application/json"},
+            )
+            assert (chunked.status_code, chunked.json()) == (413, refused), size
+        many = {"jobId": "alice.mine", "metrics": {f"m{i}": i for i in range(10_000)}}
+        assert api.call("alice", "POST", "/metrics/custom", json=many).json() == refused
         anonymous = api.call(None, "POST", "/metrics/custom", json={"jobId": "alice.mine"})
         assert anonymous.status_code == 401
         assert _pushed_lines(pushgateway_url) == []
@@ -259,6 +271,67 @@ def test_without_a_working_pushgateway_a_push_is_a_documented_error(
         assert deleted.status_code == 200, deleted.text
         message = deleted.json()["message"]
         assert "deployment.apps/mine deleted" in message
-        assert f"the values it pushed are left in the Pushgateway: the Pushgateway at {closed}" in (
-            message
-        )
+        left = "the values job mine (namespace alice) pushed are left in the Pushgateway: "
+        assert f"{left}the Pushgateway at {closed} is unreachable" in message
+        assert f"curl -X DELETE {closed}/metrics/job/mine/namespace/alice" in message
+
+
+def test_gpuctl_delete_deletes_the_jobs_pushed_values_as_the_api_does(
+    env: Env, tmp_path: Path, pushgateway_url: str
+) -> None:
+    """`gpuctl delete job` and `gpuctl delete -f` delete the job's Pushgateway group (found as
+    `gpuctl serve` finds it: $GPUCTL_PUSHGATEWAY_URL, else the config file), so that a new job
+    of the same name starts without the old one's values; other jobs' groups stay."""
+    forgotten = "the values job {} (namespace {}) pushed deleted from the Pushgateway at {}"
+    with serving(env, tmp_path, None, pushgateway_url) as api:
+        _world(api)
+        for who, job_id in (("alice", "alice.mine"), ("bob", "bob.other")):
+            assert api.push(who, job_id, {"loss": 2.5, "progress": 10}).status_code == 200
+        by_env = {"GPUCTL_PUSHGATEWAY_URL": pushgateway_url}
+        deleted = env.gpuctl("delete", "job", "mine", "-n", "alice", env=by_env)
+        assert deleted.returncode == 0 and deleted.stderr == "", deleted.stderr
+        assert deleted.stdout.splitlines() == [
+            "deployment.apps/mine deleted",
+            "service/svc-mine deleted",
+            forgotten.format("mine", "alice", pushgateway_url),
+        ]
+        assert [line.split("{")[1] for line in _pushed_lines(pushgateway_url)] == [
+            'instance="",job="other",namespace="bob"} 2.5',
+            'instance="",job="other",namespace="bob"} 10',
+        ]
+        # from the config file, for `delete -f` (what the spec renders) as well
+        config = tmp_path / "config" / "gpuctl" / "config.yaml"
+        config.parent.mkdir(parents=True)
+        config.write_text(f"pushgatewayUrl: {pushgateway_url}\n")
+        spec = tmp_path / "other.yaml"
+        spec.write_text(inference("other", replicas=1))
+        by_file = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "GPUCTL_PUSHGATEWAY_URL": ""}
+        deleted = env.gpuctl("delete", "-f", str(spec), "-n", "bob", env=by_file)
+        assert deleted.returncode == 0 and deleted.stderr == "", deleted.stderr
+        assert deleted.stdout.splitlines()[-1] == forgotten.format("other", "bob", pushgateway_url)
+        assert _pushed_lines(pushgateway_url) == []
+
+
+def test_gpuctl_delete_with_the_pushgateway_down_deletes_the_job_and_warns(
+    env: Env, tmp_path: Path
+) -> None:
+    closed = f"http://127.0.0.1:{free_port()}"
+    with serving(env, tmp_path) as api:
+        _world(api)
+    deleted = env.gpuctl(
+        "delete", "job", "mine", "-n", "alice", env={"GPUCTL_PUSHGATEWAY_URL": closed}
+    )
+    assert deleted.returncode == 0, deleted.stderr
+    assert deleted.stdout.splitlines() == [
+        "deployment.apps/mine deleted",
+        "service/svc-mine deleted",
+    ]
+    warning = (
+        "warning: the values job mine (namespace alice) pushed are left in the Pushgateway: "
+        f"the Pushgateway at {closed} is unreachable"
+    )
+    assert deleted.stderr.startswith(warning), deleted.stderr
+    hint = f"delete them with `curl -X DELETE {closed}/metrics/job/mine/namespace/alice`\n"
+    assert deleted.stderr.endswith(hint) and "Traceback" not in deleted.stderr
+    listed = env.gpuctl("get", "jobs", "-n", "alice")
+    assert "mine" not in listed.stdout

@@ -6,8 +6,11 @@ rotation with both signatures during the overlap."""
 
 from __future__ import annotations
 
+import os
+import re
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -273,3 +276,50 @@ def test_of_two_replicas_only_the_lease_holder_delivers_and_the_other_takes_over
         assert [e["data"]["jobId"] for e in events] == ["default.one", "default.two"]
     finally:
         other.kill()
+
+
+def test_the_guides_receiver_verifies_and_prints_the_test_event_and_a_jobs_events(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """The Python receiver of docs/guides/webhooks.md, as written (on a free loopback port): it
+    verifies with the standardwebhooks package and prints the test event and each job event."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "webhooks.md").read_text()
+    code = re.search(r"```python\n(.*?)```", guide, re.S)
+    assert code is not None
+    port = free_port()
+    listen = '("0.0.0.0", 9000)'
+    assert listen in code.group(1)
+    script = tmp_path / "receiver.py"
+    script.write_text(code.group(1).replace(listen, f'("127.0.0.1", {port})'))
+    sub = serve.subscribe("admin", f"http://127.0.0.1:{port}/gpuctl")
+    log = (tmp_path / "receiver.log").open("w")
+    receiver = subprocess.Popen(
+        [sys.executable, "-u", str(script)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "GPUCTL_WEBHOOK_SECRET": sub["secret"]},
+    )
+    try:
+        tested = serve.call("admin", "POST", f"/webhooks/{sub['id']}/test")
+        assert tested.status_code == 202, tested.text
+        _create(serve, training("sft"))
+        printed = tmp_path / "receiver.log"
+        wait_for(
+            lambda: "job.succeeded default.sft succeeded" in printed.read_text(),
+            timeout=60,
+            what="the receiver printing job.succeeded",
+        )
+    finally:
+        receiver.terminate()
+        receiver.wait(10)
+        log.close()
+    lines = [line for line in printed.read_text().splitlines() if not line.startswith("127.")]
+    assert [line for line in lines if line.startswith("job.")] == [
+        "job.created default.sft pending",
+        "job.running default.sft running",
+        "job.succeeded default.sft succeeded",
+    ]
+    # the test event is delivered beside job.created, in either order
+    assert [line for line in lines if not line.startswith("job.")] == [f"webhook.test {sub['id']}"]
+    detail = serve.call("admin", "GET", f"/webhooks/{sub['id']}").json()
+    assert {d["outcome"] for d in detail["deliveries"]} == {"delivered"}

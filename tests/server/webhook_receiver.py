@@ -3,6 +3,7 @@ it is told to, and verifies signatures with the `standardwebhooks` package."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Iterator
@@ -50,6 +51,13 @@ class Receiver:
 
 @pytest.fixture(name="receiver")
 def _receiver() -> Iterator[Receiver]:
+    with receiving() as made:
+        yield made
+
+
+@contextlib.contextmanager
+def receiving() -> Iterator[Receiver]:
+    """A Receiver listening until the block ends."""
     made: list[Receiver] = []
 
     class Handler(BaseHTTPRequestHandler):

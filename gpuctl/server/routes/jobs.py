@@ -453,17 +453,14 @@ def delete_job(
 
     namespace, name = locate(principal, jobId)
     require(principal, "jobs", "delete", namespace)
-    result = Delete(cluster, force=force).job(name, namespace)
+    verb = Delete(cluster, force=force, pushgateway=request.app.state.pushgateway)
+    result = verb.job(name, namespace)
     if not result.ok:
         raise verb_failed(result, 502, "DeleteFailed")
     for item in result.objects:  # a list right after shows the job terminating, or gone
         caught_up(request, item.kind, [item.name], namespace)
-    from gpuctl.monitoring.custom import forget_job
-
-    lines = result.lines()
-    lines.append(forget_job(request.app.state.pushgateway, namespace, name) or "")
     return {
         "jobId": jobId,
         "status": "terminating",
-        "message": "; ".join(line for line in lines if line),
+        "message": "; ".join(result.lines() + result.warnings),
     }

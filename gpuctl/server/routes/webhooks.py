@@ -3,6 +3,9 @@ test event, rotate the signing secret, enable again after the worker disabled on
 
 A user's subscription covers their own jobs (their namespace), an admin's every namespace (or
 the one it names). Another user's subscription is not found, to them (404), as their jobs are.
+With `--auth kubernetes` RBAC decides who is an admin here: a caller the cluster lets list jobs
+in every namespace (who may read every job's events anyway); any other caller subscribes to a
+namespace whose jobs RBAC lets them list, their own when they name none.
 The records live in the cluster, written with the server's own credentials
 (gpuctl.server.webhooks.store); deliveries are the worker's (gpuctl.server.webhooks.worker).
 """
@@ -17,6 +20,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.errors import Forbidden
 from gpuctl.server import kubeauth
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube
@@ -41,6 +45,7 @@ URL_REFUSED: dict[str, Any] = {
     "(WebhookUrlNotAllowed): nothing was changed",
 }
 MAX_PER_OWNER = 25  # subscriptions one caller may have (each is a ConfigMap and a Secret)
+NO_LABEL = "none-such=x"  # a selector no object matches: a list that only asks RBAC
 
 
 def _settings(request: Request) -> Settings:
@@ -66,22 +71,39 @@ def _item(sub: store.Subscription) -> dict[str, Any]:
     }
 
 
+def _admin(principal: Principal, cluster: ClusterAPI) -> bool:
+    """May `principal` subscribe to every namespace and see every caller's subscriptions: a
+    token file's admin, or (`cluster` as the caller, --auth kubernetes) one whom RBAC lets list
+    jobs in every namespace."""
+    if principal.admin:
+        return True
+    if not principal.impersonated:
+        return False
+    try:
+        cluster.list("Job", None, label_selector=NO_LABEL)  # as them: RBAC answers
+    except Forbidden:
+        return False
+    return True
+
+
 def _scope(principal: Principal, cluster: ClusterAPI, asked: str | None) -> str | None:
     """The namespace a new subscription covers (None: every one, an admin's only)."""
-    if principal.admin:
+    if _admin(principal, cluster):
         return asked
     if not principal.impersonated:
         if asked not in (None, principal.user):
             raise ApiError(403, "Forbidden", f"{principal.user} may subscribe to their own jobs")
         return principal.user
     where = asked or kubeauth.namespace_of(cluster, principal)
-    cluster.list("Job", where, label_selector="none-such=x")  # 403 when RBAC denies it
+    cluster.list("Job", where, label_selector=NO_LABEL)  # 403 when RBAC denies it
     return where
 
 
-def _visible(request: Request, principal: Principal, webhook_id: str) -> store.Subscription:
+def _visible(
+    request: Request, principal: Principal, cluster: ClusterAPI, webhook_id: str
+) -> store.Subscription:
     sub = store.find(_store(request), webhook_id)
-    if sub is None or not (principal.admin or sub.owner == principal.user):
+    if sub is None or not (sub.owner == principal.user or _admin(principal, cluster)):
         shown = webhook_id if len(webhook_id) <= 40 else webhook_id[:40] + "..."
         raise ApiError(404, "WebhookNotFound", f"no webhook {shown!r}")
     return sub
@@ -133,11 +155,12 @@ def create_webhook(
     operation_id="listWebhooks",
     summary="List webhook subscriptions (yours; every user's for an admin)",
 )
-def list_webhooks(principal: Caller, request: Request) -> dict[str, Any]:
+def list_webhooks(principal: Caller, cluster: Kube, request: Request) -> dict[str, Any]:
     """A user sees the subscriptions they made; an admin sees every user's. The secret is
     never shown again (`POST /webhooks/{webhookId}/rotate` gives a new one)."""
     found = store.listed(_store(request))
-    items = [_item(s) for s in found if principal.admin or s.owner == principal.user]
+    every = _admin(principal, cluster)
+    items = [_item(s) for s in found if every or s.owner == principal.user]
     return {"total": len(items), "items": items}
 
 
@@ -147,10 +170,12 @@ def list_webhooks(principal: Caller, request: Request) -> dict[str, Any]:
     operation_id="getWebhook",
     summary="One webhook subscription and its recent deliveries",
 )
-def get_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+def get_webhook(
+    webhookId: str, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     """With how many events wait for delivery and the latest deliveries (status, attempts,
     the receiver's answer). Another user's subscription is 404 WebhookNotFound."""
-    sub = _visible(request, principal, webhookId)
+    sub = _visible(request, principal, cluster, webhookId)
     pending = len(store.outbox(_store(request), sub.id))
     return {**_item(sub), "pending": pending, "deliveries": list(sub.deliveries)}
 
@@ -161,10 +186,12 @@ def get_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str
     operation_id="deleteWebhook",
     summary="Delete a webhook subscription, its secret and what it had still to deliver",
 )
-def delete_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+def delete_webhook(
+    webhookId: str, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     """Nothing more is delivered to its URL: the subscription, its signing secret and the
     events it had still to deliver are deleted together."""
-    sub = _visible(request, principal, webhookId)
+    sub = _visible(request, principal, cluster, webhookId)
     store.delete(_store(request), sub.id)
     message = f"webhook {sub.id} deleted, with its secret and undelivered events"
     return {"id": sub.id, "message": message}
@@ -177,9 +204,11 @@ def delete_webhook(webhookId: str, principal: Caller, request: Request) -> dict[
     operation_id="testWebhook",
     summary="Send a signed webhook.test event to the subscription's URL",
 )
-def test_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+def test_webhook(
+    webhookId: str, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     """Queued like any event (GET /webhooks/{webhookId} shows its delivery)."""
-    sub = _visible(request, principal, webhookId)
+    sub = _visible(request, principal, cluster, webhookId)
     webhook_id = "msg_" + uuid.uuid4().hex
     data = {"webhookId": sub.id, "message": "a test event from gpuctl"}
     body = event_body(store.TEST_EVENT, data)
@@ -195,10 +224,12 @@ def test_webhook(webhookId: str, principal: Caller, request: Request) -> dict[st
     operation_id="rotateWebhookSecret",
     summary="Give the subscription a new signing secret",
 )
-def rotate_webhook_secret(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+def rotate_webhook_secret(
+    webhookId: str, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     """The old secret still signs for the overlap (`previousValidUntil`): until then each
     request carries two signatures, and a receiver verifying with either secret accepts it."""
-    sub = _visible(request, principal, webhookId)
+    sub = _visible(request, principal, cluster, webhookId)
     secret = signing.new_secret()
     overlap = _settings(request).overlap
     store.rotate(_store(request), sub.id, secret, overlap)
@@ -213,10 +244,12 @@ def rotate_webhook_secret(webhookId: str, principal: Caller, request: Request) -
     operation_id="enableWebhook",
     summary="Deliver again to a subscription that was disabled after its failures",
 )
-def enable_webhook(webhookId: str, principal: Caller, request: Request) -> dict[str, Any]:
+def enable_webhook(
+    webhookId: str, principal: Caller, cluster: Kube, request: Request
+) -> dict[str, Any]:
     """A subscription is disabled after its deliveries failed for the whole retry window;
     enabling it checks its URL again and delivers new events from then on."""
-    sub = _visible(request, principal, webhookId)
+    sub = _visible(request, principal, cluster, webhookId)
     _checked_url(sub.url, _settings(request))
     store.update(_store(request), sub.id, lambda data: data.update(disabled=""))
-    return get_webhook(webhookId, principal, request)
+    return get_webhook(webhookId, principal, cluster, request)

@@ -25,7 +25,7 @@ from typing import Any, TypedDict
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.errors import AlreadyExists, Conflict, NotFound
+from gpuctl.cluster.errors import AlreadyExists, Conflict, Forbidden, NotFound
 
 NAMESPACE = c.SYSTEM_NAMESPACE
 RECENT = 20  # deliveries kept per subscription
@@ -93,7 +93,10 @@ def _b64(text: str) -> str:
 
 
 def _namespace_exists(cluster: ClusterAPI) -> None:
-    with contextlib.suppress(AlreadyExists):
+    """Make gpuctl-system if it is missing. A server that may not create namespaces (the
+    documented RBAC does not grant it) is refused even when the namespace exists, which an
+    administrator then made: Forbidden is no error here."""
+    with contextlib.suppress(AlreadyExists, Forbidden):
         cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
 
 

@@ -130,12 +130,13 @@ class Leader:
         default_factory=lambda: f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
     )
     seconds: int = LEASE_SECONDS
+    name: str = c.WEBHOOK_LEASE  # (another name only for a test sharing a cluster)
 
     def _body(self, acquired: str, transitions: int) -> dict[str, Any]:
         return {
             "apiVersion": "coordination.k8s.io/v1",
             "kind": "Lease",
-            "metadata": {"name": c.WEBHOOK_LEASE, "namespace": store.NAMESPACE},
+            "metadata": {"name": self.name, "namespace": store.NAMESPACE},
             "spec": {
                 "holderIdentity": self.identity,
                 "leaseDurationSeconds": self.seconds,
@@ -148,7 +149,7 @@ class Leader:
     def hold(self) -> bool:
         """Take the Lease when it is free or expired, renew it when it is ours; True while
         this replica holds it."""
-        current = self.cluster.find("Lease", c.WEBHOOK_LEASE, store.NAMESPACE)
+        current = self.cluster.find("Lease", self.name, store.NAMESPACE)
         if current is None:
             with contextlib.suppress(NotFound):  # a namespace not there yet
                 self.cluster.create(self._body(_stamp(), 0))
@@ -170,12 +171,10 @@ class Leader:
         return True
 
     def release(self) -> None:
-        current = self.cluster.find("Lease", c.WEBHOOK_LEASE, store.NAMESPACE)
+        current = self.cluster.find("Lease", self.name, store.NAMESPACE)
         if current and (current.get("spec") or {}).get("holderIdentity") == self.identity:
             with contextlib.suppress(KubeError):
-                self.cluster.delete(
-                    "Lease", c.WEBHOOK_LEASE, store.NAMESPACE, propagation="Background"
-                )
+                self.cluster.delete("Lease", self.name, store.NAMESPACE, propagation="Background")
 
 
 # ---------------------------------------------------------------------------- announce

@@ -244,7 +244,7 @@ func TestAPagerFollowsEveryPage(t *testing.T) {
 func TestABatchThatFailedWholeIsStillItsItemsAndAReusedKeyAnError(t *testing.T) {
 	_, client := newFake(t,
 		answer{422, nil, `{"success":[],"failed":[{"index":0,"error":"InvalidYAML","message":"bad","field":"job.name"}]}`},
-		answer{422, nil, `{"error":"IdempotencyKeyReused","message":"another body","field":"Idempotency-Key"}`})
+		answer{422, nil, `{"success":[],"failed":[{"index":0,"error":"IdempotencyKeyReused","message":"another body"}],"error":"IdempotencyKeyReused","message":"another body","field":"Idempotency-Key"}`})
 	batch, err := client.CreateJobsBatch(context.Background(), []string{"kind: training"})
 	if err != nil || len(batch.Failed) != 1 || *batch.Failed[0].Field != "job.name" {
 		t.Fatalf("%+v, %v", batch, err)

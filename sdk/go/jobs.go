@@ -80,6 +80,12 @@ func (c *Client) CreateJobsBatch(ctx context.Context, yamlSpecs []string, opts .
 	if err != nil {
 		return nil, err
 	}
+	// A refusal of the whole batch (a reused Idempotency-Key) carries `error` beside its
+	// items: it is an error, not a batch whose every item failed.
+	var refused ErrorBody
+	if json.Unmarshal(raw, &refused) == nil && refused.Error != "" {
+		return nil, errorOfBody(status, raw)
+	}
 	var out JobBatch
 	if json.Unmarshal(raw, &out) == nil && out.Success != nil && out.Failed != nil {
 		return &out, nil

@@ -108,7 +108,7 @@ func TestLivePushedMetricsAreReadBack(t *testing.T) {
 	}
 }
 
-func last(points []Point) float32 {
+func last(points []Point) float64 {
 	if len(points) == 0 {
 		return -1
 	}
@@ -162,7 +162,7 @@ func TestLiveJobsUtilisationAndManifests(t *testing.T) {
 		}
 		for _, item := range usage.Items {
 			if item.JobId == made.JobId && len(item.GpuUtilization) > 0 {
-				if len(item.GpuUtilization) > 5 || slices.ContainsFunc(item.GpuUtilization, func(v float32) bool { return v != 70 }) {
+				if len(item.GpuUtilization) > 5 || slices.ContainsFunc(item.GpuUtilization, func(v float64) bool { return v != 70 }) {
 					t.Fatalf("%s: %v, want at most 5 values, each the mean 70", made.JobId, item.GpuUtilization)
 				}
 				return true, ""

@@ -9,13 +9,6 @@ import (
 // (started without --pushgateway-url): a 503 that no retry changes.
 const PushgatewayNotConfigured = "PushgatewayNotConfigured"
 
-// customMetricsPush is the body of POST /metrics/custom with the values as float64: the
-// contract's model (CustomMetricsPush) holds float32, which would round a loss of 0.1.
-type customMetricsPush struct {
-	JobId   string             `json:"jobId"`
-	Metrics map[string]float64 `json:"metrics"`
-}
-
 // PushCustomMetrics reports values of the job's own (its training loop's): "progress"
 // (percent, shown by `gpuctl get jobs`), "loss", "tokensPerSecond" or "samplesPerSecond" (the
 // job's throughput), or any other name. The server relays them to its Pushgateway, where each
@@ -31,7 +24,7 @@ func (c *Client) PushCustomMetrics(ctx context.Context, jobID string, metrics ma
 	}
 	var out CustomMetricsPushed
 	k := &call{path: "/metrics/custom", finalCodes: []string{PushgatewayNotConfigured}}
-	if err := c.idempotentPost(ctx, k, customMetricsPush{JobId: jobID, Metrics: metrics}, &out); err != nil {
+	if err := c.idempotentPost(ctx, k, CustomMetricsPush{JobId: jobID, Metrics: metrics}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -76,7 +76,8 @@ def test_the_real_nodes_parts_are_built_once_then_taken_from_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """CoreDNS and the images, once in the cache, are not built again; a change to what the
-    images are made of (here JupyterLab's version) names another cache directory."""
+    images are made of (here JupyterLab's version, or a package of the JAX image) names another
+    cache directory."""
     monkeypatch.setattr(controlplane, "CACHE", tmp_path)
     binary = nodes.coredns_binary()  # what a finished build leaves
     binary.parent.mkdir(parents=True)
@@ -90,10 +91,13 @@ def test_the_real_nodes_parts_are_built_once_then_taken_from_the_cache(
     nodes.build()
     assert images.build() == images.archive()
     built_in = images.cache_dir()
-    monkeypatch.setattr(images, "JUPYTERLAB", "0.0.1")
-    images._digest.cache_clear()
+    changes = {"JUPYTERLAB": "0.0.1", "JAX_PACKAGES": (*images.JAX_PACKAGES[:-1], "numpy==1")}
     try:
-        assert images.cache_dir() != built_in and not images.built()
+        for name, changed in changes.items():
+            with monkeypatch.context() as patched:
+                patched.setattr(images, name, changed)
+                images._digest.cache_clear()
+                assert images.cache_dir() != built_in and not images.built(), name
     finally:
         monkeypatch.undo()
         images._digest.cache_clear()

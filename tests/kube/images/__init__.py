@@ -3,10 +3,13 @@
 - PAUSE, the pod sandbox (pause.c, compiled statically): containerd's sandbox_image;
 - PYTHON, Debian bookworm (debootstrap's minbase) with python3: what the scenarios run in;
 - NOTEBOOK, PYTHON plus JupyterLab from PyPI (`jupyter-lab` on PATH);
-- INFERENCE, PYTHON plus inference_server.py: HTTP with a /health.
+- INFERENCE, PYTHON plus inference_server.py: HTTP with a /health;
+- JAX, PYTHON plus JAX (jax, jaxlib and what they import: numpy, ml_dtypes, opt_einsum) from
+  PyPI, without scipy (jax requires it, but neither `import jax` nor a multi-process collective
+  over gloo reads it): a real framework's CPU collectives for the multi-node scenario.
 
-They are one OCI image archive (an image layout in a tar: index.json naming the four, blobs
-named by their sha256) written by `_archive`; the three Python images share their first layer,
+They are one OCI image archive (an image layout in a tar: index.json naming the five, blobs
+named by their sha256) written by `_archive`; the four Python images share their first layer,
 which is in it once. They are built once into CACHE/images-<digest of this folder>/ and
 imported into each node's containerd at start, so every node lists them in its
 status.images. Their names are under `localhost/`: a pull that
@@ -35,10 +38,20 @@ DEBIAN = "bookworm"
 LAYOUT = 1  # raise it when a change here changes what the images hold
 MIRROR = "http://deb.debian.org/debian"
 JUPYTERLAB = "4.6.6"
+JAX = "0.10.2"
+# what the JAX image installs, each pinned, with no dependency resolution (`pip --no-deps`)
+JAX_PACKAGES = (
+    f"jax=={JAX}",
+    f"jaxlib=={JAX}",
+    "numpy==2.4.6",
+    "ml_dtypes==0.6.0",
+    "opt_einsum==3.4.0",
+)
 PAUSE = "localhost/gpuctl/pause:3.10"
 PYTHON = "localhost/gpuctl/python:3.11"
 NOTEBOOK = "localhost/gpuctl/jupyterlab-python:4.6"
 INFERENCE = "localhost/gpuctl/inference-python:1"
+JAX_PYTHON = "localhost/gpuctl/jax-python:0.10"
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # where pip (through PIP_CERT, REQUESTS_CA_BUNDLE or SSL_CERT_FILE) may be told to find them
 CA_BUNDLES = ("/etc/ssl/certs/ca-certificates.crt",)
@@ -77,7 +90,7 @@ class Image:
 def _digest() -> str:
     """What the images are made of (the versions, pause.c, the inference server, LAYOUT):
     a change to any builds them anew."""
-    digest = hashlib.sha256(f"{DEBIAN} {JUPYTERLAB} {LAYOUT}".encode())
+    digest = hashlib.sha256(f"{DEBIAN} {JUPYTERLAB} {' '.join(JAX_PACKAGES)} {LAYOUT}".encode())
     for name in ("pause.c", "inference_server.py"):
         digest.update((HERE / name).read_bytes())
     return digest.hexdigest()[:10]
@@ -89,7 +102,7 @@ def cache_dir() -> Path:
     return CACHE / f"images-{_digest()}"
 
 
-NAMES = (PAUSE, PYTHON, NOTEBOOK, INFERENCE)
+NAMES = (PAUSE, PYTHON, NOTEBOOK, INFERENCE, JAX_PYTHON)
 
 
 def archive() -> Path:
@@ -161,15 +174,31 @@ def _overlay(lower: Path, work: Path, name: str) -> Iterator[tuple[Path, Path]]:
         _run("umount", str(merged))
 
 
-def _jupyter_layer(base: Path, work: Path) -> Path:
-    """JupyterLab installed by the image's own Python (pip from PyPI, run from its wheel), so
-    that its commands start with #!/usr/bin/python3; only the files the install added. This
-    machine's resolver and CA certificates are lent to the install and not kept."""
+def _pip_wheel(work: Path) -> Path:
+    """pip's own wheel (from PyPI, once), for the image's Python to run pip from."""
     wheels = work / "pip"
-    pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), "pip"]
-    _run(*pip)
-    wheel = next(wheels.glob("pip-*.whl"))
-    with _overlay(base, work, "jupyter") as (merged, upper):
+    if not wheels.exists():
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels)]
+        _run(*pip, "pip")
+    return next(wheels.glob("pip-*.whl"))
+
+
+def _jupyter_layer(base: Path, work: Path) -> Path:
+    """JupyterLab and its dependencies, as pip resolves them."""
+    return _pip_layer(base, work, "jupyter", (f"jupyterlab=={JUPYTERLAB}",))
+
+
+def _jax_layer(base: Path, work: Path) -> Path:
+    """JAX_PACKAGES exactly (no dependency of theirs beyond them: scipy is left out)."""
+    return _pip_layer(base, work, "jax", ("--no-deps", *JAX_PACKAGES))
+
+
+def _pip_layer(base: Path, work: Path, name: str, requirements: tuple[str, ...]) -> Path:
+    """`requirements` installed by the image's own Python (pip from PyPI, run from its wheel),
+    so that their commands start with #!/usr/bin/python3; only the files the install added.
+    This machine's resolver and CA certificates are lent to the install and not kept."""
+    wheel = _pip_wheel(work)
+    with _overlay(base, work, name) as (merged, upper):
         shutil.copy(wheel, merged / "tmp" / wheel.name)
         shutil.copy("/etc/resolv.conf", merged / "etc" / "resolv.conf")  # PyPI, while building
         for bundle in CA_BUNDLES:
@@ -178,13 +207,13 @@ def _jupyter_layer(base: Path, work: Path) -> Path:
                 shutil.copy(bundle, merged / bundle.lstrip("/"))
         install = ["chroot", str(merged), "python3", f"/tmp/{wheel.name}/pip", "install"]
         install += ["-q", "--no-cache-dir", "--break-system-packages", "--no-warn-script-location"]
-        _run(*install, f"jupyterlab=={JUPYTERLAB}")
+        _run(*install, *requirements)
         (merged / "tmp" / wheel.name).unlink()
         (merged / "etc" / "resolv.conf").write_text("")
         for whiteout in [p for p in upper.rglob("*") if p.is_char_device()]:
             whiteout.unlink()  # nothing of the base was deleted on purpose
         shutil.rmtree(upper / "etc", ignore_errors=True)  # the lent files, and pip's marks
-        return _layer(upper, work / "jupyter.tar")
+        return _layer(upper, work / f"{name}.tar")
 
 
 def _inference_layer(work: Path) -> Path:
@@ -307,6 +336,7 @@ def build() -> Path:
         work = Path(scratch)
         base = _cached_layer("base", lambda w: _layer(_debian_rootfs(w), w / "base.tar"), work)
         jupyter = _cached_layer("jupyter", lambda w: _jupyter_layer(_base_rootfs(w, base), w), work)
+        jax = _cached_layer("jax", lambda w: _jax_layer(_base_rootfs(w, base), w), work)
         python = ("python3",)
         images = [
             Image(PAUSE, (_cached_layer("pause", _pause_layer, work),), ("/pause",), env=()),
@@ -317,6 +347,7 @@ def build() -> Path:
                 (*python, "/srv/inference/server.py"),
             ),
             Image(NOTEBOOK, (base, jupyter), ("jupyter-lab",)),
+            Image(JAX_PYTHON, (base, jax), python),
         ]
         measured = {image.name: sum(p.stat().st_size for p in image.layers) for image in images}
         (target / "sizes.json").write_text(json.dumps(measured, indent=2))

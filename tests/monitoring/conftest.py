@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import urllib3
@@ -20,7 +21,9 @@ from prometheus_client import CollectorRegistry, Gauge, start_http_server
 
 from gpuctl.monitoring import gpu
 from gpuctl.monitoring.prometheus import Prometheus
+from tests.conftest import Env
 from tests.support.ports import free_port
+from tests.support.sandbox import wait_for
 
 LABELS = ("gpu", "UUID", "modelName", "Hostname", "namespace", "pod", "container")
 READY_TIMEOUT = 60.0
@@ -196,3 +199,18 @@ def wait_scraped(url: str, gpus: list[GpuSeries]) -> None:
             return
         time.sleep(0.3)
     raise AssertionError(f"Prometheus did not scrape the exporter: saw {seen}, want {wanted}")
+
+
+def bound_pod(env: Env, namespace: str, app: str) -> dict[str, Any]:
+    """The pod labelled app=`app` in `namespace` once it is bound to a node (the exporter's
+    series name the pod, so a test publishes them only once it is there)."""
+
+    def bound() -> dict[str, Any]:
+        for pod in env.cluster.list("Pod", namespace):
+            labels = pod["metadata"].get("labels") or {}
+            if labels.get("app") == app and pod["spec"].get("nodeName"):
+                return pod
+        return {}
+
+    found: dict[str, Any] = wait_for(bound, timeout=60, what=f"{namespace}/{app}'s pod")
+    return found

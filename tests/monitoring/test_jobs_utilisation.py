@@ -10,26 +10,13 @@ from typing import Any
 from gpuctl.monitoring import gpu
 from gpuctl.monitoring.prometheus import Prometheus
 from tests.conftest import Env
-from tests.monitoring.conftest import Exporter, GpuSeries, wait_scraped
+from tests.monitoring.conftest import Exporter, GpuSeries, bound_pod, wait_scraped
 from tests.monitoring.test_custom_metrics import Api, _world, serving
-from tests.support.sandbox import wait_for
-
-
-def _pod(env: Env, namespace: str, job: str) -> dict[str, Any]:
-    def running() -> dict[str, Any]:
-        for pod in env.cluster.list("Pod", namespace):
-            labels = pod["metadata"].get("labels") or {}
-            if labels.get("app") == job and pod["spec"].get("nodeName"):
-                return pod
-        return {}
-
-    found: dict[str, Any] = wait_for(running, timeout=60, what=f"{namespace}/{job}'s pod")
-    return found
 
 
 def _publish(env: Env, exporter: Exporter, url: str) -> None:
     """alice's `mine` at 80 % and 60 % (two GPUs), bob's `other` at 35 %."""
-    mine, other = _pod(env, "alice", "mine"), _pod(env, "bob", "other")
+    mine, other = bound_pod(env, "alice", "mine"), bound_pod(env, "bob", "other")
     gpus = [
         GpuSeries(
             mine["spec"]["nodeName"], 0, 80, 1000, 1000, 50, "alice", mine["metadata"]["name"]

@@ -11,14 +11,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from gpuctl_client import BadRequest, Client, NotFound, models
 from sdk_helpers import FAST_RETRIES
 
 from tests.conftest import Env
-from tests.monitoring.conftest import Exporter, GpuSeries, wait_scraped
+from tests.monitoring.conftest import Exporter, GpuSeries, bound_pod, wait_scraped
 from tests.server.conftest import QUOTA, SECRETS, inference
 from tests.server.test_hostile import Served, served
 from tests.support.sandbox import wait_for
@@ -133,23 +132,11 @@ def test_a_push_the_server_refuses_is_a_typed_error(alice: Client) -> None:
     assert forged.value.error == "JobNotFound"
 
 
-def _running_pod(env: Env, namespace: str, app: str) -> dict[str, Any]:
-    def running() -> dict[str, Any]:
-        for pod in env.cluster.list("Pod", namespace):
-            labels = pod["metadata"].get("labels") or {}
-            if labels.get("app") == app and pod["spec"].get("nodeName"):
-                return pod
-        return {}
-
-    found: dict[str, Any] = wait_for(running, timeout=60, what=f"{namespace}/{app}'s pod")
-    return found
-
-
 def test_every_visible_jobs_utilisation(
     alice: Client, env: Env, exporter: Exporter, prometheus_and_pushgateway: tuple[str, str]
 ) -> None:
     prometheus, _ = prometheus_and_pushgateway
-    pod = _running_pod(env, "alice", "mine")
+    pod = bound_pod(env, "alice", "mine")
     node, name = pod["spec"]["nodeName"], pod["metadata"]["name"]
     gpus = [
         GpuSeries(node, 0, 80, 1000, 1000, 50, "alice", name),

@@ -88,16 +88,16 @@ class Delete:
             return
         url = self.pushgateway.url
         for namespace, name in jobs:
-            what = f"the values job {name} (namespace {namespace}) pushed"
+            whose = f"values pushed by job {name} (namespace {namespace})"
             try:
                 self.pushgateway.forget(namespace, name)
             except (PushgatewayUnreachable, PushgatewayRefused) as exc:
                 result.warnings.append(
-                    f"{what} are left in the Pushgateway: {exc}; delete them with "
+                    f"the Pushgateway may still hold {whose}: {exc}; delete them with "
                     f"`curl -X DELETE {url}/metrics/job/{name}/namespace/{namespace}`"
                 )
             else:
-                result.notes.append(f"{what} deleted from the Pushgateway at {url}")
+                result.notes.append(f"the Pushgateway at {url} now holds no {whose}")
 
     def run(self, targets: Iterable[Target]) -> VerbResult:
         """Targets as (kind, name, namespace), deleted in the order given."""

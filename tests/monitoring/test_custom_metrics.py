@@ -144,9 +144,9 @@ def test_pushed_values_are_read_back_by_the_api_get_jobs_and_describe(
 
         deleted = api.call("alice", "DELETE", "/jobs/alice.mine")
         assert deleted.status_code == 200, deleted.text
-        forgotten = "the values job mine (namespace alice) pushed deleted from the Pushgateway at"
-        assert f"{forgotten} {pushgateway}" in deleted.json()["message"]
-        assert deleted.json()["message"].count("the values job mine") == 1  # said once
+        forgotten = f"the Pushgateway at {pushgateway} now holds no values pushed by job mine"
+        assert f"{forgotten} (namespace alice)" in deleted.json()["message"]
+        assert deleted.json()["message"].count(forgotten) == 1  # said once
         assert _pushed_lines(pushgateway) == []
 
 
@@ -271,7 +271,7 @@ def test_without_a_working_pushgateway_a_push_is_a_documented_error(
         assert deleted.status_code == 200, deleted.text
         message = deleted.json()["message"]
         assert "deployment.apps/mine deleted" in message
-        left = "the values job mine (namespace alice) pushed are left in the Pushgateway: "
+        left = "the Pushgateway may still hold values pushed by job mine (namespace alice): "
         assert f"{left}the Pushgateway at {closed} is unreachable" in message
         assert f"curl -X DELETE {closed}/metrics/job/mine/namespace/alice" in message
 
@@ -282,7 +282,7 @@ def test_gpuctl_delete_deletes_the_jobs_pushed_values_as_the_api_does(
     """`gpuctl delete job` and `gpuctl delete -f` delete the job's Pushgateway group (found as
     `gpuctl serve` finds it: $GPUCTL_PUSHGATEWAY_URL, else the config file), so that a new job
     of the same name starts without the old one's values; other jobs' groups stay."""
-    forgotten = "the values job {} (namespace {}) pushed deleted from the Pushgateway at {}"
+    forgotten = "the Pushgateway at {2} now holds no values pushed by job {0} (namespace {1})"
     with serving(env, tmp_path, None, pushgateway_url) as api:
         _world(api)
         for who, job_id in (("alice", "alice.mine"), ("bob", "bob.other")):
@@ -327,7 +327,7 @@ def test_gpuctl_delete_with_the_pushgateway_down_deletes_the_job_and_warns(
         "service/svc-mine deleted",
     ]
     warning = (
-        "warning: the values job mine (namespace alice) pushed are left in the Pushgateway: "
+        "warning: the Pushgateway may still hold values pushed by job mine (namespace alice): "
         f"the Pushgateway at {closed} is unreachable"
     )
     assert deleted.stderr.startswith(warning), deleted.stderr

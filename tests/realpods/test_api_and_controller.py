@@ -1,6 +1,7 @@
-"""The REST API's log follow and the GPUWorkload controller, once each on real pods: the
-followed stream carries the lines as the container prints them and ends with it; a
-GPUWorkload's Job runs on the node the controller picked, and its pod really finishes."""
+"""The REST API's log follow (chunked HTTP, and the WebSocket through the Python SDK) and the
+GPUWorkload controller, on real pods: the followed stream carries the lines as the container
+prints them and ends with it; a GPUWorkload's Job runs on the node the controller picked, and
+its pod really finishes."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from gpuctl_client import Client as SdkClient
 
 from gpuctl.cluster.client import Cluster as Client
 from gpuctl.controller import resource
@@ -54,28 +56,51 @@ def serve(real_pods: Cluster) -> Iterator[int]:
         process.wait(timeout=20)
 
 
-def test_the_api_follows_a_real_log_until_the_container_ends(
-    real_pods: Cluster, serve: int
-) -> None:
-    script = """import time
+EPOCHS = """import time
 for i in range(1, 7):
     print(f'epoch {i}', flush=True)
     time.sleep(3)
 """
-    spec = training_spec("epochs", ["python3", "-c", script])
+
+
+def _printing_job(real_pods: Cluster, name: str) -> str:
+    """A job printing six lines 3 s apart, created and started; its id."""
+    spec = training_spec(name, ["python3", "-c", EPOCHS])
     created = gpuctl(real_pods, "create", "-f", "-", "--wait", stdin=yaml.safe_dump(spec))
     assert created.returncode == 0, created.stderr
-    url = f"http://127.0.0.1:{serve}/api/v1/jobs/{real_pods.namespace}.epochs/logs?follow=true"
-    seen: list[tuple[float, str]] = []
-    with urllib.request.urlopen(url, timeout=60) as stream:
-        for raw in stream:  # the response ends when the container does
-            seen.append((time.monotonic(), raw.decode().strip()))
+    return f"{real_pods.namespace}.{name}"
+
+
+def _followed(seen: list[tuple[float, str]]) -> None:
+    """Every line in order, and followed as printed, not read at the end (15 s of printing:
+    however late the stream starts under load, later lines come later)."""
     lines = [line for _, line in seen if line]
     assert [line.rsplit(" ", 2)[-2:] for line in lines] == [
         ["epoch", str(i)] for i in range(1, 7)
     ], lines
-    assert seen[-1][0] - seen[0][0] > 3  # followed as printed, not read at the end (15 s of
-    # printing: however late the stream starts under load, later lines come later)
+    assert seen[-1][0] - seen[0][0] > 3
+
+
+def test_the_api_follows_a_real_log_until_the_container_ends(
+    real_pods: Cluster, serve: int
+) -> None:
+    job_id = _printing_job(real_pods, "epochs")
+    url = f"http://127.0.0.1:{serve}/api/v1/jobs/{job_id}/logs?follow=true"
+    seen: list[tuple[float, str]] = []
+    with urllib.request.urlopen(url, timeout=60) as stream:
+        for raw in stream:  # the response ends when the container does
+            seen.append((time.monotonic(), raw.decode().strip()))
+    _followed(seen)
+
+
+def test_the_python_sdk_follows_a_real_log_over_the_websocket(
+    real_pods: Cluster, serve: int
+) -> None:
+    job_id = _printing_job(real_pods, "epochs-ws")
+    with SdkClient(f"http://127.0.0.1:{serve}", None) as client:
+        lines = client.jobs.follow(job_id, via="websocket")  # ends when the container does
+        seen = [(time.monotonic(), line) for line in lines]
+    _followed(seen)
 
 
 SERVE_A_WHILE = (

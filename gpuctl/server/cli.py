@@ -236,14 +236,16 @@ def serve(
 
 
 def _pushgateway_url(option: str | None, context: str | None) -> str | None:
-    """--pushgateway-url (or $GPUCTL_PUSHGATEWAY_URL), else the config file's for `context`."""
-    from gpuctl import settings
+    """--pushgateway-url (or $GPUCTL_PUSHGATEWAY_URL), else the one the CLI finds for
+    `context` (gpuctl.monitoring.custom.configured: the config file's)."""
+    from gpuctl.monitoring import custom
 
     if option:
         if not option.startswith(("http://", "https://")):
             raise UsageError(f"--pushgateway-url {option}: not an http(s) URL")
         return option
-    return settings.load().pushgateway_url_for(context)
+    gateway = custom.configured(context)
+    return gateway.url if gateway else None
 
 
 def _webhook_settings(cidrs: tuple[str, ...], timeout: float, retry_base: float) -> Settings:

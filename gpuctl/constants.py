@@ -74,6 +74,9 @@ HOST_PATH_TYPES: Final = {"directory": "DirectoryOrCreate", "file": "File"}
 
 DEFAULT_NAMESPACE: Final = "default"
 DEFAULT_POOL: Final = "default"
+# What a job's resources.pool may call the default pool (the nodes in no pool): the users'
+# documents call it default-pool. No pool file may take either name.
+DEFAULT_POOL_NAMES: Final = (DEFAULT_POOL, "default-pool")
 DEFAULT_PRIORITY: Final = "medium"
 PRIORITIES: Final = ("high", "medium", "low")
 PRIORITY_CLASS_PREFIX: Final = "gpuctl-"

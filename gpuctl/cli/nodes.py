@@ -79,8 +79,9 @@ def get_nodes(
         click.echo("No nodes found.", err=True)
         return
     from gpuctl.inventory import pools
+    from gpuctl.placement.capacity import node_usage
 
-    used = nodes.gpus_in_use(nodes.active_pods(cluster))
+    used = node_usage(items, nodes.active_pods(cluster))
     records = pools.read_records_if_allowed(cluster)
     member_of = {nodes.name_of(n): pools.pools_of(nodes.name_of(n), n, records) for n in items}
     wide = output == "wide"

@@ -101,6 +101,7 @@ class WriteOptions(Target):
     timeout: str
     overwrite: bool
     settle: str
+    allow_pending: bool
 
     def verb_arguments(self, session: Session) -> dict[str, Any]:
         """What Create and Apply take alike, besides the cluster."""
@@ -112,6 +113,7 @@ class WriteOptions(Target):
             "progress": progress_line(),
             "node_labels": session.work.node_labels,
             "overwrite": self.overwrite,
+            "allow_pending": self.allow_pending,
             "wait": self.waiter(session.cluster),
             "on_written": show_result,  # what was written is said before waiting for it to run
         }
@@ -142,6 +144,12 @@ write_options = gathered(
         default="5s",
         show_default=True,
         help="With --wait: how long every pod must stay Ready, without restarting, to count as up.",
+    ),
+    click.option(
+        "--allow-pending",
+        is_flag=True,
+        help="Accept a job no node could ever hold as asked (it waits, Pending, for nodes "
+        "that join); without it such a job is refused and nothing is written.",
     ),
 )
 

@@ -62,6 +62,8 @@ RESOURCES: dict[str, Resource] = {
         for kind in c.KUEUE_KINDS
     },
     "GPUWorkload": Resource(c.WORKLOAD_GROUP, "v1alpha1", "gpuworkloads", True),
+    # read only: a Karpenter NodePool says the cluster adds nodes on demand
+    "NodePool": Resource("karpenter.sh", "v1", "nodepools", False),
     # create-only reviews: who a bearer token is, and what a user may do
     "TokenReview": Resource("authentication.k8s.io", "v1", "tokenreviews", False),
     "SelfSubjectAccessReview": Resource(

@@ -1,7 +1,7 @@
 """The scheduling controller for GPUWorkload objects (gpu.warp.dev/v1alpha1).
 
 The placement strategies live in gpuctl.placement.strategies (shared with `gpuctl create`) and
-the free-GPU accounting in gpuctl.inventory.free_gpus; backoff is pure (no cluster);
+the free-GPU accounting in gpuctl.placement.capacity; backoff is pure (no cluster);
 resource builds the CRD and the deployment manifests; workload turns a GPUWorkload into the Job
 gpuctl writes for a training spec; reconcile is the reconcile step on a gpuctl cluster
 connection; queue is the work queue; operator feeds the queue from the GPUWorkload watch and

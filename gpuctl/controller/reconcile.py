@@ -46,10 +46,10 @@ from gpuctl.controller.workload import (
     render_job,
     workload_selector,
 )
-from gpuctl.inventory.free_gpus import node_problem
 from gpuctl.inventory.status import terminating
 from gpuctl.placement import strategies
 from gpuctl.placement.affinity import pinned_node
+from gpuctl.placement.capacity import node_problem
 from gpuctl.verbs.delete import Delete
 
 log = logging.getLogger("gpuctl.controller")

@@ -16,8 +16,7 @@ from gpuctl import constants as c
 from gpuctl import shapes
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.errors import GpuctlError, UsageError
-from gpuctl.inventory import status
-from gpuctl.inventory.free_gpus import node_total_gpus
+from gpuctl.placement.capacity import node_total_gpus
 from gpuctl.spec import accelerators, quantity
 
 # Pods that still hold their resources: everything not finished (terminating ones included,
@@ -116,17 +115,6 @@ def active_pods(cluster: ClusterAPI) -> list[dict[str, Any]]:
 def node_name_of(pod: shapes.Obj) -> str:
     spec: shapes.PodSpec = shapes.pod(pod).get("spec") or {}
     return spec.get("nodeName") or ""
-
-
-def gpus_in_use(pods: Iterable[shapes.Obj]) -> dict[str, int]:
-    """node name -> GPUs requested by the pods bound to it (what the node runs; placement
-    also holds back the GPUs of pods pinned there and not yet bound)."""
-    used: dict[str, int] = {}
-    for pod in pods:
-        node = node_name_of(pod)
-        if node:
-            used[node] = used.get(node, 0) + status.pod_gpus(pod)
-    return used
 
 
 def get_node(cluster: ClusterAPI, name: str) -> dict[str, Any]:

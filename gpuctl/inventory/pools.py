@@ -9,7 +9,6 @@ and `remove node`, and removed by `delete -f`. Nothing here prints.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,13 +20,13 @@ from gpuctl.inventory import status
 from gpuctl.inventory.nodes import (
     active_pods,
     gpu_type,
-    gpus_in_use,
     labels_of,
     name_of,
     node_gpus,
     node_name_of,
     pool_of,
 )
+from gpuctl.placement.capacity import node_usage, pool_claimed
 
 
 class PoolNotFound(GpuctlError):
@@ -87,20 +86,6 @@ def gpu_cap(record: dict[str, Any] | None) -> int | None:
         return int(value) if value not in (None, "") else None
     except ValueError:
         return None
-
-
-def claimed_gpus(
-    pods: Iterable[dict[str, Any]], pool: str, leave_out: Collection[tuple[str, str]] = ()
-) -> int:
-    """The GPUs the unfinished pods of the pool's jobs request (bound or not: what counts
-    against its cap), leaving out the pods of the (namespace, job) pairs in `leave_out`."""
-    total = 0
-    for pod in pods:
-        labels = labels_of(pod)
-        job = (pod["metadata"].get("namespace", ""), labels.get(c.Labels.INSTANCE, ""))
-        if labels.get(c.Labels.POOL) == pool and job not in leave_out:
-            total += status.pod_gpus(pod)
-    return total
 
 
 def wrote_gpu_type(record: dict[str, Any] | None) -> list[str]:
@@ -180,7 +165,7 @@ class Inventory:
         records = read_records(cluster)
         nodes = {name_of(node): node for node in cluster.list("Node")}
         pods = active_pods(cluster)
-        return cls(records, nodes, pods, gpus_in_use(pods))
+        return cls(records, nodes, pods, node_usage(nodes.values(), pods))
 
     def members(self, pool: str) -> list[str]:
         names = set(self.nodes) | set(recorded_nodes(self.records.get(pool)))
@@ -209,7 +194,7 @@ class Inventory:
 
     def cap(self, pool: Pool) -> tuple[int, int | None]:
         """(the GPUs its jobs' pods request, its cap or None): what `max-gpus` counts."""
-        return claimed_gpus(self.pods, pool.name), gpu_cap(pool.record)
+        return pool_claimed(self.pods, pool.name, self.nodes), gpu_cap(pool.record)
 
     def gpu_type(self, pool: Pool, node: str) -> str:
         """The node's GPU model from its labels, else what the record says."""

@@ -2,5 +2,5 @@
 
 strategies ranks nodes for a request of GPUs (name -> strategy class); affinity reads and
 writes the node affinity that pins a pod template to its chosen nodes. Pure: live objects and
-gpuctl.inventory.free_gpus (the free-GPU accounting) in, decisions out; no cluster calls.
+gpuctl.placement.capacity (the free-GPU accounting) in, decisions out; no cluster calls.
 """

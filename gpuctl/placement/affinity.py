@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpuctl import shapes
-from gpuctl.inventory.free_gpus import HOSTNAME_LABEL, pinned_nodes, required_node_terms
+from gpuctl.placement.capacity import HOSTNAME_LABEL, pinned_nodes, required_node_terms
 
 
 def pod_spec_of(obj: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Where a GPU workload goes: four strategies that rank the nodes for a request of GPUs.
 
-Pure: NodeGpus (gpuctl.inventory.free_gpus, from live Node and Pod objects) in, a ranked and
+Pure: NodeGpus (gpuctl.placement.capacity, from live Node and Pod objects) in, a ranked and
 explained list out. No cluster: the controller, `gpuctl controller plan` and
 `gpuctl create`/`apply` with resources.placement share this one implementation.
 
@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
-from gpuctl.inventory.free_gpus import NodeGpus, node_gpus
+from gpuctl.placement.capacity import NodeGpus, node_gpus
 
 # The types and the reading the strategies work on, for callers of this module.
 __all__ = [

@@ -25,7 +25,14 @@ from gpuctl.inventory.quotas import NoQuota
 from gpuctl.monitoring.custom import PushgatewayRefused, PushgatewayUnreachable
 from gpuctl.monitoring.prometheus import PrometheusError
 from gpuctl.verbs.common import VerbResult
-from gpuctl.verbs.errors import ApplyFailed, LabelConflict, LabelNotFound, LabelRefused, LockTimeout
+from gpuctl.verbs.errors import (
+    ApplyFailed,
+    LabelConflict,
+    LabelNotFound,
+    LabelRefused,
+    LockTimeout,
+    Unschedulable,
+)
 
 log = logging.getLogger("gpuctl.server")
 
@@ -91,6 +98,7 @@ ERROR_CODES: tuple[tuple[type[Exception], int, str], ...] = (
     (PoolNotFound, 404, "PoolNotFound"),
     (PoolConflict, 409, "PoolConflict"),
     (JobNotFound, 404, "JobNotFound"),
+    (Unschedulable, 422, "Unschedulable"),  # no node could ever hold it; nothing written
     (ApplyFailed, 422, "Refused"),  # e.g. a placement that cannot work; nothing was written
     (LockTimeout, 409, "Busy"),  # another change of the same job holds its lease
     (NoQuota, 404, "QuotaNotFound"),
@@ -133,7 +141,7 @@ def body_of(exc: Exception) -> dict[str, Any]:
     if status == 500:
         return {"error": code, "message": "internal error; the server log has the details"}
     body: dict[str, Any] = {"error": code, "message": str(exc)}
-    if isinstance(exc, SpecError) and exc.problems:
+    if isinstance(exc, SpecError | Unschedulable) and exc.problems:
         body["field"] = exc.problems[0].path
         body["problems"] = [str(problem) for problem in exc.problems]
     if isinstance(exc, ApiError):

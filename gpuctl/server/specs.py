@@ -71,6 +71,8 @@ def create(
     principal: Principal,
     policy: Policy,
     marks: Marks | None = None,
+    *,
+    allow_pending: bool = False,
 ) -> VerbResult:
     """Create the objects (and label a pool's nodes), once the server's policy admits them for
     `principal` (403 otherwise, nothing written). A failure answers by the cluster's error
@@ -78,9 +80,10 @@ def create(
     the verb's words (nothing is left behind). `marks`: what the workload also carries."""
     policy.admit(principal, work.manifests)
     _namespaces_exist(cluster, work.manifests)
-    result = Create(cluster, node_labels=work.node_labels, marks=marks or Marks()).run(
-        work.manifests
+    verb = Create(
+        cluster, node_labels=work.node_labels, marks=marks or Marks(), allow_pending=allow_pending
     )
+    result = verb.run(work.manifests)
     if not result.ok:
         raise verb_failed(result, 422, "CreateFailed")
     return result

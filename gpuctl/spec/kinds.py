@@ -203,6 +203,8 @@ def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = Fa
         document: Document, spec: dict[str, Any], options: Options
     ) -> tuple[dict[str, Any], list[Problem]]:
         job, env_spec, res = spec["job"], spec["environment"], spec["resources"]
+        if res["pool"] in c.DEFAULT_POOL_NAMES:  # `default-pool` is the default pool too
+            res["pool"] = c.DEFAULT_POOL
         service = spec.get("service", {})
         name = job["name"]
         namespace = options.namespace or job.get("namespace") or options.default_namespace
@@ -387,7 +389,21 @@ def _pool(
         "kueue": kueue_pool(meta["name"], spec) if options.kueue else None,
         "kueue_key": c.POOL_KUEUE_KEY,
     }
-    return context, []
+    return context, _reserved_pool_name(document, spec, meta["name"])
+
+
+def _reserved_pool_name(document: Document, spec: dict[str, Any], name: str) -> list[Problem]:
+    """`default` and `default-pool` name the nodes in no pool: no pool file may take them."""
+    if name not in c.DEFAULT_POOL_NAMES:
+        return []
+    where = "metadata" if spec.get("metadata") else "pool"
+    return [
+        document.problem(
+            (where, "name"),
+            f"{name} is the default pool, the nodes in no pool; a pool file cannot take it",
+            "pick another name (jobs without resources.pool run on the nodes in no pool)",
+        )
+    ]
 
 
 def kueue_pool(name: str, spec: dict[str, Any]) -> dict[str, Any]:

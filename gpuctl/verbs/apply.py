@@ -63,7 +63,6 @@ class _Step:
 class Apply(WriteVerb):
     force: bool = False  # replace every existing object, changed or not
     prune: bool = True
-    oversize_is_error: bool = False  # refuse a pod no node of its pool could ever hold
     steps: list[_Step] = field(default_factory=list)
 
     def run(self, manifests: list[Manifest]) -> VerbResult:
@@ -75,7 +74,6 @@ class Apply(WriteVerb):
             manifests,
             keep_live=True,
             nothing="nothing was changed",
-            oversize_is_error=self.oversize_is_error,
         )
         labels, pools, others = opening.labels, opening.pools, opening.others
         result = self._apply(pools) if pools else VerbResult(dry_run=self.dry_run)

@@ -3,11 +3,26 @@ to HTTP codes) without importing the verbs themselves."""
 
 from __future__ import annotations
 
-from gpuctl.errors import GpuctlError
+from collections.abc import Sequence
+
+from gpuctl.errors import GpuctlError, Problem
 
 
 class ApplyFailed(GpuctlError):
     """A write failed; the message says which, and how the cluster was left."""
+
+
+class Unschedulable(ApplyFailed):
+    """A request no node could hold even with the cluster empty; nothing was written. Each
+    problem names the spec field at fault, what is wrong and the fix."""
+
+    def __init__(self, problems: Sequence[Problem], nothing: str = "nothing was changed") -> None:
+        self.problems = list(problems)
+        lines = "\n".join(str(problem) for problem in self.problems)
+        super().__init__(
+            f"{lines}\n{nothing}: no node could ever run this as asked (--allow-pending "
+            "accepts it anyway, to wait for nodes that join)"
+        )
 
 
 class WaitTimeout(GpuctlError):

@@ -5,7 +5,7 @@ kubernetes.io/hostname (never nodeName: the scheduler still checks that the pods
 Render only records the strategy (an annotation on the workload); this step reads the cluster.
 
 - Nodes the pods may use: those matching the pod template's nodeSelector (the pool) and its
-  required node affinity (the GPU type). Free GPUs as gpuctl.inventory.free_gpus counts them
+  required node affinity (the GPU type). Free GPUs as gpuctl.placement.capacity counts them
   (pods not yet on a node that are pinned to one node count on that node).
 - A workload of several pods (a multi-node training run, an inference service with replicas)
   gets one node per pod, chosen one after the other with the GPUs of the pods already placed
@@ -30,19 +30,15 @@ import yaml
 from gpuctl import constants as c
 from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.inventory.free_gpus import (
-    NodeGpus,
-    node_gpus,
-    pinned_nodes,
-)
 from gpuctl.inventory.nodes import active_pods
 from gpuctl.inventory.status import pod_gpu_resource, pod_gpus
 from gpuctl.placement.affinity import may_run_on, one_pod_per_node, pin_to_nodes, pod_spec_of
+from gpuctl.placement.capacity import NodeGpus, node_gpus, pinned_nodes
 from gpuctl.placement.strategies import Placement, strategy
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.verbs.errors import ApplyFailed
-from gpuctl.verbs.preflight import wanted_gpu_type
+from gpuctl.verbs.preflight import labelled_as_claimed, wanted_gpu_type
 from gpuctl.workloads import WorkloadAdapter
 
 
@@ -178,7 +174,7 @@ class Pinning:
         asks = [ask for m in manifests if (ask := ask_of(m)) is not None]
         if not asks:
             return manifests, []
-        nodes = _with_claims(self.cluster.list("Node"), self.claims)
+        nodes = labelled_as_claimed(self.cluster.list("Node"), self.claims)
         pods = active_pods(self.cluster)
         taken: dict[str, int] = {}  # GPUs of the pods this run placed already
         pins: dict[int, Pin] = {}
@@ -232,21 +228,6 @@ class Pinning:
             return None
         why = f"kept from the live {m.kind}: {ask.strategy} placed it there and it still fits"
         return Pin(m.kind, m.name, m.namespace or None, tuple(pinned), why, gpus)
-
-
-def _with_claims(nodes: list[dict[str, Any]], claims: Sequence[NodeLabels]) -> list[dict[str, Any]]:
-    """Nodes as they will be labelled once the run's pool files labelled them."""
-    wanted: dict[str, dict[str, str]] = {}
-    for claim in claims:
-        wanted.setdefault(claim.node, {}).update(claim.labels)
-    result = []
-    for node in nodes:
-        labels = wanted.get(str((node.get("metadata") or {}).get("name", "")))
-        if labels:
-            node = copy.deepcopy(node)
-            node["metadata"].setdefault("labels", {}).update(labels)
-        result.append(node)
-    return result
 
 
 def _pin_of(ask: Ask, made: Sequence[Placement]) -> Pin:

@@ -1,15 +1,24 @@
 """Checks of where the workloads could run, made before anything is written.
 
-A pool with no nodes, or a GPU type that no node carries, is a warning: nodes may still join
-(a cluster autoscaler, `gpuctl add node`), so the job is created and waits, Pending. So is a pod
-asking for more GPUs than any node of its pool (and GPU type) has in all, naming the largest
-node; `scale notebook` refuses that instead (`oversize_is_error`). A GPU type
-that differs from a node's label only in letter case is an error: label values are
-case-sensitive, so the job could never be placed, and the fix is in the spec.
+Feasibility (gpuctl.placement.feasibility): a workload that no node could hold even with the
+cluster empty (a pool that does not exist or has no nodes, a GPU type no node of its pool
+carries, a pod larger than the largest node of its pool and type, a pool cap or a namespace
+quota below the request) is refused: Unschedulable, nothing written, each reason at its spec
+field with the fix. `allow_pending` (`--allow-pending`, REST `allowPending=true`) accepts it
+instead, with the reasons as warnings, for clusters that add nodes on demand; so is a refusal
+that a new node could lift (a type, a size, a node count) where the cluster says it can add
+nodes (a Karpenter NodePool, or the cluster autoscaler's status ConfigMap): the warning names
+what was read. A busy cluster is no reason: the job is accepted and waits, Pending. Nor is
+a cluster with no nodes at all (one being built, or scaled to zero): there is nothing to
+compare with yet.
+
+A job that would take a pool without Kueue beyond its cap, counting what runs there now, is
+refused too (with Kueue it waits, Queued).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,20 +26,24 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.errors import Forbidden
-from gpuctl.inventory.free_gpus import node_total_gpus
-from gpuctl.inventory.nodes import active_pods, same_gpu_type
-from gpuctl.inventory.pools import claimed_gpus, gpu_cap, read_record, record_name
-from gpuctl.inventory.status import pod_gpus
+from gpuctl.cluster.errors import Forbidden, KubeError, NotFound
+from gpuctl.errors import Problem
+from gpuctl.inventory.nodes import active_pods, name_of
+from gpuctl.inventory.pools import gpu_cap, read_record, record_name
+from gpuctl.inventory.status import pod_gpu_resource
+from gpuctl.placement import feasibility
+from gpuctl.placement.affinity import one_pod_per_node
+from gpuctl.placement.capacity import count_of, pod_devices, pod_share, pool_claimed
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.spec import chips
-from gpuctl.verbs.errors import ApplyFailed
+from gpuctl.verbs.errors import ApplyFailed, Unschedulable
 
 
 @dataclass
 class Placement:
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    infeasible: list[Problem] = field(default_factory=list)  # refused: Unschedulable
 
 
 def _pod_spec(manifest: Manifest) -> dict[str, Any] | None:
@@ -55,42 +68,130 @@ def check_placement(
     manifests: Sequence[Manifest],
     claims: Sequence[NodeLabels] = (),
     *,
-    oversize_is_error: bool = False,
+    allow_pending: bool = False,
 ) -> Placement:
-    """Warnings and errors about the pools and GPU types the workloads ask for. Nodes that
-    pool files of the same run are about to label count as labelled."""
+    """Warnings, errors and infeasible requests among the workloads. Nodes that pool files of
+    the same run are about to label count as labelled."""
     asks = [(m, spec) for m in manifests if (spec := _pod_spec(m)) is not None]
     result = Placement()
     if not asks:
         return result
-    _check_caps(cluster, manifests, result)
     try:
-        listed = cluster.list("Node")
+        nodes = labelled_as_claimed(cluster.list("Node"), claims)
     except Forbidden:  # e.g. a user whose RBAC covers only their namespace
         result.warnings.append("placement not checked: you may not read the cluster's nodes")
         return result
-    nodes: dict[str, dict[str, str]] = {
-        node["metadata"]["name"]: dict(node["metadata"].get("labels") or {}) for node in listed
-    }
-    totals = {node["metadata"]["name"]: node_total_gpus(node)[0] for node in listed}
-    for claim in claims:
-        nodes.setdefault(claim.node, {}).update(claim.labels)
+    _check_caps(cluster, manifests, nodes, result)
+    if not nodes:  # a cluster being built, or scaled to zero: nothing to compare with yet
+        return result
+    facts = feasibility.NodeFacts(nodes)
+    quotas: dict[str, dict[str, str]] = {}
+    growth: list[str] = []  # read once, when a refusal needs it
     for manifest, pod_spec in asks:
-        pool = (pod_spec.get("nodeSelector") or {}).get(c.Labels.POOL)
-        # a job without a pool runs on the nodes in no pool (default-pool)
-        candidates = {
-            name: labels
-            for name, labels in nodes.items()
-            if labels.get(c.Labels.POOL) == pool or (pool is None and not labels.get(c.Labels.POOL))
-        }
-        if pool is not None and not candidates:
-            result.warnings.append(_empty_pool(cluster, manifest, pool, manifests))
-            continue
-        _check_gpu_type(manifest, wanted_gpu_type(pod_spec), pool, candidates, result)
-        problem = _oversize(manifest, pod_spec, pool, candidates, totals)
-        if problem:
-            (result.errors if oversize_is_error else result.warnings).append(problem)
+        request = request_of(manifest, pod_spec)
+        pool = _pool_facts(cluster, request.pool, manifests)
+        if request.namespace not in quotas:
+            quotas[request.namespace] = _quota_hard(cluster, request.namespace)
+        for refusal in feasibility.refusals(request, facts, pool, quotas[request.namespace]):
+            problem = manifest.document.problem(refusal.field, refusal.message, refusal.hint)
+            if refusal.node_shape and not allow_pending and not growth:
+                growth.append(can_add_nodes(cluster))
+            if allow_pending:
+                result.warnings.append(
+                    f"{problem} (accepted with --allow-pending: it stays "
+                    "Pending until this changes)"
+                )
+            elif refusal.node_shape and growth[0]:
+                result.warnings.append(f"{problem} (accepted: {growth[0]})")
+            else:
+                result.infeasible.append(problem)
     return result
+
+
+def request_of(manifest: Manifest, pod_spec: Mapping[str, Any]) -> feasibility.Request:
+    """What one rendered workload asks of the nodes."""
+    adapter = workloads.adapter(manifest.kind)
+    assert adapter is not None
+    pod = {"spec": pod_spec}
+    labels = manifest.obj["metadata"].get("labels") or {}
+    return feasibility.Request(
+        pool=(pod_spec.get("nodeSelector") or {}).get(c.Labels.POOL) or c.DEFAULT_POOL,
+        gpu_type=wanted_gpu_type(pod_spec),
+        resource=pod_gpu_resource(pod),
+        gpus=pod_devices(pod),
+        share_gib=pod_share(pod),
+        pods=adapter.pods(manifest.obj),
+        distinct=one_pod_per_node(pod_spec),
+        namespace=manifest.namespace,
+        splits_into_nodes=labels.get(c.Labels.JOB_TYPE) == "training",
+    )
+
+
+def labelled_as_claimed(
+    nodes: list[dict[str, Any]], claims: Sequence[NodeLabels]
+) -> list[dict[str, Any]]:
+    """Nodes as they will be labelled once the run's pool files labelled them."""
+    wanted: dict[str, dict[str, str]] = {}
+    for claim in claims:
+        wanted.setdefault(claim.node, {}).update(claim.labels)
+    result = []
+    for node in nodes:
+        labels = wanted.get(name_of(node))
+        if labels:
+            node = copy.deepcopy(node)
+            node["metadata"].setdefault("labels", {}).update(labels)
+        result.append(node)
+    return result
+
+
+def can_add_nodes(cluster: ClusterAPI) -> str:
+    """What says the cluster adds nodes on demand, in words ("" when nothing does): Karpenter's
+    NodePools (karpenter.sh), else the cluster autoscaler's status ConfigMap in kube-system.
+    Neither says which node shapes it can add, so any shape counts as possible."""
+    try:
+        pools = cluster.list("NodePool", None)
+    except KubeError:  # no Karpenter (NotFound), or not allowed to read them
+        pools = []
+    if pools:
+        return f"the cluster can add nodes ({len(pools)} Karpenter NodePool(s))"
+    try:
+        status = cluster.find("ConfigMap", "cluster-autoscaler-status", "kube-system")
+    except KubeError:
+        status = None
+    if status is not None:
+        return "the cluster can add nodes (the cluster autoscaler's status ConfigMap)"
+    return ""
+
+
+def _pool_facts(
+    cluster: ClusterAPI, pool: str, manifests: Sequence[Manifest]
+) -> feasibility.PoolFacts | None:
+    """The pool's record as this run writes it, else the cluster's; None where it cannot be
+    read (no refusal is then made for it) or for the default pool."""
+    if pool == c.DEFAULT_POOL:
+        return None
+    try:
+        record = _pool_record(cluster, pool, manifests)
+    except Forbidden:
+        return None
+    return feasibility.PoolFacts(pool, record is not None, gpu_cap(record))
+
+
+def _quota_hard(cluster: ClusterAPI, namespace: str) -> dict[str, str]:
+    """The smallest hard limit of each resource over the namespace's ResourceQuotas."""
+    if not namespace:
+        return {}
+    try:
+        quotas = cluster.list("ResourceQuota", namespace)
+    except (Forbidden, NotFound):
+        return {}
+    hard: dict[str, str] = {}
+    for quota in quotas:
+        for key, value in ((quota.get("spec") or {}).get("hard") or {}).items():
+            known = count_of(hard.get(key))
+            if known is None or (count_of(value) or 0) < known:
+                hard[key] = str(value)
+    return hard
 
 
 def _pool_record(
@@ -108,7 +209,12 @@ def _pool_record(
     return read_record(cluster, pool)
 
 
-def _check_caps(cluster: ClusterAPI, manifests: Sequence[Manifest], result: Placement) -> None:
+def _check_caps(
+    cluster: ClusterAPI,
+    manifests: Sequence[Manifest],
+    nodes: Sequence[dict[str, Any]],
+    result: Placement,
+) -> None:
     """A job that would take its pool beyond its GPU cap (max-gpus) is an error: the GPUs of
     the unfinished pods of the pool's jobs, plus what this run's jobs ask (a job applied again
     counts once: its own pods are left out), may not exceed the cap. A job in a Kueue queue is
@@ -128,8 +234,9 @@ def _check_caps(cluster: ClusterAPI, manifests: Sequence[Manifest], result: Plac
         result.warnings.append("pool GPU caps not checked: you may not read the pools or pods")
         return
     ours = {(m.namespace or "", m.name) for m in manifests if _pod_spec(m) is not None}
+    by_name = {name_of(node): node for node in nodes}
     for pool, cap in sorted(caps.items()):
-        used = claimed_gpus(pods, pool, ours)
+        used = pool_claimed(pods, pool, by_name, ours)
         for manifest, gpus in asks[pool]:
             if used + gpus > cap:
                 result.errors.append(
@@ -138,103 +245,6 @@ def _check_caps(cluster: ClusterAPI, manifests: Sequence[Manifest], result: Plac
                 )
             else:
                 used += gpus
-
-
-def _oversize(
-    manifest: Manifest,
-    pod_spec: Mapping[str, Any],
-    pool: str | None,
-    candidates: dict[str, dict[str, str]],
-    totals: dict[str, int],
-) -> str:
-    """Why no node of the pool (and GPU type) could ever hold one pod's GPUs; "" when one can
-    or when there is no such node to compare with (the other checks speak of that)."""
-    wanted, gpu_type = pod_gpus({"spec": pod_spec}), wanted_gpu_type(pod_spec)
-    if wanted <= 0:
-        return ""
-    fitting = [
-        name
-        for name, labels in candidates.items()
-        if gpu_type is None
-        or any(same_gpu_type(labels.get(key), gpu_type) for key in c.GPU_TYPE_NODE_LABELS)
-    ]
-    if not fitting:
-        return ""
-    largest = max(fitting, key=lambda name: (totals.get(name, 0), name))
-    if totals.get(largest, 0) >= wanted:
-        return ""
-    where = f"in pool {pool}" if pool else "in default-pool (the nodes in no pool)"
-    typed = f" with GPU type {gpu_type}" if gpu_type else ""
-    return (
-        f"{manifest.ref}: a pod asks for {wanted} GPUs, more than any node {where}{typed} has: "
-        f"the largest, {largest}, has {totals.get(largest, 0)}"
-    )
-
-
-def _empty_pool(
-    cluster: ClusterAPI, manifest: Manifest, pool: str, manifests: Sequence[Manifest]
-) -> str:
-    """The warning for a pool without nodes, with the command that fixes it: `add node` for a
-    pool that exists (or that a pool file of this run creates), else creating the pool."""
-    made_here = any(
-        m.kind == "ConfigMap" and m.namespace == c.SYSTEM_NAMESPACE and m.name == record_name(pool)
-        for m in manifests
-    )
-    try:
-        exists: bool | None = made_here or read_record(cluster, pool) is not None
-    except Forbidden:  # who may not read the pool records cannot tell
-        exists = None
-    if exists:
-        return (
-            f"{manifest.ref}: pool {pool} has no nodes, so it will stay Pending until nodes "
-            f"join the pool (gpuctl add node NODE --pool {pool})"
-        )
-    create = (
-        f"create it with its nodes first: a file with kind: pool, metadata.name: {pool} and "
-        f"nodes: {{NODE: {{}}}}, then gpuctl create -f POOL.yaml"
-    )
-    if exists is None:
-        return (
-            f"{manifest.ref}: pool {pool} has no nodes, so it will stay Pending until nodes "
-            f"join it (if the pool does not exist, {create}; else gpuctl add node NODE --pool "
-            f"{pool})"
-        )
-    return (
-        f"{manifest.ref}: pool {pool} does not exist, so it will stay Pending until the pool "
-        f"has nodes: {create}"
-    )
-
-
-def _check_gpu_type(
-    manifest: Manifest,
-    wanted: str | None,
-    pool: str | None,
-    candidates: dict[str, dict[str, str]],
-    result: Placement,
-) -> None:
-    if wanted is None:
-        return
-    types = {
-        labels[key]
-        for labels in candidates.values()
-        for key in c.GPU_TYPE_NODE_LABELS
-        if key in labels
-    }
-    if wanted in types:
-        return
-    where = f"in pool {pool}" if pool else "in default-pool (the nodes in no pool)"
-    near = sorted(t for t in types if same_gpu_type(t, wanted))
-    if near:
-        result.errors.append(
-            f"{manifest.ref}: no node {where} has GPU type {wanted!r}, but {near[0]!r} differs "
-            "only in letter case (labels are case-sensitive: write it as the nodes have it)"
-        )
-        return
-    have = ", ".join(sorted(types)) or "none"
-    result.warnings.append(
-        f"{manifest.ref}: no node {where} has GPU type {wanted!r} (types there: {have}), so "
-        "it will stay Pending until such a node joins"
-    )
 
 
 def chip_warnings(manifests: Sequence[Manifest]) -> list[str]:
@@ -255,11 +265,15 @@ def placement_or_refuse(
     manifests: Sequence[Manifest],
     claims: Sequence[NodeLabels] = (),
     *,
-    oversize_is_error: bool = False,
+    allow_pending: bool = False,
+    nothing: str = "nothing was changed",
 ) -> Placement:
-    """`check_placement`, raising ApplyFailed (nothing written) when it found an error."""
-    placement = check_placement(cluster, manifests, claims, oversize_is_error=oversize_is_error)
+    """`check_placement`, raising Unschedulable (a request no node could ever hold) or
+    ApplyFailed (another error) before anything is written."""
+    placement = check_placement(cluster, manifests, claims, allow_pending=allow_pending)
     placement.warnings += chip_warnings(manifests)
+    if placement.infeasible:
+        raise Unschedulable(placement.infeasible, nothing)
     if placement.errors:
-        raise ApplyFailed("nothing was changed: " + "; ".join(placement.errors))
+        raise ApplyFailed(f"{nothing}: " + "; ".join(placement.errors))
     return placement

@@ -195,7 +195,6 @@ class ScaleNotebook:
             timeout=self.timeout,
             progress=self.progress,
             prune=False,  # only the StatefulSet is sent: nothing else of the job may go
-            oversize_is_error=True,
         )
         return apply.run([scale_manifest(live, size, strategy)])
 

@@ -52,6 +52,8 @@ class WriteVerb:
     wait: Wait | None = None  # after writing, wait until the workloads are up
     on_written: Callable[[VerbResult], None] | None = None  # told before the wait starts
     rng: random.Random = field(default_factory=random.Random)  # resources.placement: random
+    # accept a request no node could ever hold (it waits, Pending, for nodes that join)
+    allow_pending: bool = False
 
     def open(
         self,
@@ -59,7 +61,6 @@ class WriteVerb:
         *,
         keep_live: bool,
         nothing: str,
-        oversize_is_error: bool = False,
     ) -> Opening:
         """Check the pool files' nodes (and, with `keep_live`, what the pools had before) and
         the jobs' placement, then pin the workloads that ask for a placement strategy (with
@@ -68,7 +69,11 @@ class WriteVerb:
         labels = PoolLabels(self.cluster, manifests, self.node_labels, self.overwrite)
         labels.check(with_previous=keep_live)
         placement = placement_or_refuse(
-            self.cluster, manifests, self.node_labels, oversize_is_error=oversize_is_error
+            self.cluster,
+            manifests,
+            self.node_labels,
+            allow_pending=self.allow_pending,
+            nothing=nothing,
         )
         pinning = Pinning(self.cluster, self.node_labels, keep_live=keep_live, rng=self.rng)
         pinned, pins = pinning.run(manifests, nothing)

@@ -40,6 +40,20 @@ def container_gpus(container: Mapping[str, Any]) -> int:
     return accelerators.gpu_count(resources.get("requests") or {})
 
 
+def container_share(container: Mapping[str, Any]) -> int:
+    """GiB of shared GPU memory a container asks for (the GPU-share device plugin's resource,
+    constants.GPU_SHARE_RESOURCE): its limits, else its requests; 0 for none."""
+    resources: shapes.ResourceRequirements = shapes.container(container).get("resources") or {}
+    for amounts in (resources.get("limits") or {}, resources.get("requests") or {}):
+        value = amounts.get(c.GPU_SHARE_RESOURCE)
+        if value is not None:
+            try:
+                return max(int(str(value)), 0)
+            except ValueError:
+                return 0
+    return 0
+
+
 def container_gpu_resource(container: Mapping[str, Any]) -> str | None:
     """The accelerator resource name a container asks for (its first); None for none."""
     resources: shapes.ResourceRequirements = shapes.container(container).get("resources") or {}
@@ -96,6 +110,10 @@ class WorkloadAdapter(ABC):
     def gpus_per_pod(self, obj: Obj) -> int:
         """GPUs one pod of the workload asks for."""
         return sum(container_gpus(item) for item in self.pod_spec(obj).get("containers") or [])
+
+    def share_per_pod(self, obj: Obj) -> int:
+        """GiB of shared GPU memory one pod asks for (gpu-share); 0 for whole GPUs."""
+        return sum(container_share(item) for item in self.pod_spec(obj).get("containers") or [])
 
     def pods(self, obj: Obj) -> int:
         """The pods it asks for now (1 when unset, 0 when scaled to zero)."""

@@ -8,7 +8,7 @@ from gpuctl.cluster.client import Cluster
 from gpuctl.controller.cache import slim_node, slim_pod
 from gpuctl.controller.reconcile import view_of
 from gpuctl.controller.workload import WORKLOAD_LABEL
-from gpuctl.inventory.free_gpus import node_gpus
+from gpuctl.placement.capacity import node_gpus
 from tests.controller.conftest import workload
 from tests.placement.test_strategies import node, pinned_pod
 from tests.support.sandbox import SandboxCluster, wait_for

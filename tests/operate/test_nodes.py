@@ -19,6 +19,7 @@ from gpuctl.cli import table
 from gpuctl.cli.views import nodes as node_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.inventory import nodes
+from gpuctl.placement.capacity import node_usage
 from gpuctl.verbs import node_labels
 from tests.conftest import Env
 from tests.support.sandbox import SandboxCluster, wait_for
@@ -104,7 +105,7 @@ def test_get_nodes_table_snapshot(env: NodeEnv, snapshot_text: Any) -> None:
     busy(env)
     env.set_labels("gpu-a100-1", {"runwhere.ai/pool": "training"})
     items = nodes.list_nodes(env.cluster)
-    used = nodes.gpus_in_use(nodes.active_pods(env.cluster))
+    used = node_usage(items, nodes.active_pods(env.cluster))
     at = table.parse_time(items[0]["metadata"]["creationTimestamp"])
     assert at is not None
     rows = node_views.node_rows(items, used, at=at + timedelta(days=3))  # 3d, whatever the second

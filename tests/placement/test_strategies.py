@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from gpuctl.constants import GPU_RESOURCE
-from gpuctl.inventory import free_gpus as accounting
 from gpuctl.inventory import nodes as nodes_inventory
+from gpuctl.placement import capacity as accounting
 from gpuctl.placement import strategies as s
 from gpuctl.spec.resources import schemas_dir
 

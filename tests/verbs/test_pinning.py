@@ -13,8 +13,8 @@ import pytest
 from gpuctl import constants as c
 from gpuctl.cluster.fake import FakeCluster
 from gpuctl.errors import SpecError
-from gpuctl.inventory.free_gpus import HOSTNAME_LABEL, pinned_nodes
 from gpuctl.placement.affinity import may_run_on
+from gpuctl.placement.capacity import HOSTNAME_LABEL, pinned_nodes
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest
 from gpuctl.spec.check import check_documents
@@ -24,7 +24,7 @@ from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import DryRun
 from gpuctl.verbs.create import Create
 from gpuctl.verbs.diff import Diff
-from gpuctl.verbs.errors import ApplyFailed
+from gpuctl.verbs.errors import ApplyFailed, Unschedulable
 
 TRAINING = """kind: training
 version: v0.1
@@ -151,12 +151,18 @@ def test_only_nodes_of_the_pool_and_gpu_type_are_candidates() -> None:
     fake.add(node("other", 8, **{c.Labels.POOL: "team", c.Labels.GPU_TYPE_USER: "T4"}))
     Create(fake).run(training(1, "leastLoaded", "  pool: team\n  gpu-type: A100\n"))
     assert pins(job_in(fake)) == ["typed"]
-    with pytest.raises(ApplyFailed) as refused:
+    with pytest.raises(Unschedulable) as refused:  # the 8-GPU node is a T4: not a candidate
+        Create(fake).run(training(3, "leastLoaded", "  pool: team\n  gpu-type: A100\n"))
+    assert "more than any node in pool team with GPU type A100 has: the largest, typed, has 2" in (
+        str(refused.value)
+    )
+    fake.add(node("busy", 4, **{c.Labels.POOL: "team", c.Labels.GPU_TYPE_USER: "A100"}))
+    fake.add(pod("p3", "busy", 3))
+    with pytest.raises(ApplyFailed) as busy:  # possible, but not now: the strategy says why
         Create(fake).run(training(3, "leastLoaded", "  pool: team\n  gpu-type: A100\n"))
     assert "found no node for 1 pod of 3 GPU(s) in pool team with GPU type A100: " in str(
-        refused.value
+        busy.value
     )
-    assert str(refused.value).endswith("its GPU nodes: typed (2 of 2 GPUs free)")
 
 
 def test_may_run_on_follows_the_schedulers_node_affinity_rules() -> None:
@@ -181,14 +187,30 @@ def test_may_run_on_follows_the_schedulers_node_affinity_rules() -> None:
 
 def test_no_node_fits_refuses_and_writes_nothing() -> None:
     fake = cluster()
+    fake.add(pod("p3", "big", 4))  # possible on the empty cluster, not on this busy one
     with pytest.raises(ApplyFailed) as refused:
-        Create(fake).run(training(9, "binpack"))
+        Create(fake).run(training(5, "binpack"))
     assert str(refused.value) == (
-        "nothing was created: job.batch/ft: binpack found no node for 1 pod of 9 GPU(s) in the "
-        "cluster: no Ready, schedulable node has 9 free GPU(s) (the most free on one node: 8); "
-        "its GPU nodes: big (8 of 8 GPUs free), mid (4 of 8 GPUs free), small (2 of 4 GPUs free)"
+        "nothing was created: job.batch/ft: binpack found no node for 1 pod of 5 GPU(s) in the "
+        "cluster: no Ready, schedulable node has 5 free GPU(s) (the most free on one node: 4); "
+        "its GPU nodes: big (4 of 8 GPUs free), mid (4 of 8 GPUs free), small (2 of 4 GPUs free)"
     )
     assert fake.writes() == []
+
+
+def test_a_pod_larger_than_every_node_is_unschedulable_and_writes_nothing() -> None:
+    fake = cluster()
+    with pytest.raises(Unschedulable) as refused:
+        Create(fake).run(training(9, "binpack"))
+    assert str(refused.value) == (
+        "spec.yaml:6:8: resources.gpu: a pod asks for 9 nvidia.com/gpu, more than any node in "
+        "default-pool (the nodes in no pool) has: the largest, big, has 8 (split it over "
+        "nodes: node_count: 2 with gpu: 8)\n"
+        "nothing was created: no node could ever run this as asked (--allow-pending accepts "
+        "it anyway, to wait for nodes that join)"
+    )
+    assert fake.writes() == []
+    Create(fake, allow_pending=False).run(training(8, "binpack"))  # the largest node holds 8
 
 
 def test_a_multi_node_run_gets_distinct_nodes() -> None:

@@ -22,7 +22,7 @@ from gpuctl.verbs.common import DryRun, VerbResult
 from gpuctl.verbs.create import Create
 from gpuctl.verbs.delete import Delete
 from gpuctl.verbs.diff import Diff
-from gpuctl.verbs.errors import ApplyFailed, LockTimeout
+from gpuctl.verbs.errors import ApplyFailed, LockTimeout, Unschedulable
 from gpuctl.verbs.lease import LEASE_PREFIX, JobLocks
 from gpuctl.verbs.pause import NotPausable, Pause, Resume
 from gpuctl.verbs.plan import JOB_OBJECT_KINDS
@@ -292,38 +292,44 @@ def _node(name: str, labels: dict[str, str]) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}}
 
 
-def test_preflight_warns_of_an_empty_pool_and_fails_on_a_case_only_gpu_type() -> None:
+def _infeasible(cluster: FakeCluster, manifests: list[Manifest]) -> list[str]:
+    return [str(problem) for problem in check_placement(cluster, manifests).infeasible]
+
+
+def test_preflight_refuses_what_no_node_could_hold_and_allow_pending_accepts_it() -> None:
     cluster = FakeCluster()
     cluster.add(_node("n1", {c.Labels.GPU_TYPE_USER: "a100-80g"}))
     pooled = render(TRAINING.format(nodes=1, extra="  pool: train\n"))
-    placement = check_placement(cluster, pooled)
-    assert placement.warnings == [
-        "job.batch/ft: pool train does not exist, so it will stay Pending until the pool has "
-        "nodes: create it with its nodes first: a file with kind: pool, metadata.name: train "
-        "and nodes: {NODE: {}}, then gpuctl create -f POOL.yaml"
+    assert _infeasible(cluster, pooled) == [
+        "spec.yaml:12:9: resources.pool: pool train does not exist (pools: none; default is "
+        "the nodes in no pool) (create it: a file with kind: pool, metadata.name: train and "
+        "its nodes, then gpuctl create -f POOL.yaml)"
     ]
     empty_pool = render("kind: pool\nversion: v0.1\nmetadata: {name: train}\nnodes: {}\n")
-    assert check_placement(cluster, [*empty_pool, *pooled]).warnings == [
-        "job.batch/ft: pool train has no nodes, so it will stay Pending until nodes join the "
-        "pool (gpuctl add node NODE --pool train)"
-    ]
+    has_no_nodes = (
+        "spec.yaml:12:9: resources.pool: pool train has no nodes (add one: gpuctl add node "
+        "NODE --pool train)"
+    )
+    assert _infeasible(cluster, [*empty_pool, *pooled]) == [has_no_nodes]
     cluster.add(next(m.obj for m in empty_pool if m.kind == "ConfigMap"))
-    assert check_placement(cluster, pooled).warnings == [
-        "job.batch/ft: pool train has no nodes, so it will stay Pending until nodes join the "
-        "pool (gpuctl add node NODE --pool train)"
+    assert _infeasible(cluster, pooled) == [has_no_nodes]
+    accepted = check_placement(cluster, pooled, allow_pending=True)
+    assert not accepted.infeasible and accepted.warnings == [
+        f"{has_no_nodes} (accepted with --allow-pending: it stays Pending until this changes)"
     ]
     typed = render(TRAINING.format(nodes=1, extra="  gpu-type: A100-80G\n"))
-    placement = check_placement(cluster, typed)
-    assert placement.errors and "'a100-80g' differs only in letter case" in placement.errors[0]
-    with pytest.raises(ApplyFailed, match="nothing was changed"):
+    assert "'a100-80g' differs only in letter case" in _infeasible(cluster, typed)[0]
+    with pytest.raises(Unschedulable, match="nothing was changed"):
         Apply(cluster).run(typed)
     assert not any(kind == "Job" for kind, _, _ in cluster.objects)
     unknown = render(TRAINING.format(nodes=1, extra="  gpu-type: H100\n"))
-    warnings = Apply(cluster).run(unknown).warnings
     assert (
-        warnings
-        and "no node in default-pool (the nodes in no pool) has GPU type 'H100'" in warnings[0]
+        "no node has GPU type 'H100' (types that exist: a100-80g)"
+        in (_infeasible(cluster, unknown)[0])
     )
+    warnings = Apply(cluster, allow_pending=True).run(unknown).warnings
+    assert "accepted with --allow-pending" in warnings[0]
+    assert any(kind == "Job" for kind, _, _ in cluster.objects)
 
 
 def test_prune_lists_each_kind_once_per_namespace_whatever_the_number_of_jobs() -> None:

@@ -63,6 +63,17 @@ def _default_namespace(cluster: ClusterAPI, principal: Principal) -> str | None:
     return kubeauth.namespace_of(cluster, principal) if principal.impersonated else None
 
 
+AllowPending = Annotated[
+    bool,
+    Query(
+        alias="allowPending",
+        description="accept a job that no node could ever hold as asked (a GPU type no node "
+        "carries, a pod larger than any node, a pool without nodes): it waits, pending, for "
+        "nodes that join; without it such a job is 422 Unschedulable and nothing is created",
+    ),
+]
+
+
 @router.post(
     "/jobs",
     operation_id="createJob",
@@ -93,6 +104,7 @@ def create_job(
     request: Request,
     response: Response,
     idempotency_key: idempotency.KeyHeader = None,
+    allow_pending: AllowPending = False,
 ) -> dict[str, Any]:
     """201 with the new job; with an `Idempotency-Key` that an earlier request with the same
     body sent, 200 with that request's job (nothing is created), 422 when its body differed."""
@@ -100,7 +112,7 @@ def create_job(
     idem = idempotency.of_request(idempotency_key, principal, "POST /jobs", body.yaml_content)
     source = "request body" if media.sent_yaml(request) else specs.SOURCE
     if idem is None:
-        return _create_one(cluster, principal, body.yaml_content, source, request)
+        return _create_one(cluster, principal, body.yaml_content, source, request, allow_pending)
 
     def repeat() -> dict[str, Any] | None:
         found = idempotency.earlier(cluster, principal, idem, _own_namespace(principal))
@@ -110,7 +122,7 @@ def create_job(
     if answer is None:
         answer, created = idempotency.once(
             lambda: _create_one(
-                cluster, principal, body.yaml_content, source, request, idem.marks()
+                cluster, principal, body.yaml_content, source, request, allow_pending, idem.marks()
             ),
             repeat,
         )
@@ -139,6 +151,7 @@ def _create_one(
     text: str,
     source: str,
     request: Request,
+    allow_pending: bool,
     marks: Marks | None = None,
 ) -> dict[str, Any]:
     def one_job(checked: Sequence[Spec]) -> None:
@@ -151,7 +164,9 @@ def _create_one(
 
     work = specs.workset(cluster, text, source, admit=one_job, namespaces=namespaces)
     workload = next(m for m in work.manifests if m.kind in rules.WORKLOAD_KINDS)
-    result = specs.create(cluster, work, principal, request.app.state.policy, marks)
+    result = specs.create(
+        cluster, work, principal, request.app.state.policy, marks, allow_pending=allow_pending
+    )
     caught_up(request, workload.kind, [workload.name], workload.namespace)
     return {
         "jobId": job_id(workload.namespace, workload.name),
@@ -189,6 +204,7 @@ def create_jobs(
     request: Request,
     response: Response,
     idempotency_key: idempotency.KeyHeader = None,
+    allow_pending: AllowPending = False,
 ) -> dict[str, Any] | JSONResponse:
     """201 when every item was created, 207 when some were and some failed, 422 when every
     item failed; `failed` gives each failure in the error shape, with its index. With an
@@ -213,7 +229,9 @@ def create_jobs(
             success.append({"jobId": item["jobId"], "name": item["name"]})
             continue
         try:
-            made = _create_batch_item(cluster, principal, text, index, request, idem, home)
+            made = _create_batch_item(
+                cluster, principal, text, index, (request, allow_pending), idem, home
+            )
         except Exception as exc:  # each item answers for itself, in the one error shape
             failed.append({"index": index, **body_of(exc)})
             continue
@@ -238,20 +256,24 @@ def _create_batch_item(
     principal: Principal,
     text: str,
     index: int,
-    request: Request,
+    asked: tuple[Request, bool],
     idem: idempotency.Idempotency | None,
     home: str | None,
 ) -> dict[str, Any]:
     source = f"yamlContents[{index}]"
+    request, allow_pending = asked
     if idem is None:
-        return _create_one(cluster, principal, text, source, request)
+        return _create_one(cluster, principal, text, source, request, allow_pending)
 
     def repeat() -> dict[str, Any] | None:
         found = idempotency.earlier(cluster, principal, idem, home).get(index)
         return _created_before(found) if found is not None else None
 
     made, _ = idempotency.once(
-        lambda: _create_one(cluster, principal, text, source, request, idem.marks(index)), repeat
+        lambda: _create_one(
+            cluster, principal, text, source, request, allow_pending, idem.marks(index)
+        ),
+        repeat,
     )
     return made
 

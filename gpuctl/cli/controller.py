@@ -183,7 +183,9 @@ def plan(
     unplaced = 0
     for index, document in enumerate(documents):
         workload = Workload.of(document.data)
-        placement = strategies.strategy(workload.strategy, rng).place(view.nodes, workload.gpus)
+        placement = strategies.place_open(workload.strategy, view.nodes, workload.gpus, rng)
+        if placement.chosen is not None:  # what run does: the next sees these GPUs taken
+            view.take(placement.chosen.name, workload.gpus)
         chosen = placement.chosen.name if placement.chosen else "no node"
         unplaced += placement.chosen is None
         if index:

@@ -485,12 +485,9 @@ class Reconciler:
         the requests that follow run in parallel with other choices)."""
         with self._placing:
             view = self._view(workload.namespace)
-            # a GPUWorkload names no pool: it goes to a node in no pool or in a pool that does
-            # not isolate its nodes (its Job then joins that node's pool), never into a pool
-            # whose nodes are kept for the pool's own jobs
-            open_nodes = [n for n in view.nodes if not n.isolated]
-            placement = strategies.strategy(workload.strategy, self.rng).place(
-                open_nodes, workload.gpus
+            # a GPUWorkload names no pool (its Job joins the chosen node's pool)
+            placement = strategies.place_open(
+                workload.strategy, view.nodes, workload.gpus, self.rng
             )
             if placement.chosen is not None:
                 node = placement.chosen.name

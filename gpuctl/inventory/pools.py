@@ -148,6 +148,8 @@ class Pool:
 
     @property
     def description(self) -> str:
+        if self.name == c.DEFAULT_POOL:
+            return "the nodes in no pool"
         return str(((self.record or {}).get("data") or {}).get("description") or "")
 
 
@@ -168,6 +170,8 @@ class Inventory:
         return cls(records, nodes, pods, node_usage(nodes.values(), pods))
 
     def members(self, pool: str) -> list[str]:
+        if pool in c.DEFAULT_POOL_NAMES:  # the nodes in no pool
+            return sorted(name for name in self.nodes if not self.pools_of(name))
         names = set(self.nodes) | set(recorded_nodes(self.records.get(pool)))
         return sorted(name for name in names if pool in self.pools_of(name))
 
@@ -175,10 +179,15 @@ class Inventory:
         return pools_of(node, self.nodes.get(node), self.records)
 
     def pools(self) -> list[Pool]:
+        """Every pool, and the default pool (the nodes in no pool) when it has nodes."""
         names = set(self.records) | {pool_of(n) for n in self.nodes.values() if pool_of(n)}
-        return [Pool(name, self.records.get(name), self.members(name)) for name in sorted(names)]
+        found = [Pool(name, self.records.get(name), self.members(name)) for name in sorted(names)]
+        default = Pool(c.DEFAULT_POOL, None, self.members(c.DEFAULT_POOL))
+        return [*found, default] if default.members else found
 
     def pool(self, name: str) -> Pool:
+        if name in c.DEFAULT_POOL_NAMES:
+            return Pool(c.DEFAULT_POOL, None, self.members(c.DEFAULT_POOL))
         found = Pool(name, self.records.get(name), self.members(name))
         if found.record is None and not found.members:
             raise PoolNotFound(f"pool {name} not found")

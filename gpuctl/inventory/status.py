@@ -73,6 +73,19 @@ def workload_gpus(obj: shapes.Obj) -> int:
     return _adapter(obj).gpus(obj)
 
 
+def workload_share(obj: shapes.Obj) -> int:
+    """GiB of shared GPU memory the whole workload asks for (gpu-share): per pod times pods."""
+    adapter = _adapter(obj)
+    return adapter.share_per_pod(obj) * adapter.pods(obj)
+
+
+def gpu_words(obj: shapes.Obj) -> str:
+    """The GPU column of a job: its whole GPUs, or its share of GPU memory (`20Gi shared`):
+    a gpu-share job takes part of one GPU, not none."""
+    share = workload_share(obj)
+    return f"{share}Gi shared" if share else str(workload_gpus(obj))
+
+
 def pod_gpus(pod: shapes.Obj) -> int:
     return sum(container_gpus(container) for container in _pod_spec(pod).get("containers") or [])
 

@@ -36,6 +36,7 @@ __all__ = [
     "Strategy",
     "fragmentation",
     "node_gpus",
+    "place_open",
     "strategy",
 ]
 
@@ -213,6 +214,17 @@ def strategy(name: str, rng: random.Random | None = None) -> Strategy:
     if name in STRATEGIES:
         return STRATEGIES[name](rng or random.Random())
     raise ValueError(f"unknown scheduling strategy {name!r}; one of: {', '.join(STRATEGY_NAMES)}")
+
+
+def place_open(
+    name: str, nodes: Sequence[NodeGpus], gpus: int, rng: random.Random | None = None
+) -> Placement:
+    """Where a request that names no pool goes (a GPUWorkload): strategy `name` over the nodes
+    in no pool or in a pool that does not isolate its nodes, never into a pool whose nodes are
+    kept for the pool's own jobs. `controller plan` and `controller run` both ask this, so the
+    plan names the node the controller picks."""
+    open_nodes = [node for node in nodes if not node.isolated]
+    return strategy(name, rng).place(open_nodes, gpus)
 
 
 def fragmentation(nodes: Sequence[NodeGpus], largest_request: int) -> int:

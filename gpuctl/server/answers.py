@@ -37,6 +37,10 @@ class JobItem(Answer):
     status: str = one_of(JOB_STATUS)
     ready: str
     gpu: int
+    gpuShare: str | None = Field(
+        description="shared GPU memory the job asks for in all (gpu-share, e.g. 20Gi); null "
+        "for whole GPUs. A share takes part of one GPU: gpu is then 0"
+    )
     gpuType: str | None
     createdAt: str | None
     startedAt: str | None
@@ -51,6 +55,9 @@ class JobResources(Answer):
     """One pod's resources, and `replicas`, the pods the job asks for now."""
 
     gpu: int
+    gpuShare: str | None = Field(
+        description="shared GPU memory one pod asks for (gpu-share, e.g. 20Gi); null for whole GPUs"
+    )
     gpuType: str | None
     cpu: str | None
     memory: str | None

@@ -51,10 +51,15 @@ def job_item(job: dict[str, Any], started: str | None) -> dict[str, Any]:
         "status": status_word(job),
         "ready": status.workload_ready(job),
         "gpu": status.workload_gpus(job),
+        "gpuShare": _share(status.workload_share(job)),
         "gpuType": jobs._required_gpu_type(_template(job)),
         "createdAt": meta.get("creationTimestamp"),
         "startedAt": started,
     }
+
+
+def _share(gib: int) -> str | None:
+    return f"{gib}Gi" if gib else None
 
 
 def job_detail(details: jobs.Details) -> dict[str, Any]:
@@ -82,6 +87,7 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
         "description": (_meta(job).get("annotations") or {}).get(jobs.DESCRIPTION_ANNOTATION, ""),
         "resources": {  # one pod's, and how many pods the job asks for now
             "gpu": status.pod_template_gpus(job),
+            "gpuShare": _share(status.workload_share(job) // max(status.workload_pods(job), 1)),
             "gpuType": item["gpuType"],
             "cpu": amounts.get("cpu"),
             "memory": amounts.get("memory"),

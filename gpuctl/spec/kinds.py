@@ -493,16 +493,24 @@ def _quota(
 
 
 def _accelerator_limits(limits: dict[str, Any]) -> dict[str, str]:
-    """A user's hard limits on devices: `gpu` on NVIDIA's, `accelerators` per vendor on each of
-    the vendor's resource names (0 is a hard limit of none, not "unlimited")."""
+    """A user's hard limits on devices: `gpu` on every vendor's resource names, `accelerators`
+    per vendor instead of it (0 is a hard limit of none, not "unlimited"); `gpu-share` on
+    shared GPU memory, which `gpu: 0` forbids too when it is not given (a ResourceQuota cannot
+    count a share as part of a GPU, so `gpu` above 0 leaves shares to `gpu-share`)."""
     per_vendor = dict(limits.get("accelerators", {}))
     if "gpu" in limits:
-        per_vendor.setdefault(accelerators.NVIDIA.key, limits["gpu"])
+        for vendor in accelerators.VENDORS:
+            per_vendor.setdefault(vendor.key, limits["gpu"])
     hard = {}
     for vendor in accelerators.VENDORS:
         if vendor.key in per_vendor:
             for key in vendor.quota_keys:
                 hard[key] = str(per_vendor[vendor.key])
+    share_key = f"requests.{c.GPU_SHARE_RESOURCE}"
+    if "gpu-share" in limits:
+        hard[share_key] = str(limits["gpu-share"]).removesuffix("Gi")
+    elif limits.get("gpu") == 0:
+        hard[share_key] = "0"
     return hard
 
 

@@ -100,13 +100,32 @@ def quota(users: str) -> dict[str, Any]:
 def test_a_quota_limits_each_vendor_on_each_of_its_resource_names() -> None:
     hard = quota("  alice:\n    gpu: 8\n    accelerators: {amd: 4, ascend: 0}\n")
     gpus = {k: v for k, v in hard.items() if "cpu" not in k and "memory" not in k}
-    assert gpus == {
+    assert gpus == {  # gpu limits every vendor that accelerators does not name
         "requests.nvidia.com/gpu": "8",
         "requests.amd.com/gpu": "4",
+        "requests.gpu.intel.com/i915": "8",
+        "requests.gpu.intel.com/xe": "8",
         "requests.huawei.com/Ascend910": "0",
         "requests.huawei.com/Ascend310P": "0",
         "requests.huawei.com/Ascend310": "0",
     }
+
+
+def test_a_quota_of_no_gpus_forbids_every_vendor_and_shares() -> None:
+    hard = quota("  alice:\n    gpu: 0\n")
+    assert {k: v for k, v in hard.items() if "cpu" not in k and "memory" not in k} == {
+        "requests.nvidia.com/gpu": "0",
+        "requests.amd.com/gpu": "0",
+        "requests.gpu.intel.com/i915": "0",
+        "requests.gpu.intel.com/xe": "0",
+        "requests.huawei.com/Ascend910": "0",
+        "requests.huawei.com/Ascend310P": "0",
+        "requests.huawei.com/Ascend310": "0",
+        "requests.aliyun.com/gpu-mem": "0",
+    }
+    shared = quota("  alice:\n    gpu: 4\n    gpu-share: 40Gi\n")
+    assert shared["requests.aliyun.com/gpu-mem"] == "40"
+    assert "requests.aliyun.com/gpu-mem" not in quota("  alice:\n    gpu: 4\n")
 
 
 def test_a_quota_may_not_limit_nvidia_twice() -> None:

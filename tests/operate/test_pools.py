@@ -109,6 +109,7 @@ def test_a_second_pool_cannot_take_a_node_without_overwrite(env: NodeEnv) -> Non
     assert [row[:3] for row in without_age(listed.stdout)] == [
         ["inference", "2", "12/0/12"],
         ["training", "1", "8/0/8"],
+        ["default", "1", "0/0/0"],  # the nodes in no pool: cpu-0
     ]
     # deleting the first pool leaves the node the second one took
     deleted = env.gpuctl("delete", "-f", "-", stdin=TRAIN)
@@ -119,7 +120,7 @@ def test_a_second_pool_cannot_take_a_node_without_overwrite(env: NodeEnv) -> Non
     assert pool_labels(env) == {"gpu-a100-1": "inference", "gpu-t4-0": "inference"}
     assert record(env, "training") is None
     listed = env.gpuctl("get", "pools", "--no-headers")
-    assert [row[0] for row in without_age(listed.stdout)] == ["inference"]
+    assert [row[0] for row in without_age(listed.stdout)] == ["inference", "default"]
 
 
 def test_a_pool_whose_record_is_being_deleted_is_gone(env: NodeEnv) -> None:
@@ -131,7 +132,8 @@ def test_a_pool_whose_record_is_being_deleted_is_gone(env: NodeEnv) -> None:
     held = env.cluster.find("ConfigMap", "pool-training", c.SYSTEM_NAMESPACE)
     assert held is not None and held["metadata"]["deletionTimestamp"]
     assert record(env, "training") is None
-    assert env.gpuctl("get", "pools", "--no-headers").stdout == ""
+    listed = env.gpuctl("get", "pools", "--no-headers").stdout
+    assert [row[:2] for row in without_age(listed)] == [["default", "4"]]  # every node
     added = env.gpuctl("add", "node", "gpu-t4-0", "--pool", "training")
     assert added.returncode == 1 and "pool training not found" in added.stderr
     env.cluster.patch(
@@ -255,8 +257,12 @@ def test_describe_pool(env: NodeEnv, snapshot_text: Any) -> None:
 
 
 def test_missing_pools_are_one_line(env: NodeEnv) -> None:
-    empty = env.gpuctl("get", "pools")
-    assert (empty.returncode, empty.stdout, empty.stderr) == (0, "", "No pools found.\n")
+    empty = env.gpuctl("get", "pools", "--no-headers")  # no pool: every node is the default's
+    assert (empty.returncode, empty.stderr) == (0, "")
+    assert [row[:2] for row in without_age(empty.stdout)] == [["default", "4"]]
+    for name in ("default", "default-pool"):
+        described = env.gpuctl("describe", "pool", name)
+        assert described.returncode == 0 and "the nodes in no pool" in described.stdout
     missing = env.gpuctl("describe", "pool", "nope")
     assert (missing.returncode, missing.stderr) == (1, "error: pool nope not found\n")
     add = env.gpuctl("add", "node", "gpu-a100-0", "--pool", "nope")
@@ -332,7 +338,12 @@ def test_every_view_agrees_on_pool_membership(env: NodeEnv) -> None:
 
     def views() -> dict[str, dict[str, str]]:
         as_json = json.loads(env.gpuctl("get", "pools", "-o", "json").stdout)
-        by_pools = {node: item["name"] for item in as_json["items"] for node in item["nodes"]}
+        by_pools = {  # the default pool is the nodes in no pool, not a membership
+            node: item["name"]
+            for item in as_json["items"]
+            if item["name"] != c.DEFAULT_POOL
+            for node in item["nodes"]
+        }
         got_nodes = without_age(env.gpuctl("get", "nodes", "--no-headers").stdout)
         by_nodes = {row[0]: row[5] for row in got_nodes if row[5] != "<none>"}
         described = {}

@@ -31,6 +31,8 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
     job = inference("p1", replicas=1, gpu=2, pool="experiment")
     assert api.call("admin", "POST", "/jobs", json={"yamlContent": job}).status_code == 201
     items = api.call("admin", "GET", "/pools").json()["items"]
+    assert items[-1]["name"] == c.DEFAULT_POOL  # the nodes in no pool come last
+    items = items[:-1]
     assert items == [
         {
             "name": "experiment",
@@ -108,7 +110,8 @@ def test_gpu_type_is_the_pools_allowed_types_and_never_relabels_a_node(api: Api)
     made = api.call("admin", "POST", "/pools", json=body)
     assert made.status_code == 201, made.text
     assert _gpu_type_label(api, "gpu-a100-0") == "A100-80G"  # the hardware label is untouched
-    (item,) = api.call("admin", "GET", "/pools").json()["items"]
+    item, default = api.call("admin", "GET", "/pools").json()["items"]
+    assert default["name"] == c.DEFAULT_POOL
     assert item["allowedGpuTypes"] == ["a100-80g", "h100"]
     assert api.call("admin", "DELETE", "/pools/big").status_code == 200
     assert _gpu_type_label(api, "gpu-a100-0") == "A100-80G"  # a label it did not write stays
@@ -171,9 +174,13 @@ def test_pools_and_nodes_agree_after_a_node_moves(api: Api) -> None:
     moved = api.env.gpuctl("add", "node", "gpu-a100-1", "--pool", "second", "--overwrite")
     assert moved.stdout == "node/gpu-a100-1 moved from pool first to pool second\n"
     pools = {p["name"]: p["nodeCount"] for p in api.call("admin", "GET", "/pools").json()["items"]}
-    assert pools == {"first": 1, "second": 2}
+    assert pools == {"first": 1, "second": 2, c.DEFAULT_POOL: 1}
     detail = {p: api.call("admin", "GET", f"/pools/{p}").json()["nodes"] for p in pools}
-    assert detail == {"first": ["gpu-a100-0"], "second": ["gpu-a100-1", "gpu-t4-0"]}
+    assert detail == {
+        "first": ["gpu-a100-0"],
+        "second": ["gpu-a100-1", "gpu-t4-0"],
+        c.DEFAULT_POOL: ["cpu-0"],
+    }
     nodes = api.call("admin", "GET", "/nodes").json()["items"]
     bound = {item["nodeName"]: item["boundPools"] for item in nodes if item["boundPools"]}
     assert bound == {"gpu-a100-0": ["first"], "gpu-a100-1": ["second"], "gpu-t4-0": ["second"]}

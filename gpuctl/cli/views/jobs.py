@@ -50,7 +50,7 @@ def job_rows(
             labels.get(Labels.POOL, c.DEFAULT_POOL),
             status_with_preemption(obj, lost),
             status.workload_ready(obj),
-            str(status.workload_gpus(obj)),
+            status.gpu_words(obj),
             table.age(meta.get("creationTimestamp"), at),
         ]
         if all_namespaces:
@@ -128,7 +128,7 @@ def describe(details: Details, at: datetime | None = None) -> str:
         ),
         ("Image", container.get("image", "")),
         ("Resources", ", ".join(f"{k}={v}" for k, v in resources.items()) or "<none>"),
-        ("GPUs", str(status.workload_gpus(job))),
+        ("GPUs", status.gpu_words(job)),
         ("Status", state),
         ("Ready", status.workload_ready(job)),
         (

@@ -170,7 +170,6 @@ def plan(
     from gpuctl.cluster.client import Cluster
     from gpuctl.controller import reconcile
     from gpuctl.controller.workload import Workload
-    from gpuctl.placement import strategies
     from gpuctl.spec.document import load_files
 
     documents = load_files(files)
@@ -179,13 +178,10 @@ def plan(
         raise SpecError(problems)
     cluster = Cluster.connect(kubeconfig, context)
     view = reconcile.read_cluster(cluster, None, node_selector)
-    rng = random.Random(seed)
+    workloads = [Workload.of(document.data) for document in documents]
+    placements = reconcile.plan(view, workloads, random.Random(seed))
     unplaced = 0
-    for index, document in enumerate(documents):
-        workload = Workload.of(document.data)
-        placement = strategies.place_open(workload.strategy, view.nodes, workload.gpus, rng)
-        if placement.chosen is not None:  # what run does: the next sees these GPUs taken
-            view.take(placement.chosen.name, workload.gpus)
+    for index, (workload, placement) in enumerate(zip(workloads, placements, strict=True)):
         chosen = placement.chosen.name if placement.chosen else "no node"
         unplaced += placement.chosen is None
         if index:

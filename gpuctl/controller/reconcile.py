@@ -177,6 +177,21 @@ def read_cluster(
     return view_of(nodes, pods, workloads)
 
 
+def plan(
+    view: ClusterGpus, workloads: Iterable[Workload], rng: random.Random
+) -> list[strategies.Placement]:
+    """Where `controller run` would place each workload, one after the other on `view` (each
+    placement takes its GPUs, as run's do): `controller plan`, the same choice without the
+    writes."""
+    placements = []
+    for workload in workloads:
+        placement = strategies.place_open(workload.strategy, view.nodes, workload.gpus, rng)
+        if placement.chosen is not None:
+            view.take(placement.chosen.name, workload.gpus)
+        placements.append(placement)
+    return placements
+
+
 def largest_pending(workloads: Iterable[dict[str, Any]]) -> int:
     return max(
         (
@@ -486,12 +501,9 @@ class Reconciler:
         with self._placing:
             view = self._view(workload.namespace)
             # a GPUWorkload names no pool (its Job joins the chosen node's pool)
-            placement = strategies.place_open(
-                workload.strategy, view.nodes, workload.gpus, self.rng
-            )
+            (placement,) = plan(view, [workload], self.rng)
             if placement.chosen is not None:
                 node = placement.chosen.name
-                view.take(node, workload.gpus)
                 key = (workload.namespace, workload.name)
                 self._placed[key] = (node, workload.gpus, time.monotonic())
             return placement

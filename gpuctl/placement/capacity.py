@@ -32,6 +32,7 @@ from typing import Any, Final
 from gpuctl import constants as c
 from gpuctl import shapes
 from gpuctl.spec import accelerators, quantity
+from gpuctl.workloads import adapter_of
 from gpuctl.workloads.adapter import container_gpus, container_share
 
 # NVIDIA GPU feature discovery's label for the number of GPUs on a node.
@@ -269,6 +270,37 @@ def pool_claimed(
         total += shared_devices(nvidia, node_share_gib(node) if node else 0, claim.share_gib)
     unplaced = [pod for pod in ours if not claimed_node(pod) and pod_share(pod) > 0]
     return total + len(unplaced)
+
+
+def pinned_claims(
+    workloads: Iterable[Mapping[str, Any]], pods: Iterable[Mapping[str, Any]]
+) -> dict[str, int]:
+    """node -> GPUs of the pods that workloads pinned to nodes (create and apply with
+    resources.placement) have still to make: a placement made is a claim before its pods
+    exist, so two creates in a row never both take a node's last GPUs. Each unfinished
+    workload's missing pods go on its pinned nodes that hold none of its pods yet, in order."""
+    made: dict[tuple[str, str], list[str]] = {}
+    for pod in pods:
+        metadata = shapes.meta(pod)
+        node = claimed_node(pod)
+        instance = (metadata.get("labels") or {}).get(c.Labels.INSTANCE)
+        if instance and node:
+            made.setdefault((metadata.get("namespace", ""), instance), []).append(node)
+    claims: dict[str, int] = {}
+    for obj in workloads:
+        adapter = adapter_of(obj)
+        if adapter is None or adapter.finished(obj):
+            continue
+        nodes = pinned_nodes(adapter.pod_spec(obj))
+        metadata = shapes.meta(obj)
+        existing = made.get((metadata.get("namespace", ""), metadata.get("name", "")), [])
+        missing = adapter.pods(obj) - len(existing)
+        per_pod = adapter.gpus_per_pod(obj)
+        free_nodes = [n for n in nodes if n not in existing] or nodes
+        for index in range(missing if per_pod and nodes else 0):
+            node = free_nodes[index % len(free_nodes)]
+            claims[node] = claims.get(node, 0) + per_pod
+    return claims
 
 
 def node_gpus(

@@ -33,7 +33,7 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory.nodes import active_pods
 from gpuctl.inventory.status import pod_gpu_resource, pod_gpus
 from gpuctl.placement.affinity import may_run_on, one_pod_per_node, pin_to_nodes, pod_spec_of
-from gpuctl.placement.capacity import NodeGpus, node_gpus, pinned_nodes
+from gpuctl.placement.capacity import NodeGpus, node_gpus, pinned_claims, pinned_nodes
 from gpuctl.placement.strategies import Placement, strategy
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ObjectResult, VerbResult
@@ -149,6 +149,17 @@ class Pin:
         return f"on {where} {', '.join(self.nodes)} ({self.why})"
 
 
+PINNED_SELECTOR = f"{c.Labels.MANAGED_BY}={c.MANAGED_BY_VALUE}"
+
+
+def _same_job(obj: Mapping[str, Any], ask: Ask) -> bool:
+    metadata = obj.get("metadata") or {}
+    return bool(
+        metadata.get("namespace") == (ask.manifest.namespace or None)
+        and metadata.get("name") == ask.manifest.name
+    )
+
+
 def _owned_by(pod: Mapping[str, Any], ask: Ask) -> bool:
     metadata = pod.get("metadata") or {}
     labels = metadata.get("labels") or {}
@@ -176,11 +187,21 @@ class Pinning:
             return manifests, []
         nodes = labelled_as_claimed(self.cluster.list("Node"), self.claims)
         pods = active_pods(self.cluster)
+        pinned = [
+            obj
+            for kind in workloads.WORKLOAD_KINDS
+            for obj in self.cluster.list(kind, None, label_selector=PINNED_SELECTOR)
+            if c.PLACEMENT_ANNOTATION in ((obj.get("metadata") or {}).get("annotations") or {})
+        ]
         taken: dict[str, int] = {}  # GPUs of the pods this run placed already
         pins: dict[int, Pin] = {}
         problems = []
         for ask in asks:
-            pin, problem = self._place(ask, nodes, pods, taken)
+            others = [obj for obj in pinned if not _same_job(obj, ask)]
+            claims = pinned_claims(others, pods)
+            for name, gpus in taken.items():
+                claims[name] = claims.get(name, 0) + gpus
+            pin, problem = self._place(ask, nodes, pods, claims)
             if pin is None:
                 problems.append(problem)
                 continue

@@ -321,3 +321,19 @@ resources: {gpu: 1, cpu: 1, memory: 1Gi, placement: costOptimized}
     assert "statefulset.apps/nb created on node mid (costOptimized: cheap node, " in "\n".join(
         result.lines()
     )
+
+
+def test_a_placement_made_holds_its_gpus_before_its_pods_exist() -> None:
+    fake = cluster()  # no controller here: the Jobs never get pods
+    Create(fake).run(training(8, "binpack"))
+    assert pins(job_in(fake)) == ["big"]
+    second = render(
+        TRAINING.format(gpus=4, strategy="binpack", extra="").replace("name: ft", "name: ft2")
+    )
+    Create(fake).run(second)
+    assert pins(job_in(fake, "ft2")) == ["mid"]  # big's 8 are the first job's, pods or not
+    with pytest.raises(ApplyFailed, match="found no node for 1 pod of 8 GPU"):
+        third = TRAINING.format(gpus=8, strategy="binpack", extra="").replace(
+            "name: ft", "name: ft3"
+        )
+        Create(fake).run(render(third))

@@ -85,11 +85,14 @@ def check_placement(
     if not nodes:  # a cluster being built, or scaled to zero: nothing to compare with yet
         return result
     facts = feasibility.NodeFacts(nodes)
-    quotas: dict[str, dict[str, str]] = {}
+    quotas: dict[str, dict[str, str]] = {}  # each read once, however many jobs ask
+    pools: dict[str, feasibility.PoolFacts | None] = {}
     growth: list[str] = []  # read once, when a refusal needs it
     for manifest, pod_spec in asks:
         request = request_of(manifest, pod_spec)
-        pool = _pool_facts(cluster, request.pool, manifests)
+        if request.pool not in pools:
+            pools[request.pool] = _pool_facts(cluster, request.pool, manifests)
+        pool = pools[request.pool]
         if request.namespace not in quotas:
             quotas[request.namespace] = _quota_hard(cluster, request.namespace)
         for refusal in feasibility.refusals(request, facts, pool, quotas[request.namespace]):

@@ -32,3 +32,12 @@ class LabelNotFound(LabelRefused):
 
 class CopyFailed(GpuctlError):
     pass
+
+
+class ScaleRefused(GpuctlError):
+    """`scale notebook` asked for something the notebook's spec could not say; nothing was
+    written. `field` names the option at fault (`gpu`, `gpu-share`)."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field

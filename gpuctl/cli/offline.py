@@ -87,7 +87,10 @@ def node_commands(claims: Sequence[NodeLabels]) -> list[str]:
 @click.command()
 @file_option
 def validate(files: tuple[str, ...]) -> int:
-    """Check the specs without rendering them: `FILE: ok`, or every problem found.
+    """Check the specs as create would, without a cluster: `FILE: ok`, or every problem found.
+
+    Each file on its own, then the files together (a node two files put in two pools, an
+    object two files render): what create and apply refuse, validate refuses alike.
 
     \b
     gpuctl validate -f examples/

@@ -35,9 +35,5 @@ class CopyFailed(GpuctlError):
 
 
 class ScaleRefused(GpuctlError):
-    """`scale notebook` asked for something the notebook's spec could not say; nothing was
-    written. `field` names the option at fault (`gpu`, `gpu-share`)."""
-
-    def __init__(self, message: str, field: str) -> None:
-        super().__init__(message)
-        self.field = field
+    """`scale notebook` asked for something the notebook's spec could not say (whole GPUs and
+    a GPU share at once); nothing was written."""

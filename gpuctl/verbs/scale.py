@@ -143,22 +143,19 @@ def check_gpu_kind(live: dict[str, Any], size: Size) -> None:
     share, whole = gpu_share_of(container), pod_gpus({"spec": live["spec"]["template"]["spec"]})
     if size.gpus is not None and size.gpu_share is not None:
         raise ScaleRefused(
-            "--gpu (whole GPUs) and --gpu-share (a share of one GPU) exclude each other: give one",
-            "gpu-share",
+            "--gpu (whole GPUs) and --gpu-share (a share of one GPU) exclude each other: give one"
         )
     if size.gpus is not None and share is not None:
         raise ScaleRefused(
             f"notebook {name} takes a share of one GPU (gpu-share {share}), and --gpu changes "
             "whole GPUs; change the share with --gpu-share (such as --gpu-share 4Gi), or for "
-            "whole GPUs edit its spec (remove gpu-share, set gpu) and run `gpuctl apply -f FILE`",
-            "gpu",
+            "whole GPUs edit its spec (remove gpu-share, set gpu) and run `gpuctl apply -f FILE`"
         )
     if size.gpu_share is not None and whole:
         raise ScaleRefused(
             f"notebook {name} takes {whole} whole GPU(s), and --gpu-share asks for a share of "
             "one; change its GPUs with --gpu, or for a share edit its spec (set gpu-share, "
-            "remove gpu or set gpu: 1) and run `gpuctl apply -f FILE`",
-            "gpu-share",
+            "remove gpu or set gpu: 1) and run `gpuctl apply -f FILE`"
         )
 
 

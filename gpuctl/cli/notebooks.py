@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from gpuctl.cli import table
@@ -55,7 +57,11 @@ def get_notebook(
 @click.command("scale")
 @click.argument("what", metavar="notebook")
 @click.argument("name")
-@click.option("--gpu", "gpus", type=click.IntRange(0, 1024), help="GPUs to have.")
+@click.option("--gpu", "gpus", type=click.IntRange(0, 1024), help="Whole GPUs to have.")
+@click.option(
+    "--gpu-share",
+    help="GPU memory to have on one shared GPU, such as 4Gi (a notebook with gpu-share).",
+)
 @click.option("--cpu", help="CPU to have (request and limit), such as 4 or 500m.")
 @click.option("--memory", help="Memory to have (request and limit), such as 16Gi.")
 @click.option("--timeout", default="5m", show_default=True, help="How long to wait for the API.")
@@ -64,6 +70,7 @@ def scale(
     what: str,
     name: str,
     gpus: int | None,
+    gpu_share: str | None,
     cpu: str | None,
     memory: str | None,
     timeout: str,
@@ -71,7 +78,7 @@ def scale(
     context: str | None,
     namespace: str | None,
 ) -> int:
-    """Change a notebook's GPUs, CPU or memory.
+    """Change a notebook's GPUs, GPU share, CPU or memory.
 
     CPU and memory change IN PLACE where the cluster can resize a running pod (Kubernetes
     1.33 and later): the notebook keeps running, kernels and all. Otherwise (a GPU change, a
@@ -80,23 +87,31 @@ def scale(
     processes and kernels end); its workdirs stay mounted. The output says which happened and
     why. A GPU count that no node of the notebook's pool (and GPU type) has is refused.
 
+    A notebook has whole GPUs (`gpu`) or a share of one (`gpu-share`), as its spec says:
+    --gpu changes the first, --gpu-share the second, and each is refused on a notebook with
+    the other. To switch, edit the spec (remove gpu-share and set gpu, or the other way
+    round) and `gpuctl apply -f` it.
+
     The change goes through `apply` (an in-place update of the StatefulSet). A later
     `gpuctl apply -f notebook.yaml` sets the size back to what the file says.
 
     \b
     gpuctl scale notebook data-prep-notebook --gpu 2
+    gpuctl scale notebook data-prep-notebook --gpu-share 4Gi
     gpuctl scale notebook data-prep-notebook --cpu 8 --memory 32Gi
     """
     if what not in ("notebook", "notebooks"):
         raise UsageError(f"only notebooks can be scaled: give `notebook NAME`, not {what!r}")
-    if gpus is None and cpu is None and memory is None:
-        raise UsageError("say what to change: --gpu, --cpu and/or --memory")
+    if gpus is None and gpu_share is None and cpu is None and memory is None:
+        raise UsageError("say what to change: --gpu or --gpu-share, --cpu and/or --memory")
+    if gpu_share is not None and not _gpu_share(gpu_share):
+        raise UsageError(f"--gpu-share {gpu_share!r} is not whole Gi of GPU memory (such as 4Gi)")
     for flag, value in (("--cpu", cpu), ("--memory", memory)):
         if value is not None and not _positive_quantity(value):
             raise UsageError(f"{flag} {value!r} is not a positive quantity (such as 4, 500m, 16Gi)")
     from gpuctl.verbs.scale import ScaleNotebook, Size
 
-    size = Size(gpus, cpu, memory)
+    size = Size(gpus, cpu, memory, gpu_share)
     cluster = Cluster.connect(kubeconfig, context)
     verb = ScaleNotebook(cluster, timeout=duration(timeout), progress=progress_line())
     scaled = verb.run(name, namespace or cluster.namespace, size)
@@ -118,6 +133,15 @@ def scale(
             f"with {size.words()}, running kernels end; files in its workdirs are kept"
         )
     return report([*lines, done], [])
+
+
+def _gpu_share(value: str) -> bool:
+    """What a spec's gpu-share may be (its schema's pattern)."""
+    from gpuctl.spec import schema
+
+    return (
+        re.fullmatch(schema.load("common.json")["$defs"]["gpuShare"]["pattern"], value) is not None
+    )
 
 
 def _positive_quantity(value: str) -> bool:

@@ -3,9 +3,15 @@ modules are imported inside each command."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import click
 
 from gpuctl.cli.main import cli, file_option, given_or_global
+
+if TYPE_CHECKING:
+    from gpuctl.render.engine import NodeLabels
 
 
 @click.command()
@@ -35,46 +41,89 @@ def render(
 ) -> None:
     """Check the specs and print the Kubernetes objects; never contacts a cluster.
 
+    The objects are complete for `kubectl apply -f -`: first the PriorityClasses the pods
+    name (gpuctl-high/-medium/-low, as `gpuctl priority-classes` prints them; only those
+    named), so that a cluster without them admits the pods. What no object can carry is
+    printed on stderr as kubectl commands: the labels (and the taint) a pool file puts on
+    its nodes, which `gpuctl create` writes.
+
     \b
     gpuctl render -f examples/training.yaml
     gpuctl render -f examples/ | kubectl apply -f -
     """
     from gpuctl.render import engine
+    from gpuctl.spec.check import load_specs
     from gpuctl.spec.kinds import Options
 
-    manifests = engine.render(
-        files, Options(namespace=namespace, priority_classes=priority_classes)
-    )
+    specs = load_specs(files, engine.render_problems)
+    options = Options(namespace=namespace, priority_classes=priority_classes)
+    manifests = engine.with_priority_classes(engine.render_specs(specs, options))
     text = engine.to_json(manifests) if output == "json" else engine.to_yaml(manifests)
     click.echo(text, nl=False)
+    commands = node_commands(engine.node_labels(specs))
+    if commands:
+        click.echo(
+            "# Nodes are not printed (they are not gpuctl's to replace): `gpuctl create` "
+            "labels a pool's nodes; with kubectl:",
+            err=True,
+        )
+        for command in commands:
+            click.echo(command, err=True)
+
+
+def node_commands(claims: Sequence[NodeLabels]) -> list[str]:
+    """The kubectl commands that label (and, for an isolated pool, taint) the pools' nodes as
+    `gpuctl create` does. Without --overwrite, as create: a node already in another pool is
+    refused."""
+    commands = []
+    for claim in claims:
+        labels = " ".join(f"{key}={value}" for key, value in claim.labels.items())
+        commands.append(f"kubectl label node {claim.node} {labels}")
+        if claim.taint:
+            commands.append(f"kubectl taint node {claim.node} {claim.taint}")
+    return commands
 
 
 @click.command()
 @file_option
 def validate(files: tuple[str, ...]) -> int:
-    """Check the specs without rendering them: `FILE: ok`, or every problem found.
+    """Check the specs as create would, without a cluster: `FILE: ok`, or every problem found.
+
+    Each file on its own, then the files together (a node two files put in two pools, an
+    object two files render): what create and apply refuse, validate refuses alike.
 
     \b
     gpuctl validate -f examples/
     """
-    from gpuctl.errors import SpecError
+    from gpuctl.errors import Problem, SpecError
     from gpuctl.render import engine
     from gpuctl.spec import document
+    from gpuctl.spec.check import Spec, check_documents
     from gpuctl.spec.kinds import Options
 
-    failed = False
+    found: dict[str, list[Problem]] = {}  # each file's problems, in the order given
+    passed: list[Spec] = []
     for name in document.expand_paths(files):
         shown = document.display_name(name)
         try:
-            docs = document.load_text(shown, document.read_text(name))
-            engine.render_documents(docs, Options())
+            specs = check_documents(document.load_text(shown, document.read_text(name)))
+            engine.render_specs(specs, Options())
         except SpecError as exc:
-            failed = True
-            for problem in exc.problems:
-                click.echo(str(problem), err=True)
+            found[shown] = list(exc.problems)
             continue
-        click.echo(f"{shown}: ok")
-    return 1 if failed else 0
+        found[shown] = []
+        passed += specs
+    try:  # what only the files together show, as create refuses it: a node in two pools
+        engine.render_specs(passed, Options())
+    except SpecError as exc:
+        for problem in exc.problems:
+            found.setdefault(problem.file, []).append(problem)
+    for shown, problems in found.items():
+        for problem in problems:
+            click.echo(str(problem), err=True)
+        if not problems:
+            click.echo(f"{shown}: ok")
+    return 1 if any(found.values()) else 0
 
 
 @click.command()

@@ -22,7 +22,7 @@ from gpuctl import workloads
 from gpuctl.errors import Problem, RenderError, SpecError
 from gpuctl.spec.check import Spec, check_documents, load_specs
 from gpuctl.spec.document import Document
-from gpuctl.spec.kinds import Kind, Options
+from gpuctl.spec.kinds import Kind, Options, pool_isolated
 from gpuctl.spec.resources import templates_dir
 
 TEMPLATE_SUFFIX = ".yaml.j2"
@@ -181,8 +181,11 @@ def _check_object(obj: Any, template: str) -> None:
 
 
 def render(paths: Sequence[str], options: Options | None = None) -> list[Manifest]:
-    """Every object the files describe, in install order (namespaces first)."""
-    return render_specs(load_specs(paths, render_problems), options or Options())
+    """What `gpuctl render` prints: every object the files describe, in install order
+    (namespaces first), with the PriorityClasses their pods name (`with_priority_classes`)."""
+    return with_priority_classes(
+        render_specs(load_specs(paths, render_problems), options or Options())
+    )
 
 
 def render_documents(documents: Sequence[Document], options: Options) -> list[Manifest]:
@@ -208,10 +211,16 @@ def render_specs(specs: Sequence[Spec], options: Options) -> list[Manifest]:
             manifests += render_spec(spec, options)
         except SpecError as exc:
             problems += exc.problems
+    problems += node_pool_problems(specs)
     if problems:
         raise SpecError(problems)
+    return in_install_order(_unique(manifests))
+
+
+def in_install_order(manifests: Sequence[Manifest]) -> list[Manifest]:
+    """Sorted by kind in INSTALL_ORDER (stable: a kind's objects keep their order)."""
     order = {kind: index for index, kind in enumerate(INSTALL_ORDER)}
-    return sorted(_unique(manifests), key=lambda m: order.get(m.kind, len(order)))
+    return sorted(manifests, key=lambda m: order.get(m.kind, len(order)))
 
 
 @dataclass(frozen=True)
@@ -221,16 +230,50 @@ class NodeLabels:
     node: str
     labels: dict[str, str]
     document: Document
+    isolated: bool = False  # the node also carries the pool's taint (POOL_TAINT_KEY=<pool>)
+
+    @property
+    def taint(self) -> str | None:
+        """`runwhere.ai/pool=POOL:NoSchedule` when the pool isolates, as kubectl writes it."""
+        pool = self.labels.get(c.Labels.POOL)
+        if not self.isolated or pool is None:
+            return None
+        return f"{c.POOL_TAINT_KEY}={pool}:{c.POOL_TAINT_EFFECT}"
 
 
 def node_labels(specs: Sequence[Spec]) -> list[NodeLabels]:
-    """What create/apply label on nodes (and delete removes), from the kinds that say so."""
+    """What create/apply label on nodes (and delete removes), from the kinds that say so (the
+    pool kinds: their nodes also carry the pool's taint when it isolates)."""
     return [
-        NodeLabels(node, labels, spec.document)
+        NodeLabels(node, labels, spec.document, pool_isolated(spec.data))
         for spec in specs
         if spec.kind.node_labels is not None
         for node, labels in spec.kind.node_labels(spec.data).items()
     ]
+
+
+def node_pool_problems(specs: Sequence[Spec]) -> list[Problem]:
+    """A node that two pool documents put in two pools (a node belongs to one pool): one
+    problem at the later document's entry for it (the pool kinds list their nodes under
+    `nodes`). The check `validate`, `create` and `apply` share: it needs no cluster."""
+    first: dict[str, NodeLabels] = {}
+    problems = []
+    for claim in node_labels(specs):
+        earlier = first.setdefault(claim.node, claim)
+        pool, other = claim.labels.get(c.Labels.POOL), earlier.labels.get(c.Labels.POOL)
+        if earlier is claim or pool == other:
+            continue
+        where = earlier.document.problem(("nodes", earlier.node), "", key=True)
+        problems.append(
+            claim.document.problem(
+                ("nodes", claim.node),
+                f"node {claim.node} of pool {pool} is also in pool {other} "
+                f"({where.file}:{where.line}), and a node belongs to one pool",
+                "keep it in one of the two pools",
+                key=True,
+            )
+        )
+    return problems
 
 
 def _unique(manifests: list[Manifest]) -> list[Manifest]:
@@ -284,6 +327,27 @@ def render_priority_classes() -> list[Manifest]:
         "labels": {c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE},
     }
     return render_template(PRIORITY_CLASSES_TEMPLATE, context, "<priority-classes>")
+
+
+def priority_class_of(manifest: Manifest) -> str | None:
+    """The PriorityClass a workload's pods name; None for other objects, or pods naming none."""
+    adapter = workloads.adapter(manifest.kind)
+    if adapter is None:
+        return None
+    name = adapter.pod_spec(manifest.obj).get("priorityClassName")
+    return str(name) if name else None
+
+
+def with_priority_classes(manifests: Sequence[Manifest]) -> list[Manifest]:
+    """`manifests` with the PriorityClasses their pods name, each once, before the workloads
+    (install order), so that `kubectl apply -f -` of the lot makes pods a cluster without
+    gpuctl's classes admits: the API server refuses a pod that names a class it lacks. The
+    classes are gpuctl's constants (`gpuctl priority-classes`), never read from a cluster; only
+    those named are added, and none when the pods name none (--no-priority-classes). `create`
+    and `apply` install the missing ones themselves (gpuctl.verbs.priorities)."""
+    named = {name for m in manifests if (name := priority_class_of(m))}
+    classes = [m for m in render_priority_classes() if m.name in named]
+    return in_install_order([*classes, *manifests])
 
 
 LOCAL_QUEUE_TEMPLATE = "_shared/local-queue.yaml.j2"

@@ -419,7 +419,7 @@ def kueue_pool(name: str, spec: dict[str, Any]) -> dict[str, Any]:
         else {vendor.resource for vendor in accelerators.VENDORS}
     )
     gpu_quota = str(spec["max-gpus"]) if "max-gpus" in spec else c.KUEUE_UNBOUNDED_QUOTA["gpu"]
-    isolated = spec.get("isolation", c.DEFAULT_POOL_ISOLATION) == "isolated"
+    isolated = pool_isolated(spec)
     return {
         "api_version": f"{c.KUEUE_GROUP}/{c.KUEUE_VERSION}",
         "flavor": c.KUEUE_FLAVOR_PREFIX + name,
@@ -434,6 +434,11 @@ def kueue_pool(name: str, spec: dict[str, Any]) -> dict[str, Any]:
             {"name": c.GPU_SHARE_RESOURCE, "quota": c.KUEUE_UNBOUNDED_QUOTA["gpu"]},
         ],
     }
+
+
+def pool_isolated(spec: dict[str, Any]) -> bool:
+    """An isolated pool's nodes carry its taint, which only its own jobs tolerate."""
+    return bool(spec.get("isolation", c.DEFAULT_POOL_ISOLATION) == "isolated")
 
 
 def _pool_node_labels(spec: dict[str, Any]) -> dict[str, dict[str, str]]:

@@ -47,3 +47,8 @@ class LabelNotFound(LabelRefused):
 
 class CopyFailed(GpuctlError):
     pass
+
+
+class ScaleRefused(GpuctlError):
+    """`scale notebook` asked for something the notebook's spec could not say (whole GPUs and
+    a GPU share at once); nothing was written."""

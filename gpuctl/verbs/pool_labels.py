@@ -286,18 +286,11 @@ class PoolLabels:
                 self.previous[pool] = recorded_nodes(read_record(self.cluster, pool))
         self.live = {name_of(node): node for node in self.cluster.list("Node")}
         problems = []
-        claimed: dict[str, NodeLabels] = {}
+        # a node that two of the files put in two pools was refused by render
+        # (engine.node_pool_problems), before the cluster was read
         for claim in self.wanted:
             pool = self.pool_of_claim(claim)
             where = f"{claim.document.source}"
-            first = claimed.setdefault(claim.node, claim)
-            if first is not claim and self.pool_of_claim(first) != pool:
-                problems.append(
-                    f"node {claim.node} is in pool {pool} ({where}) and in pool "
-                    f"{self.pool_of_claim(first)} ({first.document.source}); a node belongs "
-                    "to one pool"
-                )
-                continue
             node = self.live.get(claim.node)
             if node is None:
                 problems.append(f"node {claim.node} (pool {pool}, {where}) does not exist")

@@ -21,7 +21,6 @@ import copy
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import yaml
 
@@ -29,7 +28,7 @@ from gpuctl import constants as c
 from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Forbidden, KubeError
-from gpuctl.render.engine import Manifest, render_priority_classes
+from gpuctl.render.engine import Manifest, priority_class_of, render_priority_classes
 from gpuctl.verbs.common import ObjectResult
 
 INSTALL_HINT = "an administrator installs them with `gpuctl priority-classes install`"
@@ -73,16 +72,6 @@ def install(cluster: ClusterAPI, names: Sequence[str], *, dry_run: bool = False)
     return created
 
 
-def _named_class(manifest: Manifest) -> str | None:
-    spec = _pod_spec(manifest)
-    return None if spec is None else spec.get("priorityClassName")
-
-
-def _pod_spec(manifest: Manifest) -> dict[str, Any] | None:
-    adapter = workloads.adapter(manifest.kind)
-    return None if adapter is None else adapter.pod_spec(manifest.obj)
-
-
 def _without_class(manifest: Manifest) -> Manifest:
     obj = copy.deepcopy(manifest.obj)
     obj["spec"]["template"]["spec"].pop("priorityClassName", None)
@@ -108,7 +97,7 @@ def check(
     """The manifests as they may be written, after creating the missing classes when
     `may_install` (and the caller may); with `keep_live`, a live workload without a class
     keeps none."""
-    wanted = sorted({name for m in manifests if (name := _named_class(m))})
+    wanted = sorted({name for m in manifests if (name := priority_class_of(m))})
     result = PriorityClasses(list(manifests))
     if not wanted:
         return result
@@ -138,7 +127,7 @@ def _leave_out(
     whose live workload has none), with a warning per job."""
     kept: list[Manifest] = []
     for manifest in result.manifests:
-        name = _named_class(manifest)
+        name = priority_class_of(manifest)
         if name is not None and name in missing:
             kept.append(_without_class(manifest))
             result.warnings.append(

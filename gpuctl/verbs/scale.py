@@ -12,6 +12,11 @@ change, when the pod is not running, when the cluster has no resize subresource 
 it refuses the resize (422: the pod's QoS class would change, a memory limit would go down, the
 node's kubelet cannot resize).
 
+A notebook takes whole GPUs (`gpu`) or a share of one (`gpu-share`, GPU memory from the
+GPU-share device plugin), never both, as its spec says: `--gpu` on a notebook with a share,
+and `--gpu-share` on one with whole GPUs, are refused with the way to switch (edit the spec and
+apply it), rather than converted: a pod asking for both is one `validate` refuses in a file.
+
 The changed StatefulSet goes through apply (an in-place update, never pruning the rest of the
 job). A GPU count that no node of the notebook's pool (and GPU type) could ever hold is refused
 before anything is written. A StatefulSet with the default OrderedReady policy never replaces a
@@ -39,6 +44,7 @@ from gpuctl.spec import accelerators, quantity, runtime
 from gpuctl.spec.document import Document
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, VerbResult, no_progress
+from gpuctl.verbs.errors import ScaleRefused
 from gpuctl.verbs.preflight import wanted_gpu_type
 from gpuctl.workloads.adapter import container_gpu_resource
 
@@ -54,11 +60,13 @@ class Size:
     gpus: int | None = None
     cpu: str | None = None
     memory: str | None = None
+    gpu_share: str | None = None  # GPU memory on one shared GPU, as the spec writes it: 4Gi
 
     def words(self) -> str:
         """`2 GPU(s), cpu 4, memory 8Gi`: the asked size, for messages."""
         parts = [f"{self.gpus} GPU(s)"] if self.gpus is not None else []
-        parts += [f"{key} {value}" for key, value in (("cpu", self.cpu), ("memory", self.memory))]
+        named = (("gpu-share", self.gpu_share), ("cpu", self.cpu), ("memory", self.memory))
+        parts += [f"{key} {value}" for key, value in named]
         return ", ".join(p for p in parts if not p.endswith(" None"))
 
 
@@ -100,18 +108,55 @@ def with_size(
         amounts.update(container_amounts(size, resource))
         if size.gpus == 0:
             amounts.pop(resource, None)
-    if size.gpus:
+    if size.gpus or size.gpu_share:
         _ensure_shm(pod, container)
     return obj
 
 
 def container_amounts(size: Size, gpu_resource: str = c.GPU_RESOURCE) -> dict[str, str]:
     """The resources `size` sets in the container's requests and limits (GPUs 0: none), GPUs
-    as `gpu_resource` (the vendor's device-plugin resource)."""
+    as `gpu_resource` (the vendor's device-plugin resource), a GPU share in GiB as the
+    GPU-share device plugin counts it (as render writes it)."""
     amounts = {"cpu": size.cpu, "memory": size.memory}
     if size.gpus:
         amounts[gpu_resource] = str(size.gpus)
+    if size.gpu_share:
+        amounts[c.GPU_SHARE_RESOURCE] = size.gpu_share.removesuffix("Gi")
     return {key: value for key, value in amounts.items() if value is not None}
+
+
+def gpu_share_of(container: dict[str, Any]) -> str | None:
+    """The container's GPU share as the spec writes it (`2Gi`); None without one."""
+    resources = container.get("resources") or {}
+    for part in ("limits", "requests"):
+        amount = (resources.get(part) or {}).get(c.GPU_SHARE_RESOURCE)
+        if amount is not None:
+            return f"{amount}Gi"
+    return None
+
+
+def check_gpu_kind(live: dict[str, Any], size: Size) -> None:
+    """Refuse (ScaleRefused) a change of whole GPUs on a notebook with a GPU share, a share on
+    one with whole GPUs, or both at once: a notebook has one or the other, as its spec says."""
+    name = live["metadata"]["name"]
+    container = live["spec"]["template"]["spec"]["containers"][0]
+    share, whole = gpu_share_of(container), pod_gpus({"spec": live["spec"]["template"]["spec"]})
+    if size.gpus is not None and size.gpu_share is not None:
+        raise ScaleRefused(
+            "--gpu (whole GPUs) and --gpu-share (a share of one GPU) exclude each other: give one"
+        )
+    if size.gpus is not None and share is not None:
+        raise ScaleRefused(
+            f"notebook {name} takes a share of one GPU (gpu-share {share}), and --gpu changes "
+            "whole GPUs; change the share with --gpu-share (such as --gpu-share 4Gi), or for "
+            "whole GPUs edit its spec (remove gpu-share, set gpu) and run `gpuctl apply -f FILE`"
+        )
+    if size.gpu_share is not None and whole:
+        raise ScaleRefused(
+            f"notebook {name} takes {whole} whole GPU(s), and --gpu-share asks for a share of "
+            "one; change its GPUs with --gpu, or for a share edit its spec (set gpu-share, "
+            "remove gpu or set gpu: 1) and run `gpuctl apply -f FILE`"
+        )
 
 
 def _ensure_shm(pod: dict[str, Any], container: dict[str, Any]) -> None:
@@ -181,6 +226,7 @@ class ScaleNotebook:
 
     def run(self, name: str, namespace: str, size: Size) -> ScaleResult:
         live = notebooks.find_notebook(self.cluster, name, namespace)
+        check_gpu_kind(live, size)
         if with_size(live, size)["spec"] == live["spec"]:
             return ScaleResult()
         pod = self._running_pod(f"{name}-0", namespace)
@@ -303,6 +349,8 @@ def _restart_reason(pod: dict[str, Any] | None, size: Size) -> str:
         return "its pod is not running"
     if size.gpus is not None and pod_gpus(pod) != size.gpus:
         return "the GPUs change (only CPU and memory change in place)"
+    if size.gpu_share is not None and gpu_share_of(pod["spec"]["containers"][0]) != size.gpu_share:
+        return "the GPU share changes (only CPU and memory change in place)"
     return ""
 
 
@@ -311,6 +359,8 @@ def _other_size(pod: dict[str, Any], size: Size) -> bool:
     containers = (pod.get("spec") or {}).get("containers") or [{}]
     limits = (containers[0].get("resources") or {}).get("limits") or {}
     if size.gpus is not None and pod_gpus(pod) != size.gpus:
+        return True
+    if size.gpu_share is not None and gpu_share_of(containers[0]) != size.gpu_share:
         return True
     asked = container_amounts(Size(cpu=size.cpu, memory=size.memory))
     return any(not quantity.same(limits.get(key), value) for key, value in asked.items())

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from gpuctl.errors import SpecError
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.spec.check import Spec, check_documents, load_specs
@@ -28,6 +29,11 @@ class Workset:
 
     @classmethod
     def from_specs(cls, specs: Sequence[Spec], options: OptionsOf) -> Workset:
+        """Rendered for the cluster `options` names; what render refuses whatever the options
+        (a node in two pools) is refused before they are asked for (the CLI connects then)."""
+        problems = engine.node_pool_problems(specs)
+        if problems:
+            raise SpecError(problems)
         rendered = engine.render_specs(specs, _options(options))
         return cls(rendered, engine.node_labels(specs), list(specs))
 

@@ -164,6 +164,48 @@ def test_a_quota_refusal_leaves_the_job_without_pods_and_the_cluster_working(
     wait(lambda: pods(cluster, "within-quota"), what="the job within the quota to get a pod")
 
 
+def test_a_job_whose_pods_name_a_missing_priority_class_gets_no_pods(cluster: Cluster) -> None:
+    """The API server's Priority admission plugin refuses a pod that names a PriorityClass the
+    cluster lacks; the Job itself is accepted (it is no pod), and the Job controller reports
+    each refused pod in a FailedCreate event: `kubectl apply` says `created`, no pod appears.
+    What `gpuctl render | kubectl apply -f -` would make if render left the classes out."""
+    container = {"name": "main", "image": "busybox:1.36", "command": ["true"]}
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "classless"},
+        "spec": {
+            "backoffLimit": 0,
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "priorityClassName": "gpuctl-test-missing",
+                    "containers": [container],
+                }
+            },
+        },
+    }
+    made = cluster.kubectl("apply", "-f", "-", input=json.dumps(job))
+    assert made.stdout.strip() == "job.batch/classless created"
+
+    def refused() -> list[dict[str, Any]]:
+        out = cluster.kubectl(
+            "get", "events", "--field-selector", "reason=FailedCreate", "-o", "json"
+        ).stdout
+        return json.loads(out)["items"]  # type: ignore[no-any-return]
+
+    event = wait(refused, what="a FailedCreate event")[0]
+    assert (event["involvedObject"]["kind"], event["involvedObject"]["name"]) == (
+        "Job",
+        "classless",
+    )
+    assert event["message"].startswith('Error creating: pods "classless-')
+    assert event["message"].endswith(
+        "is forbidden: no PriorityClass with name gpuctl-test-missing was found"
+    )
+    assert pods(cluster, "classless") == []
+
+
 def _failing_job(name: str) -> dict[str, Any]:
     """A Job whose pods fail: the sandbox crashes images named *crash*; kwok fails pods with
     its chaos label (tests/kube/stages/stages.yaml)."""

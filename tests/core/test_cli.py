@@ -21,7 +21,8 @@ def test_render_prints_multi_document_yaml() -> None:
     done = run_gpuctl("render", "-f", TRAINING)
     assert done.returncode == 0, done.stderr
     objects = list(yaml.safe_load_all(done.stdout))
-    assert [o["kind"] for o in objects] == ["ConfigMap", "Job"]  # the DeepSpeed base config
+    # the class its pods name, the DeepSpeed base config, the Job
+    assert [o["kind"] for o in objects] == ["PriorityClass", "ConfigMap", "Job"]
     assert done.stderr == ""
 
 
@@ -35,7 +36,9 @@ def test_render_takes_directories_repeated_files_and_stdin() -> None:
     piped = run_gpuctl("render", "-f", TRAINING, "-f", "-", stdin=text)
     assert piped.returncode == 0, piped.stderr
     kinds_piped = {o["kind"] for o in yaml.safe_load_all(piped.stdout)}
-    assert kinds_piped == {"ConfigMap", "Job", "Deployment", "Service", "PodDisruptionBudget"}
+    assert kinds_piped == {
+        *("PriorityClass", "ConfigMap", "Job", "Deployment", "Service", "PodDisruptionBudget")
+    }
 
 
 def test_render_json_is_one_list() -> None:
@@ -43,15 +46,18 @@ def test_render_json_is_one_list() -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["kind"] == "List"
-    assert [i["kind"] for i in data["items"]] == ["Service", "Deployment", "PodDisruptionBudget"]
+    assert [i["kind"] for i in data["items"]] == [
+        *("PriorityClass", "Service", "Deployment", "PodDisruptionBudget")
+    ]
 
 
 def test_namespace_flag_wins_over_the_file() -> None:
     spec = (EXAMPLES / "compute.yaml").read_text().replace("job:\n", "job:\n  namespace: team-a\n")
     from_file = run_gpuctl("render", "-f", "-", stdin=spec)
     flagged = run_gpuctl("render", "-n", "team-b", "-f", "-", stdin=spec)
-    assert {o["metadata"]["namespace"] for o in yaml.safe_load_all(from_file.stdout)} == {"team-a"}
-    objects = list(yaml.safe_load_all(flagged.stdout))
+    namespaced = [o for o in yaml.safe_load_all(from_file.stdout) if o["kind"] != "PriorityClass"]
+    assert {o["metadata"]["namespace"] for o in namespaced} == {"team-a"}
+    objects = [o for o in yaml.safe_load_all(flagged.stdout) if o["kind"] != "PriorityClass"]
     assert {o["metadata"]["namespace"] for o in objects} == {"team-b"}
     assert objects[1]["metadata"]["labels"]["runwhere.ai/namespace"] == "team-b"
 
@@ -158,7 +164,7 @@ def test_render_does_not_import_the_kubernetes_client() -> None:
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=False
     )
-    assert done.stderr == "[]"
+    assert done.stderr.splitlines()[-1] == "[]"  # after the pool nodes' kubectl commands
 
 
 def test_one_file_that_is_not_yaml_hides_no_other_files_problems(tmp_path: Path) -> None:
@@ -176,3 +182,44 @@ def test_one_file_that_is_not_yaml_hides_no_other_files_problems(tmp_path: Path)
         done = run_gpuctl("--kubeconfig", str(tmp_path / "none"), verb, "-f", str(tmp_path))
         assert (done.returncode, done.stdout) == (1, ""), verb
         assert done.stderr.splitlines() == problems, verb
+
+
+def test_a_node_in_two_pools_is_refused_alike_by_validate_create_and_apply(
+    tmp_path: Path,
+) -> None:
+    """One check, before any cluster is asked: in one file, or across two (validate checks
+    the files together too, as create takes them)."""
+    both = REPO / "tests" / "core" / "invalid" / "pool-node-in-two-pools.yaml"
+    first, second = both.read_text().split("---\n")
+    (tmp_path / "a.yaml").write_text(first)
+    (tmp_path / "b.yaml").write_text(second)
+    for files in ([str(both)], [str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")]):
+        given = [arg for name in files for arg in ("-f", name)]
+        validated = run_gpuctl("validate", *given)
+        assert validated.returncode == 1, validated.stderr
+        [refusal] = validated.stderr.splitlines()
+        assert "node node1 of pool pool-b is also in pool pool-a (" in refusal
+        assert refusal.endswith("a node belongs to one pool (keep it in one of the two pools)")
+        assert f"{files[-1]}:" in refusal and ": nodes.node1: " in refusal
+        for verb in ("create", "apply"):
+            done = run_gpuctl("--kubeconfig", str(tmp_path / "none"), verb, *given)
+            assert (done.returncode, done.stdout, done.stderr) == (1, "", validated.stderr), verb
+    assert validated.stdout == f"{tmp_path / 'a.yaml'}: ok\n"
+
+
+def test_render_prints_the_pool_nodes_labels_as_kubectl_commands() -> None:
+    """Nodes are not rendered (a Node applied with kubectl would replace the node's own), so
+    what create writes on them is said on stderr, as commands, out of the way of the pipe."""
+    done = run_gpuctl("render", "-f", str(EXAMPLES / "pool.yaml"))
+    assert done.returncode == 0, done.stderr
+    assert "kind: Node" not in done.stdout
+    assert done.stderr.splitlines()[1:] == [
+        "kubectl label node node1 runwhere.ai/pool=training-pool runwhere.ai/gpu-type=A100-100G",
+        "kubectl taint node node1 runwhere.ai/pool=training-pool:NoSchedule",
+        "kubectl label node node2 runwhere.ai/pool=training-pool runwhere.ai/gpu-type=A800-20G",
+        "kubectl taint node node2 runwhere.ai/pool=training-pool:NoSchedule",
+    ]
+    shared = (EXAMPLES / "pool.yaml").read_text() + "isolation: shared\n"
+    untainted = run_gpuctl("render", "-f", "-", stdin=shared)
+    assert [line.split()[1] for line in untainted.stderr.splitlines()[1:]] == ["label", "label"]
+    assert run_gpuctl("render", "-f", TRAINING).stderr == ""

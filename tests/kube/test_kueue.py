@@ -119,7 +119,8 @@ def _holding_the_quota(cluster: Cluster) -> None:
         text=True,
         check=True,
     )
-    objects = list(yaml.safe_load_all(rendered.stdout))
+    # the PriorityClasses render prints first are installed on the plane already
+    objects = [o for o in yaml.safe_load_all(rendered.stdout) if o["kind"] != "PriorityClass"]
     for obj in objects:
         obj["metadata"]["namespace"] = cluster.namespace
     job = next(obj for obj in objects if obj["kind"] == "Job")

@@ -94,6 +94,67 @@ def test_scale_notebook_changes_its_gpus_and_keeps_its_workdir(env: Env) -> None
     assert scaled.restart_reason == "the GPUs change (only CPU and memory change in place)"
 
 
+SHARED = (
+    (EXAMPLES / "notebook.yaml")
+    .read_text()
+    .replace("pool: dev-pool", "pool: default")
+    .replace("gpu-type: a10-24g", "gpu-type: T4-16G")
+)
+
+
+def _container_limits(env: Env) -> dict[str, str]:
+    sts = env.cluster.get("StatefulSet", NAME, "default")
+    limits: dict[str, str] = sts["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    return limits
+
+
+def test_scale_keeps_a_notebook_to_whole_gpus_or_a_share_as_its_spec_says(env: Env) -> None:
+    """--gpu on a notebook with gpu-share would ask for whole GPUs and GPU memory at once (a
+    spec `validate` refuses): refused, with the way to switch; --gpu-share changes the share."""
+    done = env.gpuctl("create", "-f", "-", "--wait", "--timeout", "60s", stdin=SHARED)
+    assert done.returncode == 0, done.stderr
+    before = _container_limits(env)
+    assert before["aliyun.com/gpu-mem"] == "2" and "nvidia.com/gpu" not in before
+
+    whole = env.gpuctl("scale", "notebook", NAME, "--gpu", "2")
+    assert (whole.returncode, whole.stdout) == (1, "")
+    assert whole.stderr == (
+        f"error: notebook {NAME} takes a share of one GPU (gpu-share 2Gi), and --gpu changes "
+        "whole GPUs; change the share with --gpu-share (such as --gpu-share 4Gi), or for whole "
+        "GPUs edit its spec (remove gpu-share, set gpu) and run `gpuctl apply -f FILE`\n"
+    )
+    both = env.gpuctl("scale", "notebook", NAME, "--gpu", "1", "--gpu-share", "4Gi")
+    assert both.returncode == 1 and "exclude each other" in both.stderr
+    assert _container_limits(env) == before
+
+    shared = env.gpuctl("scale", "notebook", NAME, "--gpu-share", "4Gi")
+    assert shared.returncode == 0, shared.stderr
+    assert shared.stdout.splitlines()[-1].startswith(
+        f"notebook {NAME} restarted: the GPU share changes (only CPU and memory change in "
+        "place); its pod is replaced by one with gpu-share 4Gi"
+    )
+    after = _container_limits(env)
+    assert after["aliyun.com/gpu-mem"] == "4" and "nvidia.com/gpu" not in after
+    again = env.gpuctl("scale", "notebook", NAME, "--gpu-share", "4Gi")
+    assert again.stdout == f"notebook {NAME} already has gpu-share 4Gi; nothing changed\n"
+    bad = env.gpuctl("scale", "notebook", NAME, "--gpu-share", "4G")
+    assert bad.returncode == 2
+    assert "--gpu-share '4G' is not whole Gi of GPU memory (such as 4Gi)" in bad.stderr
+
+
+def test_scale_refuses_a_gpu_share_on_a_notebook_with_whole_gpus(env: Env) -> None:
+    start(env)
+    before = _container_limits(env)
+    done = env.gpuctl("scale", "notebook", NAME, "--gpu-share", "4Gi")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"error: notebook {NAME} takes 1 whole GPU(s), and --gpu-share asks for a share of one; "
+        "change its GPUs with --gpu, or for a share edit its spec (set gpu-share, remove gpu or "
+        "set gpu: 1) and run `gpuctl apply -f FILE`\n"
+    )
+    assert _container_limits(env) == before
+
+
 def test_scale_refuses_what_is_not_a_notebook(env: Env) -> None:
     training = (EXAMPLES / "compute.yaml").read_text()
     assert env.gpuctl("create", "-f", "-", stdin=training).returncode == 0
@@ -105,7 +166,7 @@ def test_scale_refuses_what_is_not_a_notebook(env: Env) -> None:
     assert wrong.returncode == 2
     nothing = env.gpuctl("scale", "notebook", name)
     assert nothing.returncode == 2
-    assert "say what to change: --gpu, --cpu and/or --memory" in nothing.stderr
+    assert "say what to change: --gpu or --gpu-share, --cpu and/or --memory" in nothing.stderr
     bad = env.gpuctl("scale", "notebook", name, "--memory", "lots")
     assert bad.returncode == 2
     assert "--memory 'lots' is not a positive quantity (such as 4, 500m, 16Gi)" in bad.stderr

@@ -152,8 +152,9 @@ def test_a_missing_node_or_a_node_in_two_files_is_refused_before_any_write(
     )
     both = env.gpuctl("apply", "-f", "-", stdin=TRAIN + "---\n" + INFER)
     assert both.returncode == 1
-    assert "node gpu-a100-1 is in pool inference" in both.stderr
-    assert "and in pool training" in both.stderr
+    assert "nodes.gpu-a100-1: node gpu-a100-1 of pool inference is also in pool training (" in (
+        both.stderr
+    )
     assert env.sandbox.requests.only_reads()
     assert pool_labels(env) == {}
 

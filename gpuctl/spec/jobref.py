@@ -1,6 +1,6 @@
 """A job reference, the way people and URLs name a job: `NAME`, `NAMESPACE/NAME` (kubectl's
-form) or `NAMESPACE.NAME` (the REST API's job id: what POST /jobs answers, what the console
-links to and what `GPUCTL_JOB_ID` holds).
+form) or `NAMESPACE.NAME` (the REST API's job id: what POST /jobs answers and what the
+console links to).
 
 A job's name and a namespace are both DNS-1123 labels (lower-case letters, digits and '-'), so
 neither ever holds a '.' or a '/': a reference has at most one of the two, and it always

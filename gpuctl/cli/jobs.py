@@ -305,18 +305,27 @@ def logs(
         pod=pod,
     )
     errors = []
-    for key in keys:
-        try:
-            _print_logs(cluster, key, options, prefix=len(keys) > 1)
-        except UsageError:
-            raise
-        except GpuctlError as exc:
-            errors.append(str(exc))
+    stop = threading.Event()
+    try:
+        for key in keys:
+            try:
+                _print_logs(cluster, key, options, stop, prefix=len(keys) > 1)
+            except UsageError:
+                raise
+            except GpuctlError as exc:
+                errors.append(str(exc))
+    except KeyboardInterrupt:  # Ctrl-C ends a follow (or the jobs' logs): how one stops it
+        stop.set()
     return report([], errors)
 
 
 def _print_logs(
-    cluster: Cluster, key: jobref.JobKey, options: jobs.LogOptions, *, prefix: bool
+    cluster: Cluster,
+    key: jobref.JobKey,
+    options: jobs.LogOptions,
+    stop: threading.Event,
+    *,
+    prefix: bool,
 ) -> None:
     """One job's logs (only its pod's when `key` names a pod); `prefix`: every line [pod]."""
     found = _job_or_pod(lambda name: jobs.find_job(cluster, name, key.namespace), cluster, key)
@@ -324,12 +333,8 @@ def _print_logs(
         if options.pod not in (None, found.pod):
             raise UsageError(f"{key.name} is a pod of job {found.job}; --pod says {options.pod}")
         options = dataclasses.replace(options, pod=found.pod)
-    stop = threading.Event()
-    try:
-        for line in jobs.stream_logs(cluster, found.found, options, stop, prefix=prefix):
-            click.echo(line)
-    except KeyboardInterrupt:  # Ctrl-C ends a follow: that is how one stops it
-        stop.set()
+    for line in jobs.stream_logs(cluster, found.found, options, stop, prefix=prefix):
+        click.echo(line)
 
 
 def _find_job(cluster: Cluster, reference: str, namespace: str | None) -> dict[str, Any]:

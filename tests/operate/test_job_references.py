@@ -107,6 +107,11 @@ def test_a_pods_name_is_its_jobs_for_describe_and_logs(team_web: Env) -> None:
     alone = env.gpuctl("logs", "web", "-n", TEAM, "--pod", pods[1])
     assert logs.stdout and logs.stdout.splitlines()[:3] == alone.stdout.splitlines()[:3]
     assert not logs.stdout.startswith("[")  # that pod's lines only
+    other = env.gpuctl("logs", pods[1], "-n", TEAM, "--pod", pods[0])
+    assert (other.returncode, other.stdout) == (2, "")
+    assert other.stderr.splitlines()[-1] == (
+        f"error: {pods[1]} is a pod of job web; --pod says {pods[0]}"
+    )
     # a pod that is no job's stays not found
     env.cluster.create(
         {

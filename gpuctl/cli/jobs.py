@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import re
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import click
 
@@ -18,14 +19,17 @@ from gpuctl.cli.main import (
     echo_objects,
     no_headers_option,
     output_option,
+    report,
 )
 from gpuctl.cli.views import jobs as job_views
 from gpuctl.cluster.api import TableCluster
 from gpuctl.cluster.client import Cluster
 from gpuctl.cluster.resources import ref
-from gpuctl.errors import UsageError
+from gpuctl.errors import GpuctlError, UsageError
 from gpuctl.inventory import jobs
-from gpuctl.spec import kinds
+from gpuctl.spec import jobref, kinds
+
+T = TypeVar("T")
 
 
 @click.command("jobs")
@@ -175,7 +179,9 @@ def _echo_rows(
 
 
 @click.command("job")
-@click.argument("name", shell_complete=complete.jobs)
+@click.argument(
+    "references", metavar="JOB...", nargs=-1, required=True, shell_complete=complete.jobs
+)
 @cluster_options
 @click.option(
     "--prometheus-url",
@@ -185,34 +191,75 @@ def _echo_rows(
 )
 @click.option("--since", default="1h", show_default=True, help="The GPU usage curve's window.")
 def describe_job(
-    name: str,
+    references: tuple[str, ...],
     kubeconfig: str | None,
     context: str | None,
     namespace: str | None,
     prometheus_url: str | None,
     since: str,
-) -> None:
-    """A job in detail: spec summary, status and why, pods, events, access address, and each
+) -> int:
+    """Jobs in detail: spec summary, status and why, pods, events, access address, and each
     pod's GPU usage now with a curve of its GPU utilisation (from Prometheus); and the values
     the job pushed (loss, throughput, progress: POST /api/v1/metrics/custom) with their curves.
 
+    JOB is NAME, NAMESPACE/NAME or NAMESPACE.NAME, or the name of one of the job's pods.
+    Several are described in turn, a blank line between; each one not found is an error line
+    at the end (exit code 1).
+
     \b
     gpuctl describe job qwen2-7b-llamafactory-sft
+    gpuctl describe job alice/qwen2-7b-llamafactory-sft llama3-8b-inference
     gpuctl describe job qwen2-7b-llamafactory-sft --since 6h --prometheus-url http://prom:9090
     """
-    from gpuctl.cli.monitoring import own_metrics_section, usage_section
-
     window = duration(since)
     cluster = Cluster.connect(kubeconfig, context)
-    details = jobs.gather(cluster, name, namespace or cluster.namespace)
-    click.echo(job_views.describe(details), nl=False)
-    click.echo(usage_section(details, prometheus_url, cluster.context, window, since), nl=False)
-    own = own_metrics_section(details, prometheus_url, cluster.context, window, since)
-    click.echo(own, nl=False)
+    keys = jobref.locate_all(references, namespace, cluster.namespace)
+    errors = []
+    shown = 0
+    for key in keys:
+        try:
+            text = _description(cluster, key, prometheus_url, window, since)
+        except UsageError:
+            raise
+        except GpuctlError as exc:
+            errors.append(str(exc))
+            continue
+        click.echo(("\n" if shown else "") + text, nl=False)
+        shown += 1
+    return report([], errors)
+
+
+def _description(
+    cluster: Cluster, key: jobref.JobKey, prometheus_url: str | None, window: float, since: str
+) -> str:
+    """One job's description, whole (nothing of it is printed before all of it is read)."""
+    from gpuctl.cli.monitoring import own_metrics_section, usage_section
+
+    details = _job_or_pod(
+        lambda name: jobs.gather(cluster, name, key.namespace), cluster, key
+    ).found
+    return "".join(
+        (
+            job_views.describe(details),
+            usage_section(details, prometheus_url, cluster.context, window, since),
+            own_metrics_section(details, prometheus_url, cluster.context, window, since),
+        )
+    )
+
+
+def _job_or_pod(find: Callable[[str], T], cluster: Cluster, key: jobref.JobKey) -> jobs.ByPod[T]:
+    """`find` of the job `key` names, or of the job whose pod it names: then the line `pod
+    x-abc12 belongs to job x` on stderr."""
+    found = jobs.by_job_or_pod(find, cluster, key.name, key.namespace)
+    if found.pod is not None:
+        click.echo(f"pod {found.pod} belongs to job {found.job}", err=True)
+    return found
 
 
 @click.command()
-@click.argument("name", shell_complete=complete.jobs)
+@click.argument(
+    "references", metavar="JOB...", nargs=-1, required=True, shell_complete=complete.jobs
+)
 @cluster_options
 @click.option("-f", "--follow", is_flag=True, help="Keep printing new lines (and new pods).")
 @click.option("--tail", type=int, help="Only the last N lines of each pod.")
@@ -220,7 +267,7 @@ def describe_job(
 @click.option("--grep", help="Only lines matching this regular expression.")
 @click.option("--pod", help="Only this pod of the job.")
 def logs(
-    name: str,
+    references: tuple[str, ...],
     kubeconfig: str | None,
     context: str | None,
     namespace: str | None,
@@ -230,18 +277,26 @@ def logs(
     grep: str | None,
     pod: str | None,
 ) -> int:
-    """Print the logs of a job's pods, each line prefixed [pod] when it has several.
+    """Print the logs of a job's pods, each line prefixed [pod] when there are several.
+
+    JOB is NAME, NAMESPACE/NAME or NAMESPACE.NAME; a pod's name gives that pod's logs only.
+    Several jobs are printed in turn (not with -f or --pod); each one not found is an error
+    line at the end (exit code 1).
 
     \b
     gpuctl logs qwen2-7b-llamafactory-sft -f
     gpuctl logs llama3-8b-inference --tail 100 --grep 'ERROR|WARN'
+    gpuctl logs alice.qwen2-7b-llamafactory-sft llama3-8b-inference --tail 10
     """
     try:
         pattern = re.compile(grep) if grep else None
     except re.error as exc:
         raise UsageError(f"--grep {grep!r} is not a regular expression: {exc}") from exc
+    if len(references) > 1 and (follow or pod):
+        option = "-f" if follow else "--pod"
+        raise UsageError(f"{option} takes one job; {len(references)} were given")
     cluster = Cluster.connect(kubeconfig, context)
-    job = jobs.find_job(cluster, name, namespace or cluster.namespace)
+    keys = jobref.locate_all(references, namespace, cluster.namespace)
     options = jobs.LogOptions(
         follow=follow,
         tail=tail,
@@ -249,20 +304,53 @@ def logs(
         grep=pattern,
         pod=pod,
     )
+    errors = []
     stop = threading.Event()
     try:
-        for line in jobs.stream_logs(cluster, job, options, stop):
-            click.echo(line)
-    except KeyboardInterrupt:  # Ctrl-C ends a follow: that is how one stops it
+        for key in keys:
+            try:
+                _print_logs(cluster, key, options, stop, prefix=len(keys) > 1)
+            except UsageError:
+                raise
+            except GpuctlError as exc:
+                errors.append(str(exc))
+    except KeyboardInterrupt:  # Ctrl-C ends a follow (or the jobs' logs): how one stops it
         stop.set()
-    return 0
+    return report([], errors)
+
+
+def _print_logs(
+    cluster: Cluster,
+    key: jobref.JobKey,
+    options: jobs.LogOptions,
+    stop: threading.Event,
+    *,
+    prefix: bool,
+) -> None:
+    """One job's logs (only its pod's when `key` names a pod); `prefix`: every line [pod]."""
+    found = _job_or_pod(lambda name: jobs.find_job(cluster, name, key.namespace), cluster, key)
+    if found.pod is not None:
+        if options.pod not in (None, found.pod):
+            raise UsageError(f"{key.name} is a pod of job {found.job}; --pod says {options.pod}")
+        options = dataclasses.replace(options, pod=found.pod)
+    for line in jobs.stream_logs(cluster, found.found, options, stop, prefix=prefix):
+        click.echo(line)
+
+
+def _find_job(cluster: Cluster, reference: str, namespace: str | None) -> dict[str, Any]:
+    """The workload of the job `reference` names (NAME, NAMESPACE/NAME or NAMESPACE.NAME)."""
+    key = jobref.locate(reference, namespace, cluster.namespace)
+    return jobs.find_job(cluster, key.name, key.namespace)
 
 
 @click.command()
-@click.argument("name", shell_complete=complete.jobs)
+@click.argument("reference", metavar="JOB", shell_complete=complete.jobs)
 @cluster_options
-def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
-    """Pause a job: a Job is suspended, a Deployment/StatefulSet scaled to zero.
+def pause(
+    reference: str, kubeconfig: str | None, context: str | None, namespace: str | None
+) -> None:
+    """Pause a job: a Job is suspended, a Deployment/StatefulSet scaled to zero. JOB is NAME,
+    NAMESPACE/NAME or NAMESPACE.NAME.
 
     \b
     gpuctl pause llama3-8b-inference
@@ -270,16 +358,19 @@ def pause(name: str, kubeconfig: str | None, context: str | None, namespace: str
     from gpuctl.verbs.pause import Pause  # the verbs load the renderer: not for get/describe
 
     cluster = Cluster.connect(kubeconfig, context)
-    job = jobs.find_job(cluster, name, namespace or cluster.namespace)
+    job = _find_job(cluster, reference, namespace)
     for line in Pause(cluster).run(job).lines():
         click.echo(line)
 
 
 @click.command()
-@click.argument("name", shell_complete=complete.jobs)
+@click.argument("reference", metavar="JOB", shell_complete=complete.jobs)
 @cluster_options
-def resume(name: str, kubeconfig: str | None, context: str | None, namespace: str | None) -> None:
-    """Resume a paused job (to the replica count it had when paused).
+def resume(
+    reference: str, kubeconfig: str | None, context: str | None, namespace: str | None
+) -> None:
+    """Resume a paused job (to the replica count it had when paused). JOB is NAME,
+    NAMESPACE/NAME or NAMESPACE.NAME.
 
     \b
     gpuctl resume llama3-8b-inference
@@ -287,6 +378,6 @@ def resume(name: str, kubeconfig: str | None, context: str | None, namespace: st
     from gpuctl.verbs.pause import Resume
 
     cluster = Cluster.connect(kubeconfig, context)
-    job = jobs.find_job(cluster, name, namespace or cluster.namespace)
+    job = _find_job(cluster, reference, namespace)
     for line in Resume(cluster).run(job).lines():
         click.echo(line)

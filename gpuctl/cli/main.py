@@ -156,7 +156,7 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
         ),
         "delete": (
             "gpuctl.cli.writing:delete",
-            "Delete what specs render (-f), or a job by name (job NAME); pods go with them.",
+            "Delete what specs render (-f), or jobs (job JOB…); pods go with them.",
         ),
         "sandbox": (
             "gpuctl.sandbox.cli:sandbox",

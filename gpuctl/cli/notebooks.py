@@ -21,16 +21,16 @@ from gpuctl.cli.views import notebooks as notebook_views
 from gpuctl.cluster.client import Cluster
 from gpuctl.errors import UsageError
 from gpuctl.inventory import notebooks
-from gpuctl.spec import quantity
+from gpuctl.spec import jobref, quantity
 
 
 @click.command("notebook")
-@click.argument("name", required=False)
+@click.argument("reference", metavar="[NOTEBOOK]", required=False)
 @cluster_options
 @output_option
 @no_headers_option
 def get_notebook(
-    name: str | None,
+    reference: str | None,
     kubeconfig: str | None,
     context: str | None,
     namespace: str | None,
@@ -44,11 +44,14 @@ def get_notebook(
     gpuctl get notebook data-prep-notebook
     """
     cluster = Cluster.connect(kubeconfig, context)
-    found = notebooks.list_notebooks(cluster, namespace or cluster.namespace, name)
+    where, name = namespace or cluster.namespace, None
+    if reference is not None:
+        where, name = jobref.locate(reference, namespace, cluster.namespace)
+    found = notebooks.list_notebooks(cluster, where, name)
     if echo_objects(found, output, [f"statefulset/{o['metadata']['name']}" for o in found]):
         return
     if not found:
-        click.echo(f"No notebooks found in namespace {namespace or cluster.namespace}.", err=True)
+        click.echo(f"No notebooks found in namespace {where}.", err=True)
         return
     rows = notebook_views.rows(cluster, found)
     click.echo(table.table(notebook_views.HEADERS, rows, no_headers=no_headers), nl=False)
@@ -56,7 +59,7 @@ def get_notebook(
 
 @click.command("scale")
 @click.argument("what", metavar="notebook")
-@click.argument("name")
+@click.argument("reference", metavar="NOTEBOOK")
 @click.option("--gpu", "gpus", type=click.IntRange(0, 1024), help="Whole GPUs to have.")
 @click.option(
     "--gpu-share",
@@ -68,7 +71,7 @@ def get_notebook(
 @cluster_options
 def scale(
     what: str,
-    name: str,
+    reference: str,
     gpus: int | None,
     gpu_share: str | None,
     cpu: str | None,
@@ -113,8 +116,10 @@ def scale(
 
     size = Size(gpus, cpu, memory, gpu_share)
     cluster = Cluster.connect(kubeconfig, context)
+    key = jobref.locate(reference, namespace, cluster.namespace)
+    name = key.name
     verb = ScaleNotebook(cluster, timeout=duration(timeout), progress=progress_line())
-    scaled = verb.run(name, namespace or cluster.namespace, size)
+    scaled = verb.run(name, key.namespace, size)
     lines = scaled.lines()
     if scaled.errors:
         return report(lines, scaled.errors)
@@ -173,6 +178,9 @@ def cp(
     """
     from gpuctl.verbs import copy
 
-    copy.plan(source, destination)  # usage errors before connecting
+    src, dst = copy.plan(source, destination)  # usage errors before connecting
+    remote = dst or src
+    assert remote is not None
     cluster = Cluster.connect(kubeconfig, context)
-    show_result(copy.Copy(cluster).run(source, destination, namespace or cluster.namespace))
+    key = jobref.settle(remote.ref, namespace, cluster.namespace)
+    show_result(copy.Copy(cluster).run(source, destination, key.namespace))

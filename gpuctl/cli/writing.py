@@ -24,10 +24,13 @@ from gpuctl.cli.main import (
     show_result,
     timeout_option,
 )
-from gpuctl.errors import GpuctlError, SpecError
+from gpuctl.errors import GpuctlError, SpecError, UsageError
+from gpuctl.spec import jobref
 
 if TYPE_CHECKING:
     from gpuctl.cluster.api import ClusterAPI, LogCluster
+    from gpuctl.spec.jobref import JobKey
+    from gpuctl.verbs.delete import Delete
     from gpuctl.verbs.wait import Wait
     from gpuctl.verbs.workset import Workset
 
@@ -247,14 +250,12 @@ class DeleteOptions(Target):
     ignore_not_found: bool
 
     def validate(self) -> None:
-        """Either -f FILE… or `job NAME`, never both, never neither."""
-        from gpuctl.errors import UsageError
-
+        """Either -f FILE… or `job JOB…`, never both, never neither."""
         files, what = self.files, self.what
         if bool(files) == bool(what) or (
-            what and (len(what) != 2 or what[0] not in ("job", "jobs"))
+            what and (len(what) < 2 or what[0] not in ("job", "jobs"))
         ):
-            raise UsageError("give either -f FILE… or `job NAME`")
+            raise UsageError("give either -f FILE… or `job JOB…`")
 
     def connect(self) -> ClusterAPI:
         from gpuctl.cluster import client
@@ -294,18 +295,20 @@ delete_options = gathered(
 @click.command()
 @delete_options
 def delete(options: DeleteOptions) -> int:
-    """Delete what specs render (-f), or a job by name (job NAME); pods go with them.
+    """Delete what specs render (-f), or jobs (job JOB…); pods go with them.
 
     Each object already gone is reported `KIND/NAME not found` and the exit code is 1, as
     kubectl does; --ignore-not-found silences that. A deleted job's pushed metrics are deleted
     from the Pushgateway ($GPUCTL_PUSHGATEWAY_URL, else the config file's pushgatewayUrl).
+    JOB is NAME, NAMESPACE/NAME or NAMESPACE.NAME; several are deleted in turn, each one's
+    lines as it goes, and the exit code is 1 when any of them failed.
 
     \b
     gpuctl delete -f examples/training.yaml --wait
     gpuctl delete job qwen2-7b-llamafactory-sft --force
+    gpuctl delete job alice/qwen2-7b-llamafactory-sft llama3-8b-inference
     gpuctl delete -f examples/training.yaml --ignore-not-found
     """
-    from gpuctl.inventory.jobs import JobNotFound
     from gpuctl.monitoring import custom
     from gpuctl.verbs.delete import Delete
 
@@ -324,13 +327,28 @@ def delete(options: DeleteOptions) -> int:
     )
     if session:
         result = verb.files(session.work.manifests, session.work.node_labels)
-    else:
-        try:
-            result = verb.job(options.what[1], options.namespace or cluster.namespace)
-        except JobNotFound:
-            if not options.ignore_not_found:
-                raise
+        show_result(result)
+        return 0 if result.ok else 1
+    keys = jobref.locate_all(options.what[1:], options.namespace, cluster.namespace)
+    return max((_delete_job(verb, key, options.ignore_not_found) for key in keys), default=0)
+
+
+def _delete_job(verb: Delete, key: JobKey, ignore_not_found: bool) -> int:
+    """Delete one job, saying what became of it: 0 when done, 1 when it failed."""
+    from gpuctl.inventory.jobs import JobNotFound
+
+    try:
+        result = verb.job(key.name, key.namespace)
+    except JobNotFound as exc:
+        if ignore_not_found:
             return 0
+        click.echo(f"error: {exc}", err=True)
+        return 1
+    except UsageError:
+        raise
+    except GpuctlError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 1
     show_result(result)
     return 0 if result.ok else 1
 

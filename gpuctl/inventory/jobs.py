@@ -13,10 +13,10 @@ import re
 import shlex
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from gpuctl import constants as c
 from gpuctl import shapes, workloads
@@ -32,6 +32,7 @@ from gpuctl.workloads import WorkloadAdapter
 
 WORKLOADS = status.WORKLOAD_KINDS
 DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"
+T = TypeVar("T")
 
 
 class JobNotFound(GpuctlError):
@@ -252,6 +253,38 @@ def find_job_or_partial(cluster: ClusterAPI, name: str, namespace: str) -> dict[
     if partial is None:
         raise JobNotFound(f"no job named {name!r} in namespace {namespace}")
     return partial
+
+
+def job_of_pod(cluster: ClusterAPI, pod: str, namespace: str) -> str | None:
+    """The name of the gpuctl job pod `pod` belongs to (its instance label); None when there
+    is no such pod or it is no job's."""
+    found = cluster.find("Pod", pod, namespace)
+    if found is None or not is_job(found):
+        return None
+    return labels_of(found).get(Labels.INSTANCE) or None
+
+
+class ByPod(NamedTuple, Generic[T]):
+    """What `by_job_or_pod` found, the job's name, and the pod the reference named (None
+    when it named the job)."""
+
+    found: T
+    job: str
+    pod: str | None
+
+
+def by_job_or_pod(
+    find: Callable[[str], T], cluster: ClusterAPI, name: str, namespace: str
+) -> ByPod[T]:
+    """`find(name)` of job `name`; when there is no such job but a pod of that name belongs to
+    one, `find` of that job, and the pod's name. JobNotFound (about `name`) when neither."""
+    try:
+        return ByPod(find(name), name, None)
+    except JobNotFound:
+        owner = job_of_pod(cluster, name, namespace)
+        if owner is None:
+            raise
+    return ByPod(find(owner), owner, name)
 
 
 def pods_of(cluster: ClusterAPI, job: dict[str, Any]) -> list[dict[str, Any]]:
@@ -660,10 +693,16 @@ class LogOptions:
 
 
 def stream_logs(
-    cluster: LogCluster, job: dict[str, Any], options: LogOptions, stop: threading.Event
+    cluster: LogCluster,
+    job: dict[str, Any],
+    options: LogOptions,
+    stop: threading.Event,
+    *,
+    prefix: bool = False,
 ) -> Iterator[str]:
-    """The job's log lines, prefixed `[pod]` when it has several pods. With `follow`, pods
-    that appear later are followed too, until `stop` is set or a finished Job's streams end."""
+    """The job's log lines, prefixed `[pod]` when it has several pods (or `prefix`: always,
+    for lines of several jobs). With `follow`, pods that appear later are followed too, until
+    `stop` is set or a finished Job's streams end."""
     namespace = job["metadata"]["namespace"]
     pods = [
         p for p in pods_of(cluster, job) if not options.pod or p["metadata"]["name"] == options.pod
@@ -671,7 +710,7 @@ def stream_logs(
     if options.pod and not pods:
         raise GpuctlError(f"job {job['metadata']['name']!r} has no pod {options.pod!r}")
     if not options.follow:
-        prefix = len(pods) > 1
+        prefix = prefix or len(pods) > 1
         for pod in pods:
             name = pod["metadata"]["name"]
             for line in _pod_lines(cluster, name, namespace, options, follow=False):

@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gpuctl import __version__
 from gpuctl.cluster.api import FullClusterAPI
 from gpuctl.cluster.cache import Cache, CachedReads
-from gpuctl.server import console, contract, errors, limits
+from gpuctl.server import console, contract, errors, limits, paths
 from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks, workloads
 from gpuctl.server.routes import metrics as custom_metrics
@@ -145,6 +145,7 @@ def create_app(
     console.install(app)  # last: its catch-all answers the paths no route above takes
     push = (custom.MAX_BODY, f"a push is at most {custom.MAX_NAMES} values")
     caps = {f"{PREFIX}/metrics/custom": push}
+    app.add_middleware(paths.JobIdSlash, prefix=PREFIX)  # innermost: before routing only
     app.add_middleware(limits.Gate, prefix=PREFIX, caps=caps)  # inside Measure: answers counted
     app.add_middleware(Measure, **measure)
     return app

@@ -183,7 +183,11 @@ class CustomMetricsPush(Body):
         }
     )
 
-    job_id: str = Field(max_length=320, description="the job's id, `<namespace>.<name>`")
+    job_id: str = Field(
+        max_length=320,
+        description="the job: its id `<namespace>.<name>`, or `<namespace>/<name>`, or "
+        "`<name>` alone for a job in the caller's own namespace",
+    )
     metrics: dict[str, Any] = Field(
         description="name -> a finite number; `progress` is percent (0-100), `tokensPerSecond`"
         " or `samplesPerSecond` the job's throughput",

@@ -31,6 +31,7 @@ from gpuctl.inventory.status import WORKLOAD_KINDS
 from gpuctl.server import kubeauth
 from gpuctl.server.auth import Principal
 from gpuctl.server.errors import ApiError
+from gpuctl.spec.jobref import job_id
 from gpuctl.verbs.create import Marks
 
 HEADER = "Idempotency-Key"
@@ -122,7 +123,7 @@ def earlier(
                 422,
                 REUSED,
                 f"{HEADER} {idem.key!r} was used for another request (it made job "
-                f"{meta['namespace']}.{meta['name']}); send a new key for a new job: "
+                f"{job_id(meta['namespace'], meta['name'])}); send a new key for a new job: "
                 "nothing was created",
                 field=HEADER,
             )

@@ -10,6 +10,7 @@ from gpuctl import constants as c
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import jobs, nodes, pools, quotas, status
 from gpuctl.inventory.pools import Inventory, Pool
+from gpuctl.spec.jobref import job_id
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
@@ -43,7 +44,7 @@ def job_item(job: dict[str, Any], started: str | None) -> dict[str, Any]:
     """One job of a list; `started`: when a pod of it started (status.started_at)."""
     meta, labels = _meta(job), nodes.labels_of(job)
     return {
-        "jobId": f"{meta.get('namespace', '')}.{meta.get('name', '')}",
+        "jobId": job_id(meta.get("namespace", ""), meta.get("name", "")),
         "name": meta.get("name", ""),
         "namespace": meta.get("namespace", ""),
         "kind": labels.get(c.Labels.JOB_TYPE, job.get("kind", "").lower()),
@@ -260,7 +261,7 @@ def pool_detail(inventory: Inventory, pool: Pool, sees: Visible) -> dict[str, An
         "status": pool_item(inventory, pool)["status"],
         "jobs": [
             {
-                "jobId": f"{namespace}.{job}",
+                "jobId": job_id(namespace, job),
                 "name": job,
                 "namespace": namespace,
                 "gpu": sum(status.pod_gpus(pod) for pod in pods),

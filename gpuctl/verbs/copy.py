@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import posixpath
-import re
 import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,26 +19,33 @@ from pathlib import Path, PurePosixPath
 from gpuctl.cluster.api import ClusterAPI, ExecCluster
 from gpuctl.cluster.client import ExecResult
 from gpuctl.errors import UsageError
+from gpuctl.spec import jobref
 from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.verbs.errors import CopyFailed
 
 CHUNK = 256 * 1024
-# NOTEBOOK:PATH, where NOTEBOOK is a job name (a DNS label): anything else is a local path.
-_REMOTE = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?):(.+)$")
 
 
 @dataclass(frozen=True)
 class Remote:
-    notebook: str
+    """`NOTEBOOK:PATH`, where NOTEBOOK is a job reference (NAME, NAMESPACE/NAME as kubectl cp
+    has it, or NAMESPACE.NAME)."""
+
+    ref: jobref.JobRef
     path: str  # absolute or relative to the container's working directory
+
+    @property
+    def notebook(self) -> str:
+        return self.ref.name
 
 
 def parse_remote(word: str) -> Remote | None:
     """`NOTEBOOK:PATH` as a Remote; None for a local path (`./a:b` and `/x:y` stay local)."""
-    match = _REMOTE.match(word)
-    if not match:
+    before, colon, path = word.partition(":")
+    ref = jobref.parse_or_none(before)
+    if not colon or not path or ref is None:
         return None
-    return Remote(match.group(1), match.group(3))
+    return Remote(ref, path)
 
 
 def plan(source: str, destination: str) -> tuple[Remote | None, Remote | None]:
@@ -176,7 +182,11 @@ class Copy:
     cluster: ExecCluster
 
     def run(self, source: str, destination: str, namespace: str) -> CopyResult:
+        """`namespace`: the notebook's, unless its reference names one."""
         src, dst = plan(source, destination)
+        remote = dst or src
+        assert remote is not None  # plan: exactly one side is remote
+        namespace = remote.ref.namespace or namespace
         if dst is not None:
             local = Path(source)
             command, name = unpack_command(dst.path, local.name)

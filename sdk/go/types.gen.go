@@ -271,7 +271,7 @@ type AuthDecision struct {
 //
 // Example: {"jobId":"alice.qwen2-7b-sft","metrics":{"loss":0.12,"progress":42.5,"tokensPerSecond":5100}}
 type CustomMetricsPush struct {
-	// JobId the job's id, `<namespace>.<name>`
+	// JobId the job: its id `<namespace>.<name>`, or `<namespace>/<name>`, or `<name>` alone for a job in the caller's own namespace
 	JobId string `json:"jobId"`
 
 	// Metrics name -> a finite number; `progress` is percent (0-100), `tokensPerSecond` or `samplesPerSecond` the job's throughput

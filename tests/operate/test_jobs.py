@@ -159,10 +159,10 @@ def test_get_jobs_pods_rows_name_the_job(every_status: Env) -> None:
     assert [r.verb for r in calls] == ["list"]
     assert "includeObject=Metadata" in calls[0].query  # the server's Table, as kubectl asks
     lines = done.stdout.splitlines()
-    assert lines[0].split()[:4] == ["JOB", "ID", "NAME", "NAMESPACE"]
-    rows = {line.split()[0]: line for line in lines[1:]}
+    assert lines[0].split()[:3] == ["JOB", "POD", "NAMESPACE"]
+    rows = {line.split()[1]: line for line in lines[1:]}
     pull = next(row for pod, row in rows.items() if pod.startswith("image-pull-"))
-    assert " image-pull " in pull and "Image pull failed" in pull
+    assert pull.startswith("image-pull ") and "Image pull failed" in pull
     partial = [row for pod, row in rows.items() if pod.startswith("partial-")]
     assert len(partial) == 3 and sum("Pending" in row for row in partial) == 1
 

@@ -15,6 +15,7 @@ import pytest
 
 from gpuctl.cluster.client import Cluster, ExecResult, exit_status
 from gpuctl.errors import UsageError
+from gpuctl.spec import jobref
 from gpuctl.verbs import copy
 from gpuctl.verbs.common import VerbResult
 from gpuctl.verbs.errors import CopyFailed
@@ -280,9 +281,19 @@ def test_cp_needs_exactly_one_notebook_side() -> None:
         copy.plan("a.py", "b.py")
     with pytest.raises(UsageError):
         copy.plan("nb:a.py", "nb:b.py")
-    assert copy.plan("./nb:a.py", "nb:/w/") == (None, copy.Remote("nb", "/w/"))
+    assert copy.plan("./nb:a.py", "nb:/w/") == (None, copy.Remote(jobref.parse("nb"), "/w/"))
     assert copy.unpack_command("/w/", "a.py") == (["tar", "-xmf", "-", "-C", "/w"], "a.py")
     assert copy.pack_command("/w/out") == ["tar", "-cf", "-", "-C", "/w", "out"]
+
+
+def test_cp_takes_the_notebooks_namespace_as_kubectl_cp_does() -> None:
+    """`NAMESPACE/NOTEBOOK:PATH` (kubectl cp's form) and `NAMESPACE.NOTEBOOK:PATH`."""
+    for word in ("team/nb:/w/a.py", "team.nb:/w/a.py"):
+        remote = copy.parse_remote(word)
+        assert remote is not None and (remote.ref.namespace, remote.notebook) == ("team", "nb")
+        assert remote.path == "/w/a.py"
+    assert copy.parse_remote("./team/nb:/w") is None
+    assert copy.parse_remote("a/b/c:/w") is None  # a local path
 
 
 def _archive(*names: str, link: tuple[str, str] | None = None) -> bytes:

@@ -75,9 +75,9 @@ def pod_rows(
 def pod_line_rows(
     pods: list[PodLine], *, wide: bool, at: datetime | None = None
 ) -> tuple[list[str], list[list[str]]]:
-    """The `get jobs --pods` columns: JOB ID (the pod), NAME (the job), NAMESPACE, KIND,
-    STATUS, READY, NODE, IP, AGE; wide adds GPU."""
-    headers = ["JOB ID", "NAME", "NAMESPACE", "KIND", "STATUS", "READY", "NODE", "IP", "AGE"]
+    """The `get jobs --pods` columns: JOB, POD, NAMESPACE, KIND, STATUS, READY, NODE, IP,
+    AGE; wide adds GPU. JOB is what `describe job` and `logs` take, and so is POD."""
+    headers = ["JOB", "POD", "NAMESPACE", "KIND", "STATUS", "READY", "NODE", "IP", "AGE"]
     if wide:
         headers.append("GPU")
     at = at or table.now()
@@ -90,8 +90,8 @@ def pod_line_rows(
         if created not in ages:
             ages[created] = table.age(created, at)
         row = [
-            meta["name"],
             status.job_name_of(labels),
+            meta["name"],
             meta.get("namespace", ""),
             labels.get(Labels.JOB_TYPE, ""),
             pod.status,

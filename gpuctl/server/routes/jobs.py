@@ -1,17 +1,19 @@
 """Jobs: create (one, or a batch), list, read, delete, logs and metrics.
 
-A job's id is `<namespace>.<name>` (both DNS labels, so the first dot splits them): stable,
-unique in the cluster, URL-safe, and what POST returns is what GET and DELETE take.
+A job's id is `<namespace>.<name>`: stable, unique in the cluster, URL-safe, and what POST
+returns is what GET and DELETE take. They also take the other forms of a job reference
+(gpuctl.spec.jobref): `<name>` alone, for a job in the caller's own namespace, and
+`<namespace>/<name>` (in a path, its slash escaped: gpuctl.server.paths). Answers always give
+the id as `<namespace>.<name>`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, JsonValue
 
@@ -32,25 +34,34 @@ from gpuctl.server.params import (
     query_parameters,
 )
 from gpuctl.server.views import JOB_STATUS, job_detail, job_item, status_word
+from gpuctl.spec import jobref
 from gpuctl.spec.check import Spec
+from gpuctl.spec.jobref import JobKey
 from gpuctl.spec.kinds import job_kinds
 from gpuctl.verbs.create import Marks
 
 router = APIRouter(tags=["jobs"], route_class=media.YamlBodyRoute)
-JOB_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+JOB_ID_WORDS = (
+    "the job: `<namespace>.<name>` (its id, as POST /jobs answers), `<namespace>/<name>` (in "
+    "a path, its slash escaped: `%2F`) or `<name>` alone, for a job in the caller's own namespace"
+)
+JobIdPath = Annotated[str, Path(description=JOB_ID_WORDS)]
 
 
-def job_id(namespace: str, name: str) -> str:
-    return f"{namespace}.{name}"
+def locate(principal: Principal, cluster: ClusterAPI, reference: str) -> JobKey:
+    """The job a reference names, when the caller may see it; 404 otherwise (another user's
+    job is not found, to them). A reference without a namespace means the caller's own: a
+    token-file user's, a kubernetes caller's (their token's, else the server's), an admin's
+    the server's (as kubectl's context namespace)."""
+    ref = jobref.parse_or_none(reference)
+    namespace = "" if ref is None else ref.namespace or _home_namespace(cluster, principal)
+    if ref is None or not principal.sees(namespace):
+        raise ApiError(404, "JobNotFound", f"no job {reference!r}")
+    return JobKey(namespace, ref.name)
 
 
-def locate(principal: Principal, jid: str) -> tuple[str, str]:
-    """(namespace, name) of a job id the caller may see; 404 otherwise (another user's job is
-    not found, to them)."""
-    namespace, _, name = jid.partition(".")
-    if not JOB_ID.match(jid) or not principal.sees(namespace):
-        raise ApiError(404, "JobNotFound", f"no job {jid!r}")
-    return namespace, name
+def _home_namespace(cluster: ClusterAPI, principal: Principal) -> str:
+    return _own_namespace(principal) or kubeauth.namespace_of(cluster, principal)
 
 
 def _own_namespace(principal: Principal) -> str | None:
@@ -169,7 +180,7 @@ def _create_one(
     )
     caught_up(request, workload.kind, [workload.name], workload.namespace)
     return {
-        "jobId": job_id(workload.namespace, workload.name),
+        "jobId": jobref.job_id(workload.namespace, workload.name),
         "name": workload.name,
         "namespace": workload.namespace,
         "kind": work.specs[0].kind.name,
@@ -380,7 +391,7 @@ def visible_jobs(
     summary="One job: status, resources, pods, why it waits",
     openapi_extra={"parameters": [etags.HEADER_PARAMETER]},
 )
-def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> Response:
+def get_job(jobId: JobIdPath, principal: Caller, cluster: Kube, request: Request) -> Response:
     return etags.answer(
         request,
         answers.checked_json(answers.JobDetail, _job_detail(jobId, principal, cluster, request)),
@@ -390,7 +401,7 @@ def get_job(jobId: str, principal: Caller, cluster: Kube, request: Request) -> R
 def _job_detail(
     jobId: str, principal: Principal, cluster: FullClusterAPI, request: Request
 ) -> dict[str, Any]:
-    namespace, name = locate(principal, jobId)
+    namespace, name = locate(principal, cluster, jobId)
     require(principal, "jobs", "get", namespace)
     detail = job_detail(inventory.gather(cluster, name, namespace))
     prometheus = request.app.state.prometheus
@@ -419,14 +430,14 @@ def _job_detail(
     response_model=answers.JobManifests,
     summary="What a job's spec renders to (its Kubernetes manifests)",
 )
-def get_job_manifests(jobId: str, principal: Caller, cluster: Kube) -> dict[str, Any]:
+def get_job_manifests(jobId: JobIdPath, principal: Caller, cluster: Kube) -> dict[str, Any]:
     from gpuctl.errors import SpecError
     from gpuctl.render.engine import render_specs
     from gpuctl.spec.check import check_documents
     from gpuctl.spec.document import load_text
     from gpuctl.spec.kinds import Options
 
-    namespace, name = locate(principal, jobId)
+    namespace, name = key = locate(principal, cluster, jobId)
     require(principal, "jobs", "get", namespace)
     workload = inventory.find_job(cluster, name, namespace)
     annotations = workload["metadata"].get("annotations") or {}
@@ -435,12 +446,13 @@ def get_job_manifests(jobId: str, principal: Caller, cluster: Kube) -> dict[str,
         note = (
             annotations.get(c.SPEC_OMITTED_ANNOTATION) or "this job was made without a gpuctl spec"
         )
-        return {"jobId": jobId, "manifests": [], "message": f"nothing to render: {note}"}
+        return {"jobId": key.id, "manifests": [], "message": f"nothing to render: {note}"}
     try:
         specs = check_documents(load_text("yamlContent", text))
         rendered = render_specs(specs, Options(namespace=namespace, default_namespace=namespace))
     except SpecError as exc:  # kept when it was valid; today's rules may refuse it
-        return {"jobId": jobId, "manifests": [], "message": f"the spec no longer renders: {exc}"}
+        message = f"the spec no longer renders: {exc}"
+        return {"jobId": key.id, "manifests": [], "message": message}
     manifests = [
         {
             "kind": m.kind,
@@ -450,7 +462,7 @@ def get_job_manifests(jobId: str, principal: Caller, cluster: Kube) -> dict[str,
         }
         for m in rendered
     ]
-    return {"jobId": jobId, "manifests": manifests, "message": ""}
+    return {"jobId": key.id, "manifests": manifests, "message": ""}
 
 
 @router.delete(
@@ -465,7 +477,7 @@ def get_job_manifests(jobId: str, principal: Caller, cluster: Kube) -> dict[str,
     summary="Delete a job and its pods",
 )
 def delete_job(
-    jobId: str,
+    jobId: JobIdPath,
     principal: Caller,
     cluster: Kube,
     request: Request,
@@ -473,7 +485,7 @@ def delete_job(
 ) -> dict[str, Any]:
     from gpuctl.verbs.delete import Delete
 
-    namespace, name = locate(principal, jobId)
+    namespace, name = key = locate(principal, cluster, jobId)
     require(principal, "jobs", "delete", namespace)
     verb = Delete(cluster, force=force, pushgateway=request.app.state.pushgateway)
     result = verb.job(name, namespace)
@@ -482,7 +494,7 @@ def delete_job(
     for item in result.objects:  # a list right after shows the job terminating, or gone
         caught_up(request, item.kind, [item.name], namespace)
     return {
-        "jobId": jobId,
+        "jobId": key.id,
         "status": "terminating",
         "message": "; ".join(result.lines() + result.warnings),
     }

@@ -39,7 +39,7 @@ from gpuctl.server.auth import Principal, authenticate, require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError, body_of
 from gpuctl.server.kubeauth import acting
-from gpuctl.server.routes.jobs import locate
+from gpuctl.server.routes.jobs import JobIdPath, locate
 
 log = logging.getLogger("gpuctl.server")
 router = APIRouter(tags=["jobs"])
@@ -116,7 +116,7 @@ _RETRY = {"Retry-After": "5"}
 
 
 def _job(cluster: ClusterAPI, principal: Principal, job_id: str, pod: str | None) -> dict[str, Any]:
-    namespace, name = locate(principal, job_id)
+    namespace, name = locate(principal, cluster, job_id)
     require(principal, "jobs", "get", namespace)
     job = inventory.find_job(cluster, name, namespace)
     if pod is not None and pod not in {
@@ -145,7 +145,7 @@ def _job(cluster: ClusterAPI, principal: Principal, job_id: str, pod: str | None
 )
 def job_logs(
     request: Request,
-    jobId: str,
+    jobId: JobIdPath,
     principal: Caller,
     cluster: Kube,
     tail: Tail = 100,
@@ -342,7 +342,7 @@ async def _until_closed(websocket: WebSocket, stop: threading.Event) -> None:
     summary="A job's GPU metric series from Prometheus (empty series without one)",
 )
 def job_metrics(
-    jobId: str,
+    jobId: JobIdPath,
     principal: Caller,
     cluster: Kube,
     request: Request,

@@ -27,7 +27,8 @@ from gpuctl.server.auth import require
 from gpuctl.server.bodies import CustomMetricsPush
 from gpuctl.server.deps import Caller, Kube, Reads
 from gpuctl.server.errors import ApiError, ErrorBody
-from gpuctl.server.routes.jobs import job_id, locate, visible_jobs
+from gpuctl.server.routes.jobs import locate, visible_jobs
+from gpuctl.spec.jobref import job_id
 
 router = APIRouter(tags=["metrics"])
 SPARKLINE_WINDOW: Final = 1800.0  # seconds: GET /metrics/jobs covers the last half hour
@@ -59,7 +60,7 @@ JobKey = tuple[str, str]  # (namespace, job name)
 def push_custom_metrics(
     body: CustomMetricsPush, principal: Caller, cluster: Kube, request: Request
 ) -> dict[str, Any]:
-    namespace, name = locate(principal, body.job_id)
+    namespace, name = key = locate(principal, cluster, body.job_id)
     require(principal, "jobs", "get", namespace)
     try:
         values = custom.checked(body.metrics)
@@ -75,7 +76,7 @@ def push_custom_metrics(
             f"(or ${custom.ENV_VAR}); nothing was stored",
         )
     gateway.push(namespace, name, values)
-    return {"jobId": body.job_id, "stored": sorted(values), "pushgateway": gateway.url}
+    return {"jobId": key.id, "stored": sorted(values), "pushgateway": gateway.url}
 
 
 @router.get(

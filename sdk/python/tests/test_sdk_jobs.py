@@ -124,3 +124,19 @@ def test_the_example_in_the_readme_is_the_example_file() -> None:
     readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
     assert EXAMPLE.read_text(encoding="utf-8") in readme
     assert len(EXAMPLE.read_text(encoding="utf-8").splitlines()) <= 12
+
+
+def test_a_job_is_named_as_the_rest_api_takes_it(admin: Client, alice: Client) -> None:
+    """`<namespace>.<name>`, `<namespace>/<name>` (escaped by the SDK) or `<name>` alone, for a
+    job in the caller's own namespace; answers give `<namespace>.<name>`."""
+    admin.quotas.create(QUOTA)
+    alice.jobs.create(spec("sft"))
+    followed = list(alice.jobs.follow("alice/sft", via="websocket"))
+    assert followed[-1].endswith(": done"), followed
+    for reference in ("alice.sft", "alice/sft", "sft"):
+        assert alice.jobs.get(reference).job_id == "alice.sft"
+        assert alice.jobs.manifests(reference).job_id == "alice.sft"
+        assert alice.jobs.logs(reference, tail=1).logs[-1].endswith(": done")
+    with pytest.raises(NotFound):
+        admin.jobs.get("sft")  # an admin's own namespace is the server's
+    assert alice.jobs.delete("alice/sft").job_id == "alice.sft"

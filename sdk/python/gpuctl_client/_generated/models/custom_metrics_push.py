@@ -29,7 +29,8 @@ class CustomMetricsPush:
             {'jobId': 'alice.qwen2-7b-sft', 'metrics': {'loss': 0.12, 'progress': 42.5, 'tokensPerSecond': 5100}}
 
         Attributes:
-            job_id (str): the job's id, `<namespace>.<name>`
+            job_id (str): the job: its id `<namespace>.<name>`, or `<namespace>/<name>`, or `<name>` alone for a job in the
+                caller's own namespace
             metrics (CustomMetricsPushMetrics): name -> a finite number; `progress` is percent (0-100), `tokensPerSecond` or
                 `samplesPerSecond` the job's throughput
      """

@@ -139,7 +139,9 @@ def sync_detailed(
     under way (`terminating`).
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         force (bool | Unset): no grace period: pods are killed at once Default: False.
 
     Raises:
@@ -177,7 +179,9 @@ def sync(
     under way (`terminating`).
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         force (bool | Unset): no grace period: pods are killed at once Default: False.
 
     Raises:
@@ -210,7 +214,9 @@ async def asyncio_detailed(
     under way (`terminating`).
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         force (bool | Unset): no grace period: pods are killed at once Default: False.
 
     Raises:
@@ -248,7 +254,9 @@ async def asyncio(
     under way (`terminating`).
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         force (bool | Unset): no grace period: pods are killed at once Default: False.
 
     Raises:

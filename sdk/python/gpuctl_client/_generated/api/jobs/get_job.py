@@ -141,7 +141,9 @@ def sync_detailed(
     `ETag` sent back as `If-None-Match` is 304 with no body while the job is unchanged.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         if_none_match (str | Unset):
 
     Raises:
@@ -179,7 +181,9 @@ def sync(
     `ETag` sent back as `If-None-Match` is 304 with no body while the job is unchanged.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         if_none_match (str | Unset):
 
     Raises:
@@ -212,7 +216,9 @@ async def asyncio_detailed(
     `ETag` sent back as `If-None-Match` is 304 with no body while the job is unchanged.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         if_none_match (str | Unset):
 
     Raises:
@@ -250,7 +256,9 @@ async def asyncio(
     `ETag` sent back as `If-None-Match` is 304 with no body while the job is unchanged.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         if_none_match (str | Unset):
 
     Raises:

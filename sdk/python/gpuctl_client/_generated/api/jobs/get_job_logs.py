@@ -147,7 +147,9 @@ def sync_detailed(
     message a line).
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
@@ -191,7 +193,9 @@ def sync(
     message a line).
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
@@ -230,7 +234,9 @@ async def asyncio_detailed(
     message a line).
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
@@ -274,7 +280,9 @@ async def asyncio(
     message a line).
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.

@@ -129,7 +129,9 @@ def sync_detailed(
     gpuctl) has no manifests and `message` says why. Another user's job is 404.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -165,7 +167,9 @@ def sync(
     gpuctl) has no manifests and `message` says why. Another user's job is 404.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -196,7 +200,9 @@ async def asyncio_detailed(
     gpuctl) has no manifests and `message` says why. Another user's job is 404.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -232,7 +238,9 @@ async def asyncio(
     gpuctl) has no manifests and `message` says why. Another user's job is 404.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -153,7 +153,9 @@ def sync_detailed(
     Prometheus every series is empty and `source` is null.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         metric (GetJobMetricsMetric | Unset): only this series
         start_time (str | Unset):
         end_time (str | Unset):
@@ -198,7 +200,9 @@ def sync(
     Prometheus every series is empty and `source` is null.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         metric (GetJobMetricsMetric | Unset): only this series
         start_time (str | Unset):
         end_time (str | Unset):
@@ -238,7 +242,9 @@ async def asyncio_detailed(
     Prometheus every series is empty and `source` is null.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         metric (GetJobMetricsMetric | Unset): only this series
         start_time (str | Unset):
         end_time (str | Unset):
@@ -283,7 +289,9 @@ async def asyncio(
     Prometheus every series is empty and `source` is null.
 
     Args:
-        job_id (str):
+        job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
+            `<namespace>/<name>` (in a path, its slash escaped: `%2F`) or `<name>` alone, for a job in
+            the caller's own namespace
         metric (GetJobMetricsMetric | Unset): only this series
         start_time (str | Unset):
         end_time (str | Unset):

@@ -62,7 +62,7 @@ TEST_LIMITED: dict[str, Any] = {
 }
 
 
-def test_rate() -> limits.PerKeyRate:
+def rate_of_test_events() -> limits.PerKeyRate:
     """The rate of test events per subscription (one per app: app.state.webhook_tests)."""
     return limits.PerKeyRate(TEST_BURST, TEST_EVERY, "test events of webhook")
 

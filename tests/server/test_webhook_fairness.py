@@ -125,3 +125,18 @@ def test_the_fair_queue_hands_out_owners_in_turn_and_caps_each_owner() -> None:
     assert sorted(rest) == sorted([f"alice-{n}" for n in range(2, 9)] + ["bob-1"])
     queue.close()
     assert queue.take() is None
+
+
+def test_a_delivery_whose_outcome_was_not_written_is_handed_out_again() -> None:
+    queue: FairQueue[str] = FairQueue(per_owner=2)
+    entries = [Entry("alice", "a0", "alice-0", 0, "alice-0")]
+    queue.offer(entries)
+    first = queue.take(wait=False)
+    assert first is not None
+    queue.done(first, written=False)  # the cluster failed while rescheduling it
+    queue.offer(entries)  # listed as it was: its attempt is to be made again
+    again = queue.take(wait=False)
+    assert again is not None and again.name == "alice-0"
+    queue.done(again)
+    queue.offer(entries)  # a listing from before this attempt was written: not again
+    assert queue.take(wait=False) is None

@@ -80,10 +80,13 @@ class FairQueue(Generic[Item]):
                 self._lock.wait()
             return None
 
-    def done(self, entry: Entry[Item]) -> None:
+    def done(self, entry: Entry[Item], *, written: bool = True) -> None:
+        """The delivery is over; `written` False when its outcome may not have been written
+        (then a listing that still shows it as it was hands it out again)."""
         with self._lock:
             self._busy.pop(entry.name, None)
-            self._attempted[entry.name] = entry.attempts + 1
+            if written:
+                self._attempted[entry.name] = entry.attempts + 1
             self._lock.notify_all()
 
     def close(self) -> None:

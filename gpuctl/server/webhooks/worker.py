@@ -337,12 +337,14 @@ class Deliverer:
 
     def _work(self, wait: bool = True) -> None:
         while (entry := self.queue.take(wait)) is not None:
+            written = False
             try:
                 self.attempt(*entry.item)
+                written = True
             except Exception:  # the cluster failed while recording: tried again when due
                 log.warning("webhook %s: recording the attempt failed", entry.name, exc_info=True)
             finally:
-                self.queue.done(entry)
+                self.queue.done(entry, written=written)
 
     def attempt(self, sub: store.Subscription, message: store.Message) -> None:
         attempt = message.attempts + 1

@@ -133,6 +133,7 @@ def create_app(
     )
     app.state.log_streams = logs.Streams(max_streams, max_streams_per_user)
     app.state.writes = limits.PerUser(limits.WRITES_PER_USER, "TooManyRequests", "writes")
+    app.state.webhook_tests = webhooks.rate_of_test_events()
     errors.install(app)
     # the health routes first: Starlette tries the routes in order, and a probe (or a load
     # balancer's check) should not pay for matching every route of the API before its own

@@ -10,12 +10,19 @@
   `Retry-After`, so that one user's burst cannot take the thread pool from the others.
 
 `Gate` applies all three to the writes under the API prefix, in front of the routes (plain
-ASGI: reads, such as GETs and followed logs, pass through untouched)."""
+ASGI: reads, such as GETs and followed logs, pass through untouched).
+
+`PerKeyRate` is a token bucket per key (a webhook subscription's test events): a burst of
+`burst`, then one more every `every` seconds; one too many is `429 TooManyRequests` with
+`Retry-After` (the whole seconds until the next is allowed). Each server replica counts its
+own."""
 
 from __future__ import annotations
 
+import math
 import threading
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Final
 
@@ -78,6 +85,46 @@ class PerUser:
             yield
         finally:
             self.give_back(user)
+
+
+class PerKeyRate:
+    """At most `burst` at once per key, then one every `every` seconds (a token bucket per
+    key; thread-safe). Only keys that used some of their burst are remembered."""
+
+    def __init__(
+        self, burst: int, every: float, what: str, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.burst = burst
+        self.every = every
+        self.what = what
+        self.clock = clock
+        self._tokens: dict[str, tuple[float, float]] = {}  # key -> (tokens, when counted)
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> None:
+        """One for `key`, or 429 TooManyRequests with Retry-After when its bucket is empty."""
+        with self._lock:
+            now = self.clock()
+            tokens = self._left(key, now)
+            if tokens < 1.0:
+                wait = math.ceil((1.0 - tokens) * self.every)
+                per_minute = 60.0 / self.every
+                raise ApiError(
+                    429,
+                    "TooManyRequests",
+                    f"{self.what} {key}: at most {self.burst} at once, then {per_minute:g} a "
+                    f"minute; retry in {wait}s",
+                    {"Retry-After": str(wait)},
+                )
+            self._tokens[key] = (tokens - 1.0, now)
+            if len(self._tokens) > 1024:  # forget the full buckets (they are the default)
+                full = [k for k in self._tokens if self._left(k, now) >= self.burst]
+                for done in full:
+                    del self._tokens[done]
+
+    def _left(self, key: str, now: float) -> float:
+        tokens, counted = self._tokens.get(key, (float(self.burst), now))
+        return min(float(self.burst), tokens + (now - counted) / self.every)
 
 
 class Gate:

@@ -128,3 +128,74 @@ def test_one_caller_has_at_most_25_subscriptions(env: Env, token_file: Path) -> 
         assert refused.json()["error"] == "TooManyWebhooks"
         assert api.call("bob", "GET", "/webhooks").json()["total"] == 25
         assert api.call("admin", "POST", "/webhooks", json=body).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("url", "embedded"),
+    [
+        ("http://[::7f00:1]/", "127.0.0.1, a loopback"),  # IPv4-compatible
+        ("http://[::ffff:127.0.0.1]:8080/", "127.0.0.1, a loopback"),  # IPv4-mapped
+        ("http://[64:ff9b::a9fe:a9fe]/", "169.254.169.254, a link-local (cloud metadata)"),
+        ("http://[64:ff9b:1::a00:1]/", "10.0.0.1, a private or cluster-internal"),  # NAT64 local
+        ("http://[2002:c0a8:101::1]/", "192.168.1.1, a private or cluster-internal"),  # 6to4
+        ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "127.0.0.1, a loopback"),  # Teredo
+    ],
+)
+def test_an_ipv6_address_that_embeds_an_internal_ipv4_address_is_refused_as_that_address(
+    api: Api, url: str, embedded: str
+) -> None:
+    answer = api.call("admin", "POST", "/webhooks", json={"url": url, "events": ["job.created"]})
+    assert answer.status_code == 422, answer.text
+    body = answer.json()
+    assert (body["error"], body["field"]) == ("WebhookUrlNotAllowed", "url")
+    assert f"which embeds {embedded} address" in body["message"]
+    assert api.call("admin", "GET", "/webhooks").json()["total"] == 0
+
+
+@pytest.mark.parametrize(
+    "host", ["::8.8.8.8", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1", "2606:4700::1"]
+)
+def test_an_ipv6_address_that_embeds_a_public_ipv4_address_is_allowed(host: str) -> None:
+    target = safety.parse(f"http://[{host}]:8080/x")
+    assert safety.resolve(target, ()) == [ipaddress.ip_address(host)]
+
+
+def test_an_embedding_address_is_allowed_by_its_ipv4_range() -> None:
+    target = safety.parse("http://[64:ff9b::a00:1]/x")  # 10.0.0.1
+    assert safety.resolve(target, (ipaddress.ip_network("10.0.0.0/8"),))
+    with pytest.raises(safety.RefusedUrl, match=r"embeds 10\.0\.0\.1"):
+        safety.resolve(target, (ipaddress.ip_network("192.168.0.0/16"),))
+
+
+@pytest.mark.parametrize(
+    ("url", "where"),
+    [
+        ("http://8.8.8.8/a b", "' ') at position 17"),
+        ("http://8.8.8.8/a\r\nX-Injected: 1", "'\\r') at position 17"),
+        ("http://8.8.8.8/a\nb", "'\\n') at position 17"),
+        ("http://8.8\t.8.8/", "'\\t') at position 11"),
+        ("http://8.8.8.8/\x00", "'\\x00') at position 16"),
+        ("http://8.8.8.8/\x85", "'\\x85') at position 16"),
+    ],
+)
+def test_a_url_with_a_space_or_control_character_is_refused_at_create_with_its_field(
+    api: Api, url: str, where: str
+) -> None:
+    answer = api.call("admin", "POST", "/webhooks", json={"url": url, "events": ["job.created"]})
+    assert answer.status_code == 422, answer.text
+    body = answer.json()
+    assert (body["error"], body["field"]) == ("WebhookUrlNotAllowed", "url")
+    assert f"space or control character ({where}" in body["message"]
+    assert api.call("admin", "GET", "/webhooks").json()["total"] == 0
+
+
+def test_a_stored_url_with_a_control_character_is_refused_at_the_attempt(
+    env: Env, receiver: Receiver
+) -> None:
+    sub = store.create(env.cluster, receiver.url + "\r\nX: 1", ["job.created"], "ops", None, "")
+    store.enqueue(env.cluster, store.Message(sub.id, "msg_1", "x", "{}", 0, time.time(), 0.0))
+    Deliverer(env.cluster, Settings(LOOPBACK)).run(store.listed(env.cluster))
+    assert receiver.got == []
+    shown = store.find(env.cluster, sub.id)
+    assert shown is not None
+    assert "space or control character" in str(shown.deliveries[0]["error"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -102,6 +103,14 @@ def serve(env: Env, token_file: Path) -> Iterator[Serve]:
             output = server.kill()
     for secret in SECRETS.values():
         assert secret not in output  # no token in the log
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return False
+    return True
 
 
 def _create(serve: Serve, text: str, who: str = "admin") -> str:
@@ -300,6 +309,8 @@ def test_the_guides_receiver_verifies_and_prints_the_test_event_and_a_jobs_event
         env={**os.environ, "GPUCTL_WEBHOOK_SECRET": sub["secret"]},
     )
     try:
+        # the test event goes as soon as it is queued: only once the receiver listens
+        wait_for(lambda: _listening(port), timeout=30, what="the guide's receiver")
         tested = serve.call("admin", "POST", f"/webhooks/{sub['id']}/test")
         assert tested.status_code == 202, tested.text
         _create(serve, training("sft"))

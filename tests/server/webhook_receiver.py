@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,16 +20,18 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 class Received:
     headers: dict[str, str]
     body: bytes
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
 
 @dataclass
 class Receiver:
     """An HTTP endpoint on 127.0.0.1 that keeps every request and answers the codes queued in
-    `answers` (then 200)."""
+    `answers` (then 200), each after `delay` seconds."""
 
     server: ThreadingHTTPServer
     got: list[Received] = field(default_factory=list)
     answers: list[int] = field(default_factory=list)
+    delay: float = 0.0  # seconds before each answer (a slow receiver)
 
     @property
     def url(self) -> str:
@@ -66,6 +69,7 @@ def receiving() -> Iterator[Receiver]:
             target = made[0]
             target.got.append(Received({k: v for k, v in self.headers.items()}, body))
             code = target.answers.pop(0) if target.answers else 200
+            time.sleep(target.delay)
             self.send_response(code)
             self.send_header("Content-Length", "0")
             self.end_headers()

@@ -21,7 +21,7 @@ from fastapi import APIRouter, Request
 
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import Forbidden
-from gpuctl.server import kubeauth
+from gpuctl.server import kubeauth, limits
 from gpuctl.server.auth import Principal, require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError, ErrorBody
@@ -45,6 +45,28 @@ URL_REFUSED: dict[str, Any] = {
     "(WebhookUrlNotAllowed): nothing was changed",
 }
 MAX_PER_OWNER = 25  # subscriptions one caller may have (each is a ConfigMap and a Secret)
+TEST_BURST = 5  # test events of one subscription at once ...
+TEST_EVERY = 12.0  # ... then one every 12 s (5 a minute), on each server replica
+TEST_LIMITED: dict[str, Any] = {
+    "model": ErrorBody,
+    "description": f"more than {TEST_BURST} test events of this subscription at once, or "
+    f"more than {60 / TEST_EVERY:g} a minute after that, or too many writes of this user at "
+    "once (TooManyRequests): nothing was queued; Retry-After says in how many seconds to "
+    "try again",
+    "headers": {
+        "Retry-After": {
+            "description": "seconds until the next test event is allowed",
+            "schema": {"type": "integer"},
+        }
+    },
+}
+
+
+def rate_of_test_events() -> limits.PerKeyRate:
+    """The rate of test events per subscription (one per app: app.state.webhook_tests)."""
+    return limits.PerKeyRate(TEST_BURST, TEST_EVERY, "test events of webhook")
+
+
 NO_LABEL = "none-such=x"  # a selector no object matches: a list that only asks RBAC
 
 
@@ -135,17 +157,20 @@ def create_webhook(
     require(principal, "jobs", "get", None if principal.admin else body.namespace)
     scope = _scope(principal, cluster, body.namespace)
     _checked_url(body.url, _settings(request))
-    theirs = [s for s in store.listed(_store(request)) if s.owner == principal.user]
-    if len(theirs) >= MAX_PER_OWNER:
+    try:  # one write that other creates (on any replica) conflict with: never over the cap
+        sid = store.reserve(_store(request), principal.user, MAX_PER_OWNER)
+    except store.CapReached as exc:
         raise ApiError(
             409,
             "TooManyWebhooks",
-            f"{principal.user} has {len(theirs)} webhooks, the most one caller may have: "
+            f"{principal.user} has {exc.count} webhooks, the most one caller may have: "
             "delete one first (DELETE /webhooks/{webhookId}); nothing was created",
-        )
+        ) from None
+    except store.ReservationBusy as exc:
+        raise ApiError(409, "Busy", f"{exc}; nothing was created") from None
     secret = signing.new_secret()
     events = sorted(set(body.events), key=store.EVENTS.index)
-    sub = store.create(_store(request), body.url, events, principal.user, scope, secret)
+    sub = store.create(_store(request), body.url, events, principal.user, scope, secret, sid)
     return {**_item(sub), "secret": secret}
 
 
@@ -201,14 +226,19 @@ def delete_webhook(
     "/webhooks/{webhookId}/test",
     status_code=202,
     response_model=WebhookTestQueued,
+    responses={429: TEST_LIMITED},
     operation_id="testWebhook",
     summary="Send a signed webhook.test event to the subscription's URL",
 )
 def test_webhook(
     webhookId: str, principal: Caller, cluster: Kube, request: Request
 ) -> dict[str, Any]:
-    """Queued like any event (GET /webhooks/{webhookId} shows its delivery)."""
+    """Queued like any event (GET /webhooks/{webhookId} shows its delivery). At most 5 test
+    events of one subscription at once, then 5 a minute: 429 TooManyRequests with
+    Retry-After beyond."""
     sub = _visible(request, principal, cluster, webhookId)
+    rate: limits.PerKeyRate = request.app.state.webhook_tests
+    rate.take(sub.id)
     webhook_id = "msg_" + uuid.uuid4().hex
     data = {"webhookId": sub.id, "message": "a test event from gpuctl"}
     body = event_body(store.TEST_EVENT, data)

@@ -7,16 +7,23 @@ another replica has them:
   rotation `previous` with `previousUntil`);
 - each message still to deliver is an outbox ConfigMap `gpuctl-webhook-msg-<digest>` (the
   exact body, its webhook-id, attempts so far, when the next is due), named after the
-  subscription and the event, so writing it twice writes it once.
+  subscription and the event, so writing it twice writes it once;
+- each owner's reservations are a ConfigMap `gpuctl-webhook-owner-<digest of the owner>`: the
+  ids of the subscriptions being made. Reserving one is a write of that ConfigMap at the
+  resourceVersion read (a Conflict when another create, on any replica, wrote it meanwhile:
+  read and count again), so concurrent creates never exceed the owner's cap.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import hashlib
 import json
+import random
 import re
 import secrets
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +33,7 @@ from typing import Any, TypedDict
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Conflict, Forbidden, NotFound
+from gpuctl.errors import GpuctlError
 
 NAMESPACE = c.SYSTEM_NAMESPACE
 RECENT = 20  # deliveries kept per subscription
@@ -100,6 +108,10 @@ def _namespace_exists(cluster: ClusterAPI) -> None:
         cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
 
 
+def new_id() -> str:
+    return "wh" + secrets.token_hex(8)
+
+
 def create(
     cluster: ClusterAPI,
     url: str,
@@ -107,10 +119,12 @@ def create(
     owner: str,
     scope: str | None,
     secret: str,
+    sid: str | None = None,
 ) -> Subscription:
-    """Write a new subscription and its secret; the subscription as written."""
+    """Write a new subscription (of id `sid`, reserved before, or a new one) and its secret;
+    the subscription as written."""
     _namespace_exists(cluster)
-    sid = "wh" + secrets.token_hex(8)
+    sid = sid or new_id()
     data = {
         "id": sid,
         "url": url,
@@ -140,6 +154,88 @@ def listed(cluster: ClusterAPI) -> list[Subscription]:
 
 
 ID = re.compile(r"^wh[0-9a-f]{16}$")
+
+# ---------------------------------------------------------------------- reservations
+
+# A reservation that is no subscription (yet) counts this long: a create writes its
+# subscription right after reserving it, and one that failed between the two frees its place
+# after this. (A subscription deleted this soon after it was made also counts until then.)
+RESERVED_SECONDS = 30.0
+RESERVE_TRIES = 50
+
+
+class CapReached(GpuctlError):
+    """The owner has `count` subscriptions (or reservations), the most they may."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(f"{count} subscriptions")
+        self.count = count
+
+
+class ReservationBusy(GpuctlError):
+    """Other creates of the same owner kept changing their reservations."""
+
+
+_owner_locks: dict[str, threading.Lock] = {}
+_owner_locks_guard = threading.Lock()
+
+
+def _owner_lock(owner: str) -> threading.Lock:
+    """One create of an owner at a time in this process (another replica's are told apart
+    by resourceVersion)."""
+    with _owner_locks_guard:
+        return _owner_locks.setdefault(owner, threading.Lock())
+
+
+def _reservations(cluster: ClusterAPI, owner: str) -> dict[str, Any]:
+    """The owner's reservations ConfigMap, made (empty) when there is none."""
+    digest = hashlib.sha256(owner.encode()).hexdigest()[:32]
+    name = c.WEBHOOK_PREFIX + "owner-" + digest
+    found = cluster.find("ConfigMap", name, NAMESPACE)
+    if found is not None:
+        return found
+    labels = {c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE, c.Labels.WEBHOOK: "owner"}
+    made = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": NAMESPACE, "labels": labels},
+        "data": {"reserved": "{}"},
+    }
+    with contextlib.suppress(AlreadyExists):
+        return cluster.create(made)
+    return cluster.get("ConfigMap", name, NAMESPACE)
+
+
+def reserve(cluster: ClusterAPI, owner: str, limit: int) -> str:
+    """A new subscription id for `owner`, reserved: CapReached when they have `limit`
+    subscriptions and recent reservations together. Create the subscription with it at once
+    (a reservation lapses after RESERVED_SECONDS)."""
+    _namespace_exists(cluster)
+    with _owner_lock(owner):
+        for _ in range(RESERVE_TRIES):
+            ledger = _reservations(cluster, owner)
+            reserved: dict[str, float] = json.loads(
+                (ledger.get("data") or {}).get("reserved") or "{}"
+            )
+            existing = {sub.id for sub in listed(cluster) if sub.owner == owner}
+            now = time.time()
+            pending = {
+                sid: at
+                for sid, at in reserved.items()
+                if sid not in existing and now - at < RESERVED_SECONDS
+            }
+            count = len(existing) + len(pending)
+            if count >= limit:
+                raise CapReached(count)
+            sid = new_id()
+            ledger["data"] = {"reserved": json.dumps({**pending, sid: now})}
+            try:
+                cluster.replace(ledger)  # at the resourceVersion read: Conflict if changed
+            except Conflict:
+                time.sleep(random.uniform(0.0, 0.05))
+                continue
+            return sid
+    raise ReservationBusy(f"{owner}'s subscriptions kept changing; try again")
 
 
 def find(cluster: ClusterAPI, subscription_id: str) -> Subscription | None:

@@ -1,8 +1,9 @@
-"""The webhook worker of `gpuctl serve`: a thread that, while its replica holds the Lease
-`gpuctl-webhooks` (coordination.k8s.io, in gpuctl-system), turns job transitions into outbox
-messages and delivers the messages that are due. Replicas without the Lease only serve the API;
-a holder that vanishes (kill -9) loses it after LEASE_SECONDS and another replica, or the same
-one restarted, carries on from the outbox.
+"""The webhook worker of `gpuctl serve`: threads that, while its replica holds the Lease
+`gpuctl-webhooks` (coordination.k8s.io, in gpuctl-system, renewed on a thread of its own),
+turn job transitions into outbox messages and deliver the messages that are due, fairly
+between owners (a slow receiver delays only its own owner's deliveries). Replicas without the
+Lease only serve the API; a holder that vanishes (kill -9) loses it after LEASE_SECONDS and
+another replica, or the same one restarted, carries on from the outbox.
 
 Transitions are read from the jobs the server's watch cache holds (no request to the cluster;
 a change wakes the worker at once) and compared with the events the job's workload records as
@@ -29,7 +30,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -42,7 +42,7 @@ from gpuctl.cluster.errors import Conflict, KubeError, NotFound
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory.status import WORKLOAD_KINDS
 from gpuctl.server.views import job_item
-from gpuctl.server.webhooks import safety, signing, store
+from gpuctl.server.webhooks import fair, safety, signing, store
 
 log = logging.getLogger("gpuctl.webhooks")
 
@@ -50,7 +50,8 @@ LEASE_SECONDS = 15
 STATUS_EVENTS = {"running": "job.running", "succeeded": "job.succeeded", "failed": "job.failed"}
 MAX_BODY = 64 * 1024
 MAX_REASON = 1024
-WORKERS = 4  # deliveries at once
+WORKERS = 8  # deliveries at once, all owners together
+PER_OWNER = 2  # deliveries of one owner at once: slow receivers of one owner hold only these
 
 
 @dataclass(frozen=True)
@@ -265,25 +266,85 @@ def _failure(exc: Exception, timeout: float) -> str:
     return f"request failed ({type(exc).__name__})"
 
 
+Pair = tuple[store.Subscription, store.Message]
+
+
 @dataclass
 class Deliverer:
+    """Delivers the due messages on `workers` threads, fairly (gpuctl.server.webhooks.fair):
+    at most `per_owner` deliveries of one owner at once, one per subscription, so an owner
+    whose receivers are slow delays only their own deliveries; a worker that finishes takes
+    the next due delivery at once."""
+
     cluster: ClusterAPI
     settings: Settings
     rng: random.Random = field(default_factory=random.Random)
+    workers: int = WORKERS
+    per_owner: int = PER_OWNER
+    queue: fair.FairQueue[Pair] = field(init=False)
+    threads: list[threading.Thread] = field(default_factory=list)
 
-    def run(self, subscriptions: list[store.Subscription]) -> None:
+    def __post_init__(self) -> None:
+        self.queue = fair.FairQueue(self.per_owner)
+
+    def start(self) -> None:
+        """Deliver on threads of their own until `stop`, whatever `offer` hands them."""
+        for number in range(self.workers):
+            thread = threading.Thread(
+                target=self._work, name=f"webhook-delivery-{number}", daemon=True
+            )
+            thread.start()
+            self.threads.append(thread)
+
+    def stop(self, timeout: float) -> None:
+        """Start no more deliveries; wait up to `timeout` for those in progress."""
+        self.queue.close()
+        deadline = time.monotonic() + timeout
+        for thread in self.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def offer(self, subscriptions: list[store.Subscription]) -> None:
+        """Hand the messages due now to the workers (in place of those handed before); drop
+        the messages of deleted subscriptions."""
         by_id = {sub.id: sub for sub in subscriptions}
         now = time.time()
-        due = []
+        due: list[fair.Entry[Pair]] = []
         for message in store.outbox(self.cluster):
             sub = by_id.get(message.subscription)
             if sub is None:
                 store.drop(self.cluster, message)  # its subscription was deleted
             elif sub.disabled is None and message.next_at <= now:
-                due.append((sub, message))
-        if due:
-            with ThreadPoolExecutor(min(WORKERS, len(due))) as pool:
-                list(pool.map(lambda pair: self.attempt(*pair), due))
+                pair = (sub, message)
+                due.append(fair.Entry(sub.owner, sub.id, message.name, message.attempts, pair))
+        self.queue.offer(due)
+
+    def pause(self) -> None:
+        """Hand out nothing more (deliveries in progress finish)."""
+        self.queue.offer([])
+
+    def run(self, subscriptions: list[store.Subscription]) -> None:
+        """Deliver what is due now, on threads that end when nothing more may go: one pass,
+        for a caller without started workers."""
+        self.offer(subscriptions)
+        passes = [
+            threading.Thread(target=self._work, args=(False,), daemon=True)
+            for _ in range(self.workers)
+        ]
+        for thread in passes:
+            thread.start()
+        for thread in passes:
+            thread.join()
+
+    def _work(self, wait: bool = True) -> None:
+        while (entry := self.queue.take(wait)) is not None:
+            written = False
+            try:
+                self.attempt(*entry.item)
+                written = True
+            except Exception:  # the cluster failed while recording: tried again when due
+                log.warning("webhook %s: recording the attempt failed", entry.name, exc_info=True)
+            finally:
+                self.queue.done(entry, written=written)
 
     def attempt(self, sub: store.Subscription, message: store.Message) -> None:
         attempt = message.attempts + 1
@@ -330,13 +391,21 @@ class Deliverer:
 
 @dataclass
 class Worker:
+    """Three parts on threads of their own: the Lease, renewed every tick whatever else takes
+    long; the announcer, which (while the Lease is held) turns transitions into messages and
+    hands the due ones to the deliverer every tick or at once on a change; the deliverer's
+    workers."""
+
     cluster: ClusterAPI
     reads: ClusterAPI
     settings: Settings
     leader: Leader = field(init=False)
     wake: threading.Event = field(default_factory=threading.Event)
     stopping: threading.Event = field(default_factory=threading.Event)
+    holding: threading.Event = field(default_factory=threading.Event)  # the Lease is ours
+    renewing: threading.Lock = field(default_factory=threading.Lock)  # one attempt at a time
     thread: threading.Thread | None = None
+    lease_thread: threading.Thread | None = None
 
     def __post_init__(self) -> None:
         self.leader = Leader(self.cluster)
@@ -344,19 +413,48 @@ class Worker:
         self.deliverer = Deliverer(self.cluster, self.settings)
 
     def start(self, on_change: Callable[[Callable[[str, dict[str, Any]], None]], None]) -> None:
-        """Run in a thread; `on_change` registers a handler the watch cache calls on every
+        """Run in threads; `on_change` registers a handler the watch cache calls on every
         change of a job (it wakes the worker)."""
         on_change(lambda _event, _obj: self.wake.set())
+        self.lease_thread = threading.Thread(
+            target=self._hold_lease, name="webhooks-lease", daemon=True
+        )
+        self.lease_thread.start()
+        self.deliverer.start()
         self.thread = threading.Thread(target=self._loop, name="webhooks", daemon=True)
         self.thread.start()
 
     def stop(self) -> None:
         self.stopping.set()
         self.wake.set()
-        if self.thread is not None:
-            self.thread.join(timeout=self.settings.timeout + 5)
+        for thread in (self.thread, self.lease_thread):
+            if thread is not None:
+                thread.join(timeout=self.settings.timeout + 5)
+        self.deliverer.stop(self.settings.timeout + 5)
         with contextlib.suppress(Exception):
             self.leader.release()
+
+    def _hold_lease(self) -> None:
+        """Take or renew the Lease every tick, however long deliveries or announcing take."""
+        while not self.stopping.is_set():
+            self._renew()
+            self.stopping.wait(self.settings.tick)
+
+    def _renew(self) -> None:
+        """One attempt to take or renew the Lease; losing it stops handing out deliveries at
+        once (those in progress finish)."""
+        with self.renewing:
+            try:
+                held = self.leader.hold()
+            except Exception:  # unknown: deliver nothing until the Lease is surely ours
+                log.warning("webhook lease: renewing failed", exc_info=True)
+                held = False
+            if held and not self.holding.is_set():
+                self.holding.set()
+                self.wake.set()
+            elif not held and self.holding.is_set():
+                self.holding.clear()
+                self.deliverer.pause()
 
     def _loop(self) -> None:
         while not self.stopping.is_set():
@@ -368,9 +466,13 @@ class Worker:
             self.wake.clear()
 
     def once(self) -> None:
-        if not self.leader.hold():
+        if not self.holding.is_set():
+            self._renew()  # a change woke us: try to take the Lease now, not at the next tick
+        if not self.holding.is_set():
             self.announcer.known = None  # a holder again later starts from what it sees then
             return
         subscriptions = store.listed(self.cluster)
         self.announcer.run(subscriptions)
-        self.deliverer.run(subscriptions)
+        self.deliverer.offer(subscriptions)
+        if not self.holding.is_set():  # lost meanwhile: hand out nothing of that listing
+            self.deliverer.pause()

@@ -55,8 +55,7 @@ def test_a_type_of_another_pool_names_that_pool() -> None:
     (found,) = words(refusals(ask(gpu_type="H100"), NODES, None))
     assert found[0] == "resources.gpu-type"
     assert found[1] == (
-        "no node in default-pool (the nodes in no pool) has GPU type 'H100' "
-        "(types there: A100-80G)"
+        "no node in default-pool (the nodes in no pool) has GPU type 'H100' (types there: A100-80G)"
     )
     assert found[2].startswith("nodes of that type are in pool train")
 

@@ -16,7 +16,15 @@ const IdempotencyHeader = "Idempotency-Key"
 type CreateOption func(*createOptions)
 
 type createOptions struct {
-	key string
+	key          string
+	allowPending bool
+}
+
+// AllowPending creates a job that no node could ever hold as asked (a GPU type no node
+// carries, a pod larger than any node, a pool without nodes) anyway, to wait for nodes that
+// join; without it such a job is a 422 Unschedulable (IsUnprocessable) and nothing is made.
+func AllowPending() CreateOption {
+	return func(o *createOptions) { o.allowPending = true }
 }
 
 // WithIdempotencyKey sends key instead of a new random one: a key that an earlier call with
@@ -46,7 +54,13 @@ func keyedPost(path string, body any, opts []CreateOption) (*call, error) {
 	}
 	header := http.Header{}
 	header.Set(IdempotencyHeader, o.key)
-	return &call{method: http.MethodPost, path: path, body: raw, header: header, idempotent: true}, nil
+	var query url.Values
+	if o.allowPending {
+		query = url.Values{"allowPending": {"true"}}
+	}
+	return &call{
+		method: http.MethodPost, path: path, query: query, body: raw, header: header, idempotent: true,
+	}, nil
 }
 
 // CreateJob creates the job that the YAML spec describes (one job of kind training,

@@ -389,6 +389,20 @@ func TestLiveTypedErrors(t *testing.T) {
 	if _, err := l.user.DeleteJob(ctx, first.JobId, true); err != nil {
 		t.Fatal(err)
 	}
+
+	typed := strings.Replace(trainingSpec(unique("go-typed")), "gpu: 1", "gpu: 1\n  gpu-type: H900", 1)
+	_, err = l.user.CreateJob(ctx, typed)
+	if !errors.As(err, &apiErr) || apiErr.Status != 422 || apiErr.Code != "Unschedulable" ||
+		apiErr.Field != "resources.gpu-type" || !IsUnprocessable(err) {
+		t.Fatalf("a GPU type no node carries: %#v", err)
+	}
+	pending, err := l.user.CreateJob(ctx, typed, AllowPending())
+	if err != nil || len(pending.Warnings) == 0 {
+		t.Fatalf("the same with AllowPending: %+v, %v", pending, err)
+	}
+	if _, err := l.user.DeleteJob(ctx, pending.JobId, true); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestLiveARetriedCreateMakesOneJob(t *testing.T) {

@@ -359,10 +359,13 @@ type JobDeletedStatus string
 
 // JobDetail defines model for JobDetail.
 type JobDetail struct {
-	Access       string        `json:"access"`
-	CreatedAt    *string       `json:"createdAt"`
-	Description  string        `json:"description"`
-	Gpu          int           `json:"gpu"`
+	Access      string  `json:"access"`
+	CreatedAt   *string `json:"createdAt"`
+	Description string  `json:"description"`
+	Gpu         int     `json:"gpu"`
+
+	// GpuShare shared GPU memory the job asks for in all (gpu-share, e.g. 20Gi); null for whole GPUs. A share takes part of one GPU: gpu is then 0
+	GpuShare     *string       `json:"gpuShare"`
 	GpuType      *string       `json:"gpuType"`
 	Image        string        `json:"image"`
 	JobId        string        `json:"jobId"`
@@ -388,8 +391,11 @@ type JobDetail struct {
 
 // JobItem defines model for JobItem.
 type JobItem struct {
-	CreatedAt *string   `json:"createdAt"`
-	Gpu       int       `json:"gpu"`
+	CreatedAt *string `json:"createdAt"`
+	Gpu       int     `json:"gpu"`
+
+	// GpuShare shared GPU memory the job asks for in all (gpu-share, e.g. 20Gi); null for whole GPUs. A share takes part of one GPU: gpu is then 0
+	GpuShare  *string   `json:"gpuShare"`
 	GpuType   *string   `json:"gpuType"`
 	JobId     string    `json:"jobId"`
 	Kind      JobKind   `json:"kind"`
@@ -452,8 +458,11 @@ type JobMetricsNow struct {
 
 // JobResources One pod's resources, and `replicas`, the pods the job asks for now.
 type JobResources struct {
-	Cpu      *string `json:"cpu"`
-	Gpu      int     `json:"gpu"`
+	Cpu *string `json:"cpu"`
+	Gpu int     `json:"gpu"`
+
+	// GpuShare shared GPU memory one pod asks for (gpu-share, e.g. 20Gi); null for whole GPUs
+	GpuShare *string `json:"gpuShare"`
 	GpuType  *string `json:"gpuType"`
 	Memory   *string `json:"memory"`
 	Replicas int     `json:"replicas"`
@@ -1004,12 +1013,18 @@ type ListJobsParams struct {
 
 // CreateJobParams defines parameters for CreateJob.
 type CreateJobParams struct {
+	// AllowPending accept a job that no node could ever hold as asked (a GPU type no node carries, a pod larger than any node, a pool without nodes): it waits, pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is created
+	AllowPending *bool `form:"allowPending,omitempty" json:"allowPending,omitempty"`
+
 	// IdempotencyKey any string up to 255 visible ASCII characters, new for each logical create: a repeat with the same body answers the first result (200, the same jobId), with another body 422
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateJobsBatchParams defines parameters for CreateJobsBatch.
 type CreateJobsBatchParams struct {
+	// AllowPending accept a job that no node could ever hold as asked (a GPU type no node carries, a pod larger than any node, a pool without nodes): it waits, pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is created
+	AllowPending *bool `form:"allowPending,omitempty" json:"allowPending,omitempty"`
+
 	// IdempotencyKey any string up to 255 visible ASCII characters, new for each logical create: a repeat with the same body answers the first result (200, the same jobId), with another body 422
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }

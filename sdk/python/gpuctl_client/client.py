@@ -287,17 +287,30 @@ class _Part:
 class Jobs(_Part):
     """Jobs: create (from YAML), list, get, delete, manifests, logs, metrics, wait."""
 
-    def create(self, spec: str, *, idempotency_key: str | None = None) -> JobCreated:
+    def create(
+        self, spec: str, *, idempotency_key: str | None = None, allow_pending: bool = False
+    ) -> JobCreated:
         """The job of one YAML spec, sent as `application/yaml`. One Idempotency-Key for the
-        call (a new one unless given), the same on every retry: it never makes two jobs."""
+        call (a new one unless given), the same on every retry: it never makes two jobs. A job
+        no node could ever hold raises Unprocessable (`error` Unschedulable, with `field`);
+        `allow_pending=True` creates it anyway, to wait for nodes that join."""
         key = idempotency_key or str(uuid.uuid4())
         body = File(payload=BytesIO(), mime_type="application/yaml")
         return self._call(
-            create_job, JobCreated, body=body, idempotency_key=key, content=spec.encode("utf-8")
+            create_job,
+            JobCreated,
+            body=body,
+            idempotency_key=key,
+            content=spec.encode("utf-8"),
+            allow_pending=allow_pending,
         )
 
     def create_batch(
-        self, specs: builtins.list[str], *, idempotency_key: str | None = None
+        self,
+        specs: builtins.list[str],
+        *,
+        idempotency_key: str | None = None,
+        allow_pending: bool = False,
     ) -> JobBatch:
         """Several jobs in one request: `.success` and `.failed` (by index) whether all, some
         or none were made (none: the server's 422, answered here, not raised)."""
@@ -308,6 +321,7 @@ class Jobs(_Part):
             also=frozenset({422}),
             body=JobBatchCreate(yaml_contents=specs),
             idempotency_key=key,
+            allow_pending=allow_pending,
         )
 
     def list(

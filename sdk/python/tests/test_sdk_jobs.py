@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from gpuctl_client import Client, NotFound, models
+from gpuctl_client import Client, NotFound, Unprocessable, models
 from sdk_helpers import spec
 
 from gpuctl.sandbox.config import SandboxConfig
@@ -140,3 +140,18 @@ def test_a_job_is_named_as_the_rest_api_takes_it(admin: Client, alice: Client) -
     with pytest.raises(NotFound):
         admin.jobs.get("sft")  # an admin's own namespace is the server's
     assert alice.jobs.delete("alice/sft").job_id == "alice.sft"
+
+
+def test_a_job_no_node_could_hold_is_refused_unless_pending_is_allowed(admin: Client) -> None:
+    typed = spec("typed").replace("  gpu: 1\n", "  gpu: 1\n  gpu-type: H900\n")
+    with pytest.raises(Unprocessable) as refused:
+        admin.jobs.create(typed)
+    assert (refused.value.error, refused.value.field) == ("Unschedulable", "resources.gpu-type")
+    assert "no node has GPU type 'H900'" in refused.value.message
+    made = admin.jobs.create(typed, allow_pending=True)
+    assert made.job_id == "default.typed"
+    assert any("accepted with --allow-pending" in warning for warning in made.warnings)
+    batch = admin.jobs.create_batch([spec("typed-2").replace("  gpu: 1\n", "  gpu: 100\n")])
+    assert [(f.index, f.error, f.field) for f in batch.failed] == [
+        (0, "Unschedulable", "resources.gpu")
+    ]

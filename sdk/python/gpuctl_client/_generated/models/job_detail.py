@@ -38,6 +38,8 @@ class JobDetail:
             status (JobStatus):
             ready (str):
             gpu (int):
+            gpu_share (None | str): shared GPU memory the job asks for in all (gpu-share, e.g. 20Gi); null for whole GPUs. A
+                share takes part of one GPU: gpu is then 0
             gpu_type (None | str):
             created_at (None | str):
             started_at (None | str):
@@ -63,6 +65,7 @@ class JobDetail:
     status: JobStatus
     ready: str
     gpu: int
+    gpu_share: None | str
     gpu_type: None | str
     created_at: None | str
     started_at: None | str
@@ -102,6 +105,9 @@ class JobDetail:
         ready = self.ready
 
         gpu = self.gpu
+
+        gpu_share: None | str
+        gpu_share = self.gpu_share
 
         gpu_type: None | str
         gpu_type = self.gpu_type
@@ -155,6 +161,7 @@ class JobDetail:
             "status": status,
             "ready": ready,
             "gpu": gpu,
+            "gpuShare": gpu_share,
             "gpuType": gpu_type,
             "createdAt": created_at,
             "startedAt": started_at,
@@ -204,6 +211,14 @@ class JobDetail:
         ready = d.pop("ready")
 
         gpu = d.pop("gpu")
+
+        def _parse_gpu_share(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        gpu_share = _parse_gpu_share(d.pop("gpuShare"))
+
 
         def _parse_gpu_type(data: object) -> None | str:
             if data is None:
@@ -297,6 +312,7 @@ class JobDetail:
             status=status,
             ready=ready,
             gpu=gpu,
+            gpu_share=gpu_share,
             gpu_type=gpu_type,
             created_at=created_at,
             started_at=started_at,

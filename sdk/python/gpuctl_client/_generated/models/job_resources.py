@@ -25,6 +25,7 @@ class JobResources:
 
         Attributes:
             gpu (int):
+            gpu_share (None | str): shared GPU memory one pod asks for (gpu-share, e.g. 20Gi); null for whole GPUs
             gpu_type (None | str):
             cpu (None | str):
             memory (None | str):
@@ -32,6 +33,7 @@ class JobResources:
      """
 
     gpu: int
+    gpu_share: None | str
     gpu_type: None | str
     cpu: None | str
     memory: None | str
@@ -43,6 +45,9 @@ class JobResources:
 
     def to_dict(self) -> dict[str, Any]:
         gpu = self.gpu
+
+        gpu_share: None | str
+        gpu_share = self.gpu_share
 
         gpu_type: None | str
         gpu_type = self.gpu_type
@@ -60,6 +65,7 @@ class JobResources:
 
         field_dict.update({
             "gpu": gpu,
+            "gpuShare": gpu_share,
             "gpuType": gpu_type,
             "cpu": cpu,
             "memory": memory,
@@ -74,6 +80,14 @@ class JobResources:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         gpu = d.pop("gpu")
+
+        def _parse_gpu_share(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        gpu_share = _parse_gpu_share(d.pop("gpuShare"))
+
 
         def _parse_gpu_type(data: object) -> None | str:
             if data is None:
@@ -103,6 +117,7 @@ class JobResources:
 
         job_resources = cls(
             gpu=gpu,
+            gpu_share=gpu_share,
             gpu_type=gpu_type,
             cpu=cpu,
             memory=memory,

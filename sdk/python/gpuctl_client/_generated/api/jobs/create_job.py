@@ -21,6 +21,7 @@ from typing import cast
 def _get_kwargs(
     *,
     body:    JobCreate  |     File  | Unset = UNSET,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
@@ -32,11 +33,18 @@ def _get_kwargs(
 
     
 
-    
+    params: dict[str, Any] = {}
+
+    params["allowPending"] = allow_pending
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
 
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/api/v1/jobs",
+        "params": params,
     }
 
     if isinstance(body, JobCreate):
@@ -151,6 +159,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body:    JobCreate  |     File  | Unset = UNSET,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> Response[ErrorBody | JobCreated]:
@@ -162,6 +171,10 @@ def sync_detailed(
     /jobs/{jobId}` take.
 
     Args:
+        allow_pending (bool | Unset): accept a job that no node could ever hold as asked (a GPU
+            type no node carries, a pod larger than any node, a pool without nodes): it waits,
+            pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is
+            created Default: False.
         idempotency_key (str | Unset): any string up to 255 visible ASCII characters, new for each
             logical create: a repeat with the same body answers the first result (200, the same
             jobId), with another body 422
@@ -183,6 +196,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+allow_pending=allow_pending,
 idempotency_key=idempotency_key,
 
     )
@@ -197,6 +211,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body:    JobCreate  |     File  | Unset = UNSET,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> ErrorBody | JobCreated | None:
@@ -208,6 +223,10 @@ def sync(
     /jobs/{jobId}` take.
 
     Args:
+        allow_pending (bool | Unset): accept a job that no node could ever hold as asked (a GPU
+            type no node carries, a pod larger than any node, a pool without nodes): it waits,
+            pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is
+            created Default: False.
         idempotency_key (str | Unset): any string up to 255 visible ASCII characters, new for each
             logical create: a repeat with the same body answers the first result (200, the same
             jobId), with another body 422
@@ -230,6 +249,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+allow_pending=allow_pending,
 idempotency_key=idempotency_key,
 
     ).parsed
@@ -238,6 +258,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body:    JobCreate  |     File  | Unset = UNSET,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> Response[ErrorBody | JobCreated]:
@@ -249,6 +270,10 @@ async def asyncio_detailed(
     /jobs/{jobId}` take.
 
     Args:
+        allow_pending (bool | Unset): accept a job that no node could ever hold as asked (a GPU
+            type no node carries, a pod larger than any node, a pool without nodes): it waits,
+            pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is
+            created Default: False.
         idempotency_key (str | Unset): any string up to 255 visible ASCII characters, new for each
             logical create: a repeat with the same body answers the first result (200, the same
             jobId), with another body 422
@@ -270,6 +295,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+allow_pending=allow_pending,
 idempotency_key=idempotency_key,
 
     )
@@ -284,6 +310,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body:    JobCreate  |     File  | Unset = UNSET,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> ErrorBody | JobCreated | None:
@@ -295,6 +322,10 @@ async def asyncio(
     /jobs/{jobId}` take.
 
     Args:
+        allow_pending (bool | Unset): accept a job that no node could ever hold as asked (a GPU
+            type no node carries, a pod larger than any node, a pool without nodes): it waits,
+            pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is
+            created Default: False.
         idempotency_key (str | Unset): any string up to 255 visible ASCII characters, new for each
             logical create: a repeat with the same body answers the first result (200, the same
             jobId), with another body 422
@@ -317,6 +348,7 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+allow_pending=allow_pending,
 idempotency_key=idempotency_key,
 
     )).parsed

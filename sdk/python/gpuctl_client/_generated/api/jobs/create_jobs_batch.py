@@ -20,6 +20,7 @@ from typing import cast
 def _get_kwargs(
     *,
     body: JobBatchCreate,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
@@ -31,11 +32,18 @@ def _get_kwargs(
 
     
 
-    
+    params: dict[str, Any] = {}
+
+    params["allowPending"] = allow_pending
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
 
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/api/v1/jobs/batch",
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -153,6 +161,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: JobBatchCreate,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> Response[ErrorBody | JobBatch | JobBatchRefused]:
@@ -165,6 +174,10 @@ def sync_detailed(
     nothing was left to create; the same key with another body is 422, nothing created.
 
     Args:
+        allow_pending (bool | Unset): accept a job that no node could ever hold as asked (a GPU
+            type no node carries, a pod larger than any node, a pool without nodes): it waits,
+            pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is
+            created Default: False.
         idempotency_key (str | Unset): any string up to 255 visible ASCII characters, new for each
             logical create: a repeat with the same body answers the first result (200, the same
             jobId), with another body 422
@@ -185,6 +198,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+allow_pending=allow_pending,
 idempotency_key=idempotency_key,
 
     )
@@ -199,6 +213,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: JobBatchCreate,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> ErrorBody | JobBatch | JobBatchRefused | None:
@@ -211,6 +226,10 @@ def sync(
     nothing was left to create; the same key with another body is 422, nothing created.
 
     Args:
+        allow_pending (bool | Unset): accept a job that no node could ever hold as asked (a GPU
+            type no node carries, a pod larger than any node, a pool without nodes): it waits,
+            pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is
+            created Default: False.
         idempotency_key (str | Unset): any string up to 255 visible ASCII characters, new for each
             logical create: a repeat with the same body answers the first result (200, the same
             jobId), with another body 422
@@ -232,6 +251,7 @@ def sync(
     return sync_detailed(
         client=client,
 body=body,
+allow_pending=allow_pending,
 idempotency_key=idempotency_key,
 
     ).parsed
@@ -240,6 +260,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: JobBatchCreate,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> Response[ErrorBody | JobBatch | JobBatchRefused]:
@@ -252,6 +273,10 @@ async def asyncio_detailed(
     nothing was left to create; the same key with another body is 422, nothing created.
 
     Args:
+        allow_pending (bool | Unset): accept a job that no node could ever hold as asked (a GPU
+            type no node carries, a pod larger than any node, a pool without nodes): it waits,
+            pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is
+            created Default: False.
         idempotency_key (str | Unset): any string up to 255 visible ASCII characters, new for each
             logical create: a repeat with the same body answers the first result (200, the same
             jobId), with another body 422
@@ -272,6 +297,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+allow_pending=allow_pending,
 idempotency_key=idempotency_key,
 
     )
@@ -286,6 +312,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: JobBatchCreate,
+    allow_pending: bool | Unset = False,
     idempotency_key: str | Unset = UNSET,
 
 ) -> ErrorBody | JobBatch | JobBatchRefused | None:
@@ -298,6 +325,10 @@ async def asyncio(
     nothing was left to create; the same key with another body is 422, nothing created.
 
     Args:
+        allow_pending (bool | Unset): accept a job that no node could ever hold as asked (a GPU
+            type no node carries, a pod larger than any node, a pool without nodes): it waits,
+            pending, for nodes that join; without it such a job is 422 Unschedulable and nothing is
+            created Default: False.
         idempotency_key (str | Unset): any string up to 255 visible ASCII characters, new for each
             logical create: a repeat with the same body answers the first result (200, the same
             jobId), with another body 422
@@ -319,6 +350,7 @@ async def asyncio(
     return (await asyncio_detailed(
         client=client,
 body=body,
+allow_pending=allow_pending,
 idempotency_key=idempotency_key,
 
     )).parsed

@@ -123,7 +123,9 @@ def sync_detailed(
 ) -> Response[ErrorBody | WebhookTestQueued]:
     """ Send a signed webhook.test event to the subscription's URL
 
-     Queued like any event (GET /webhooks/{webhookId} shows its delivery).
+     Queued like any event (GET /webhooks/{webhookId} shows its delivery). At most 5 test
+    events of one subscription at once, then 5 a minute: 429 TooManyRequests with
+    Retry-After beyond.
 
     Args:
         webhook_id (str):
@@ -156,7 +158,9 @@ def sync(
 ) -> ErrorBody | WebhookTestQueued | None:
     """ Send a signed webhook.test event to the subscription's URL
 
-     Queued like any event (GET /webhooks/{webhookId} shows its delivery).
+     Queued like any event (GET /webhooks/{webhookId} shows its delivery). At most 5 test
+    events of one subscription at once, then 5 a minute: 429 TooManyRequests with
+    Retry-After beyond.
 
     Args:
         webhook_id (str):
@@ -184,7 +188,9 @@ async def asyncio_detailed(
 ) -> Response[ErrorBody | WebhookTestQueued]:
     """ Send a signed webhook.test event to the subscription's URL
 
-     Queued like any event (GET /webhooks/{webhookId} shows its delivery).
+     Queued like any event (GET /webhooks/{webhookId} shows its delivery). At most 5 test
+    events of one subscription at once, then 5 a minute: 429 TooManyRequests with
+    Retry-After beyond.
 
     Args:
         webhook_id (str):
@@ -217,7 +223,9 @@ async def asyncio(
 ) -> ErrorBody | WebhookTestQueued | None:
     """ Send a signed webhook.test event to the subscription's URL
 
-     Queued like any event (GET /webhooks/{webhookId} shows its delivery).
+     Queued like any event (GET /webhooks/{webhookId} shows its delivery). At most 5 test
+    events of one subscription at once, then 5 a minute: 429 TooManyRequests with
+    Retry-After beyond.
 
     Args:
         webhook_id (str):

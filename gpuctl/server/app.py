@@ -15,7 +15,7 @@ import gc
 import importlib.resources
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Final, TypedDict
 
@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gpuctl import __version__
 from gpuctl.cluster.api import FullClusterAPI
 from gpuctl.cluster.cache import Cache, CachedReads
-from gpuctl.server import console, contract, errors, limits
+from gpuctl.server import console, contract, errors, limits, origins
 from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks, workloads
 from gpuctl.server.routes import metrics as custom_metrics
@@ -73,6 +73,7 @@ def create_app(
     webhook_settings: Settings | None = None,
     deliver: bool = False,
     pushgateway_url: str | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> FastAPI:
     """The API over one cluster; `auth` is the token file (Tokens) or the cluster's token
     reviews (TokenReviews), None for no authentication (loopback only); `prometheus_url` None
@@ -83,7 +84,8 @@ def create_app(
     user's. `webhook_settings`: where and how webhooks are delivered; `deliver` runs the
     webhook worker (`gpuctl serve` does; it delivers while it holds the webhook Lease).
     `pushgateway_url`: where the jobs' own metrics (POST /metrics/custom) are relayed; None
-    refuses them (503)."""
+    refuses them (503). `allowed_hosts`: without authentication, the names the server answers
+    in `Host` besides the loopback ones (gpuctl.server.origins)."""
     from gpuctl.inventory.watched import LISTED
     from gpuctl.monitoring import custom
     from gpuctl.monitoring.prometheus import Prometheus
@@ -146,6 +148,8 @@ def create_app(
     push = (custom.MAX_BODY, f"a push is at most {custom.MAX_NAMES} values")
     caps = {f"{PREFIX}/metrics/custom": push}
     app.add_middleware(limits.Gate, prefix=PREFIX, caps=caps)  # inside Measure: answers counted
+    hosts = origins.Hosts.of(allowed_hosts) if auth is None else None
+    app.add_middleware(origins.Guard, hosts=hosts)  # before Gate: a foreign Host reads no body
     app.add_middleware(Measure, **measure)
     return app
 

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Final, TypedDict
 
-from fastapi import FastAPI, Response
+from fastapi import FastAPI, Request, Response
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
@@ -196,15 +196,23 @@ def _docs(app: FastAPI) -> None:
     static = importlib.resources.files("fastapi_offline") / "static"
     app.mount(ASSETS, StaticFiles(directory=str(static)), name="docs-assets")
 
+    page = get_swagger_ui_html(
+        openapi_url=app.openapi_url or "",
+        title="gpuctl API",
+        swagger_js_url=f"{ASSETS}/swagger-ui-bundle.js",
+        swagger_css_url=f"{ASSETS}/swagger-ui.css",
+        swagger_favicon_url=f"{ASSETS}/favicon.png",
+        # no badge from validator.swagger.io: the page sends no URL of ours to another site
+        swagger_ui_parameters={"validatorUrl": None},
+    ).body
+    # the console's headers: scripts, styles and images from the server itself (the page's one
+    # inline script, which starts Swagger UI, by its digest), never framed, never sniffed
+    scripts = console.inline_script_digests(bytes(page).decode())
+
     @app.get(DOCS, include_in_schema=False)
-    async def swagger_ui() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=app.openapi_url or "",
-            title="gpuctl API",
-            swagger_js_url=f"{ASSETS}/swagger-ui-bundle.js",
-            swagger_css_url=f"{ASSETS}/swagger-ui.css",
-            swagger_favicon_url=f"{ASSETS}/favicon.png",
-        )
+    async def swagger_ui(request: Request) -> HTMLResponse:
+        headers = console.security_headers(request.headers.get("host"), scripts)
+        return HTMLResponse(page, headers={**headers, "Cache-Control": "no-cache"})
 
 
 def _metrics(app: FastAPI) -> MeasureMetrics:

@@ -25,7 +25,7 @@ from gpuctl.verbs.errors import CopyFailed
 
 CHUNK = 256 * 1024
 # NOTEBOOK:PATH, where NOTEBOOK is a job name (a DNS label): anything else is a local path.
-_REMOTE = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?):(.+)$")
+_REMOTE = re.compile(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?):(.+)")
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Remote:
 
 def parse_remote(word: str) -> Remote | None:
     """`NOTEBOOK:PATH` as a Remote; None for a local path (`./a:b` and `/x:y` stay local)."""
-    match = _REMOTE.match(word)
+    match = _REMOTE.fullmatch(word)
     if not match:
         return None
     return Remote(match.group(1), match.group(3))

@@ -97,7 +97,9 @@ def test_api_paths_are_the_apis_own(client: TestClient) -> None:
     assert "gpuctl_api_requests" in client.get("/metrics").text
     docs = client.get("/api/v1/docs")
     assert docs.status_code == 200 and "swagger-ui" in docs.text
-    assert "content-security-policy" not in docs.headers  # the console's policy only
+    # the console's headers, its policy allowing the page's one inline script by its digest
+    assert "script-src 'self' 'sha256-" in docs.headers["content-security-policy"]
+    assert docs.headers["x-frame-options"] == "DENY"
     assert client.get("/api/v1/openapi.json").json()["info"]["title"] == "gpuctl"
     assert all(
         not path.startswith("/{") for path in client.get("/api/v1/openapi.json").json()["paths"]

@@ -276,7 +276,8 @@ def test_rest_api_metrics_come_from_the_same_queries(
         assert series["source"] == prometheus_url
         assert series["gpuUtilization"] and {p["value"] for p in series["gpuUtilization"]} == {70.0}
         bad = client.get("/api/v1/jobs/default.tune/metrics?startTime=yesterday")
-        assert bad.status_code == 400 and bad.json()["error"] == "BadRequest"
+        assert bad.status_code == 400 and bad.json()["error"] == "InvalidRequest"
+        assert bad.json()["field"] == "startTime"
 
 
 class _CountingPrometheus(Prometheus):

@@ -37,7 +37,8 @@ from gpuctl.spec.kinds import job_kinds
 from gpuctl.verbs.create import Marks
 
 router = APIRouter(tags=["jobs"], route_class=media.YamlBodyRoute)
-JOB_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+# fullmatch: `$` alone would also match before a trailing newline ("a.b\n")
+JOB_ID = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\.[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
 def job_id(namespace: str, name: str) -> str:
@@ -48,7 +49,7 @@ def locate(principal: Principal, jid: str) -> tuple[str, str]:
     """(namespace, name) of a job id the caller may see; 404 otherwise (another user's job is
     not found, to them)."""
     namespace, _, name = jid.partition(".")
-    if not JOB_ID.match(jid) or not principal.sees(namespace):
+    if not JOB_ID.fullmatch(jid) or not principal.sees(namespace):
         raise ApiError(404, "JobNotFound", f"no job {jid!r}")
     return namespace, name
 
@@ -373,12 +374,15 @@ def _job_detail(
     detail = job_detail(inventory.gather(cluster, name, namespace))
     prometheus = request.app.state.prometheus
     if prometheus is not None:  # the same figures as `gpuctl describe job` and `top jobs`
+        from gpuctl.monitoring.custom import throughput_now
         from gpuctl.monitoring.gpu import job_metrics_now
         from gpuctl.monitoring.prometheus import PrometheusError
 
         pods = detail["k8sResources"]["pods"]
         try:
             detail["metrics"].update(job_metrics_now(prometheus, namespace, pods))
+            # the job's own pushed throughput (POST /metrics/custom), as its last value
+            detail["metrics"]["throughput"] = throughput_now(prometheus, namespace, name)
         except PrometheusError as exc:  # the job without its metrics, and why
             detail["metricsError"] = str(exc)
     return detail

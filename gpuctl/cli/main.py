@@ -255,6 +255,11 @@ def progress_line() -> Any:
     return show
 
 
+def overwrite_hint(remedy: str) -> str:
+    """How the CLI asks to lift a refusal that overwriting would (VerbResult.worded)."""
+    return f"add --overwrite to {remedy}"
+
+
 def report(lines: list[str], errors: list[str]) -> int:
     for line in lines:
         click.echo(line)

@@ -12,6 +12,7 @@ from gpuctl.cli.main import (
     echo_objects,
     no_headers_option,
     output_option,
+    overwrite_hint,
     report,
 )
 from gpuctl.cli.views import nodes as node_views
@@ -166,7 +167,7 @@ def label(
     change = node_labels.LabelChange.parse(args[-1], delete)  # refused keys: before any request
     cluster = Cluster.connect(kubeconfig, context)
     result = node_labels.label_nodes(cluster, args[:-1], change, overwrite)
-    return report(result.lines(), result.errors)
+    return report(result.lines(), result.worded(overwrite_hint))
 
 
 @click.command("label")

@@ -10,6 +10,7 @@ from gpuctl.cli.main import (
     echo_objects,
     no_headers_option,
     output_option,
+    overwrite_hint,
     report,
 )
 from gpuctl.cli.views import pools as pool_views
@@ -154,7 +155,7 @@ def add(
     """
     _check_node_word(what)
     result = pool_labels.add_nodes(Cluster.connect(kubeconfig, context), pool, names, overwrite)
-    return report(result.lines(), result.errors)
+    return report(result.lines(), result.worded(overwrite_hint))
 
 
 @click.command("remove")

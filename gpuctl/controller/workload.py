@@ -28,7 +28,7 @@ from gpuctl.verbs.workset import Workset
 WORKLOAD_LABEL: Final = c.Labels.WORKLOAD
 MODEL_NAME_ENV: Final = "MODEL_NAME"
 JOB_NAME_MAX: Final = 59  # what a gpuctl training job name may be
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 
 
 def label_value(name: str) -> str:
@@ -119,7 +119,7 @@ class Workload:
     def job_name(self) -> str:
         """The Job's name: the workload's own when it is a short DNS label, else a shortened
         one with a hash of the full name (the same every time, so a Job is found again)."""
-        if len(self.name) <= JOB_NAME_MAX and _DNS_LABEL.match(self.name):
+        if len(self.name) <= JOB_NAME_MAX and _DNS_LABEL.fullmatch(self.name):
             return self.name
         digest = hashlib.sha256(self.name.encode()).hexdigest()[:8]
         stem = re.sub(r"[^a-z0-9-]", "-", self.name.lower())[: JOB_NAME_MAX - 9].strip("-")

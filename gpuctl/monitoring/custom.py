@@ -205,6 +205,28 @@ def throughput_of(series: Mapping[str, list[dict[str, Any]]]) -> list[dict[str, 
     return []
 
 
+THROUGHPUT_UNITS: Final = {
+    "throughput": "/s",
+    "tokensPerSecond": " tokens/s",
+    "samplesPerSecond": " samples/s",
+}
+
+
+def throughput_now(prometheus: Prometheus, namespace: str, job: str) -> str | None:
+    """The job's throughput now, as `GET /jobs/{id}` shows it (`5100 tokens/s`): the last
+    value of the first of THROUGHPUT_NAMES it pushed; None when it pushed none."""
+    names = "|".join(series_name(name) for name in THROUGHPUT_NAMES)
+    selector = f'{{__name__=~"{names}",namespace="{_escape(namespace)}",job="{_escape(job)}"}}'
+    found = {
+        sample.labels.get("__name__", "").removeprefix(c.CUSTOM_METRIC_PREFIX): sample.value
+        for sample in prometheus.query(f"max by (__name__) ({selector})")
+    }
+    for name in THROUGHPUT_NAMES:
+        if name in found:
+            return f"{found[name]:g}{THROUGHPUT_UNITS[name]}"
+    return None
+
+
 def drawing_order(series: Mapping[str, Any]) -> list[str]:
     """The names of a job's series as `describe job` lists them: loss, the throughput names,
     progress, then the others alphabetically."""

@@ -30,7 +30,7 @@ def parse(value: object) -> Fraction:
     """A quantity as an exact number; sums already computed (Fractions) pass through."""
     if isinstance(value, Fraction | int | float):
         return Fraction(value)
-    m = _RE.match(str(value).strip())
+    m = _RE.fullmatch(str(value).strip())
     if not m or m.group(2) not in _SUFFIX:
         raise ValueError(f"quantities must match the regular expression '{_RE.pattern}'")
     return Fraction(m.group(1)) * _SUFFIX[m.group(2)]

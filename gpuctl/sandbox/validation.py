@@ -250,11 +250,11 @@ def _field_path(parts: list[Any]) -> str:
 
 def validate_name(kind: str, name: str, field: str = "metadata.name") -> list[Cause]:
     if kind in _DNS1035_NAMED:
-        ok, msg, limit = DNS1035.match(name) and len(name) <= 63, DNS1035_MSG, 63
+        ok, msg, limit = DNS1035.fullmatch(name) and len(name) <= 63, DNS1035_MSG, 63
     elif kind in _LABEL_NAMED:
-        ok, msg, limit = LABEL.match(name) and len(name) <= 63, LABEL_MSG, 63
+        ok, msg, limit = LABEL.fullmatch(name) and len(name) <= 63, LABEL_MSG, 63
     else:
-        ok, msg, limit = SUBDOMAIN.match(name) and len(name) <= 253, SUBDOMAIN_MSG, 253
+        ok, msg, limit = SUBDOMAIN.fullmatch(name) and len(name) <= 253, SUBDOMAIN_MSG, 253
     if ok:
         return []
     if len(name) > limit:
@@ -267,8 +267,8 @@ def validate_labels(labels: dict[str, Any] | None, field: str) -> list[Cause]:
     for key, value in (labels or {}).items():
         prefix, _, name = key.rpartition("/")
         if (
-            (prefix and not SUBDOMAIN.match(prefix))
-            or not QUALIFIED_NAME.match(name)
+            (prefix and not SUBDOMAIN.fullmatch(prefix))
+            or not QUALIFIED_NAME.fullmatch(name)
             or len(name) > 63
         ):
             causes.append(
@@ -280,7 +280,7 @@ def validate_labels(labels: dict[str, Any] | None, field: str) -> list[Cause]:
                     key,
                 )
             )
-        if not isinstance(value, str) or len(value) > 63 or not LABEL_VALUE.match(value):
+        if not isinstance(value, str) or len(value) > 63 or not LABEL_VALUE.fullmatch(value):
             causes.append(
                 Cause(
                     f"{field}",
@@ -304,7 +304,7 @@ def _pod_spec_causes(spec: dict[str, Any], field: str) -> list[Cause]:
     for i, c in enumerate(containers or []):
         cf = f"{field}.containers[{i}]"
         name = c.get("name", "")
-        if name and not LABEL.match(name):
+        if name and not LABEL.fullmatch(name):
             causes.append(Cause(f"{cf}.name", "Invalid value", LABEL_MSG, name))
         if name in seen:
             causes.append(Cause(f"{cf}.name", "Duplicate value", "", name))

@@ -513,6 +513,9 @@ class NodeFailure(Answer):
     nodeName: str
     error: str
     message: str
+    field: str | None = Field(
+        None, description="the request's field at fault (`overwrite` for a label conflict)"
+    )
 
 
 class LabelBatch(Answer):

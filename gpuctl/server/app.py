@@ -15,11 +15,11 @@ import gc
 import importlib.resources
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Final, TypedDict
 
-from fastapi import FastAPI, Response
+from fastapi import FastAPI, Request, Response
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gpuctl import __version__
 from gpuctl.cluster.api import FullClusterAPI
 from gpuctl.cluster.cache import Cache, CachedReads
-from gpuctl.server import console, contract, errors, limits, paths
+from gpuctl.server import console, contract, errors, limits, origins, paths
 from gpuctl.server.auth import Authenticator, Policy, Tokens
 from gpuctl.server.routes import access, jobs, logs, nodes, pools, quotas, webhooks, workloads
 from gpuctl.server.routes import metrics as custom_metrics
@@ -73,6 +73,7 @@ def create_app(
     webhook_settings: Settings | None = None,
     deliver: bool = False,
     pushgateway_url: str | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> FastAPI:
     """The API over one cluster; `auth` is the token file (Tokens) or the cluster's token
     reviews (TokenReviews), None for no authentication (loopback only); `prometheus_url` None
@@ -83,7 +84,8 @@ def create_app(
     user's. `webhook_settings`: where and how webhooks are delivered; `deliver` runs the
     webhook worker (`gpuctl serve` does; it delivers while it holds the webhook Lease).
     `pushgateway_url`: where the jobs' own metrics (POST /metrics/custom) are relayed; None
-    refuses them (503)."""
+    refuses them (503). `allowed_hosts`: without authentication, the names the server answers
+    in `Host` besides the loopback ones (gpuctl.server.origins)."""
     from gpuctl.inventory.watched import LISTED
     from gpuctl.monitoring import custom
     from gpuctl.monitoring.prometheus import Prometheus
@@ -148,6 +150,8 @@ def create_app(
     caps = {f"{PREFIX}/metrics/custom": push}
     app.add_middleware(paths.JobIdSlash, prefix=PREFIX)  # innermost: before routing only
     app.add_middleware(limits.Gate, prefix=PREFIX, caps=caps)  # inside Measure: answers counted
+    hosts = origins.Hosts.of(allowed_hosts) if auth is None else None
+    app.add_middleware(origins.Guard, hosts=hosts)  # before Gate: a foreign Host reads no body
     app.add_middleware(Measure, **measure)
     return app
 
@@ -194,15 +198,23 @@ def _docs(app: FastAPI) -> None:
     static = importlib.resources.files("fastapi_offline") / "static"
     app.mount(ASSETS, StaticFiles(directory=str(static)), name="docs-assets")
 
+    page = get_swagger_ui_html(
+        openapi_url=app.openapi_url or "",
+        title="gpuctl API",
+        swagger_js_url=f"{ASSETS}/swagger-ui-bundle.js",
+        swagger_css_url=f"{ASSETS}/swagger-ui.css",
+        swagger_favicon_url=f"{ASSETS}/favicon.png",
+        # no badge from validator.swagger.io: the page sends no URL of ours to another site
+        swagger_ui_parameters={"validatorUrl": None},
+    ).body
+    # the console's headers: scripts, styles and images from the server itself (the page's one
+    # inline script, which starts Swagger UI, by its digest), never framed, never sniffed
+    scripts = console.inline_script_digests(bytes(page).decode())
+
     @app.get(DOCS, include_in_schema=False)
-    async def swagger_ui() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=app.openapi_url or "",
-            title="gpuctl API",
-            swagger_js_url=f"{ASSETS}/swagger-ui-bundle.js",
-            swagger_css_url=f"{ASSETS}/swagger-ui.css",
-            swagger_favicon_url=f"{ASSETS}/favicon.png",
-        )
+    async def swagger_ui(request: Request) -> HTMLResponse:
+        headers = console.security_headers(request.headers.get("host"), scripts)
+        return HTMLResponse(page, headers={**headers, "Cache-Control": "no-cache"})
 
 
 def _metrics(app: FastAPI) -> MeasureMetrics:

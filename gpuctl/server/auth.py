@@ -9,7 +9,9 @@ The token file (`gpuctl serve --tokens FILE`) is YAML:
 A token is the secret itself (at least 16 characters) or `sha256:` and the hex SHA-256 of it
 (so the file need not hold the secret). Each token names one user: a file that gives the same
 token twice (also as the digest of the other) is refused, as is a user named after a system
-namespace (`default`, `kube-*`, gpuctl's and its controller's). Callers send
+namespace (`default`, `kube-*`, gpuctl's and its controller's). A user name is a namespace name
+(a DNS-1123 label, checked whole: no trailing newline), and each user is listed once, with one
+role (a second entry of the same user is refused, whatever its role). Callers send
 `Authorization: Bearer <secret>`. Every comparison is between SHA-256 digests with
 `hmac.compare_digest`, over every entry (no early exit), and no token is logged.
 
@@ -43,7 +45,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args
 
 from gpuctl import constants as c
 from gpuctl.errors import GpuctlError, Problem, SpecError, UsageError
@@ -55,9 +57,9 @@ if TYPE_CHECKING:
 
 ROLES = ("user", "admin")
 KUBERNETES = "kubernetes"  # the role of a caller the cluster authenticated (--auth kubernetes)
-_HEX = re.compile(r"^[0-9a-f]{64}$")
+_HEX = re.compile(r"[0-9a-f]{64}")  # (every pattern here is used with fullmatch)
 MIN_TOKEN = 16  # characters of a secret given as itself
-_USER = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")  # a namespace name (DNS-1123 label)
+_USER = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")  # a namespace name (DNS-1123 label)
 
 
 @dataclass(frozen=True)
@@ -113,16 +115,19 @@ class Tokens:
             raise GpuctlError(f"{path}: give `tokens:` as a list of {{token, user, role}}")
         entries: list[_Entry] = []
         for index, item in enumerate(items):
-            entry = _entry(_Where(document, index), item)
+            where = _Where(document, index)
+            entry = _entry(where, item)
             for earlier, other in enumerate(entries):
                 if hmac.compare_digest(entry.digest, other.digest):
                     raise GpuctlError(
-                        _Where(document, index).say(
+                        where.say(
                             "token",
                             f"the same token as tokens[{earlier}] (also when one is the sha256: "
                             "of the other): give each user a secret of their own",
                         )
                     )
+                if entry.principal.user == other.principal.user:
+                    raise GpuctlError(where.say("user", _listed_twice(document, earlier, other)))
             entries.append(entry)
         return cls(entries)
 
@@ -164,14 +169,29 @@ class _Where:
         return f"{self.document.source}:{line}:{column}: tokens[{self.index}].{field}: {message}"
 
 
+def _listed_twice(document: Document, earlier: int, other: _Entry) -> str:
+    """A user may be listed once, so that they have one role, whichever token they send."""
+    line, _ = document.position(("tokens", earlier, "user"))
+    user, role = other.principal.user, other.principal.role
+    return (
+        f"{user} is listed already (tokens[{earlier}], line {line}, role {role}): a user has "
+        "one entry, so one token and one role; remove one of them"
+    )
+
+
 def _entry(where: _Where, item: Any) -> _Entry:
     if not isinstance(item, dict):
         raise GpuctlError(where.say("token", "give token, user and role"))
     token, user, role = item.get("token"), item.get("user"), item.get("role", "user")
     if not isinstance(token, str) or not token:
         raise GpuctlError(where.say("token", "give the secret, or sha256:<hex of its SHA-256>"))
-    if not isinstance(user, str) or not _USER.match(user) or len(user) > 63:
-        raise GpuctlError(where.say("user", "a user name is a namespace name (e.g. alice)"))
+    if not isinstance(user, str) or not _USER.fullmatch(user) or len(user) > 63:
+        raise GpuctlError(
+            where.say(
+                "user",
+                f"a user name is a namespace name (a DNS-1123 label, e.g. alice), not {user!r}",
+            )
+        )
     if reserved_namespace(user):
         raise GpuctlError(
             where.say(
@@ -188,7 +208,7 @@ def _entry(where: _Where, item: Any) -> _Entry:
 def _digest(where: _Where, token: str) -> bytes:
     if token.startswith("sha256:"):
         hexdigest = token.removeprefix("sha256:").lower()
-        if not _HEX.match(hexdigest):
+        if not _HEX.fullmatch(hexdigest):
             raise GpuctlError(where.say("token", "sha256: takes 64 hex digits"))
         return bytes.fromhex(hexdigest)
     if len(token) < MIN_TOKEN:
@@ -239,8 +259,10 @@ def authenticate(tokens: Authenticator | None, authorization: str | None) -> Pri
 
 # ----------------------------------------------------------------------------- policy
 
-RESOURCES = ("jobs", "pools", "nodes", "labels", "quotas")
-ACTIONS = ("get", "create", "delete")
+Resource = Literal["jobs", "pools", "nodes", "labels", "quotas"]
+Action = Literal["get", "create", "delete"]
+RESOURCES: tuple[str, ...] = get_args(Resource)
+ACTIONS: tuple[str, ...] = get_args(Action)
 
 
 def decide(

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from gpuctl.constants import Labels
+from gpuctl.server.auth import Action, Resource
 
 MAX_YAML = 1024 * 1024  # one spec; the CLI's own file cap is larger, for whole folders
 MAX_BATCH = 100
@@ -165,8 +166,9 @@ class AuthCheck(Body):
         json_schema_extra={"example": {"resource": "pools", "action": "create"}}
     )
 
-    resource: str = Field(description="jobs, pools, nodes, labels or quotas")
-    action: str = Field(description="get, create or delete")
+    # an unknown resource or action is 400 InvalidRequest naming the field, not a refusal
+    resource: Resource = Field(description="jobs, pools, nodes, labels or quotas")
+    action: Action = Field(description="get, create or delete")
     pool: str | None = None
     user: str | None = Field(None, description="the owner, for jobs and quotas")
 

@@ -108,6 +108,15 @@ def is_loopback(host: str) -> bool:
     "decide (the namespace's Pod Security level).",
 )
 @click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Without --tokens or --auth: also answer requests whose Host is NAME (repeatable; any "
+    "port). By default only a loopback Host (localhost, 127.0.0.1, [::1]) and --host are "
+    "answered, so that no other site's page can reach the server by DNS rebinding.",
+)
+@click.option(
     "--cluster-timeout",
     default=5.0,
     show_default=True,
@@ -158,6 +167,7 @@ def serve(
     max_log_streams: int,
     max_log_streams_per_user: int,
     host_paths: tuple[str, ...],
+    allowed_hosts: tuple[str, ...],
     cluster_timeout: float,
     webhook_cidrs: tuple[str, ...],
     webhook_timeout: float,
@@ -168,6 +178,7 @@ def serve(
 
     \b
     gpuctl serve --kubeconfig ~/.kube/config
+    gpuctl serve --kubeconfig ~/.kube/config --allowed-host gpu-box.local
     gpuctl serve --host 0.0.0.0 --port 8443 --tokens tokens.yaml \\
         --tls-cert tls.crt --tls-key tls.key
     gpuctl serve --host 0.0.0.0 --port 8000 --tokens tokens.yaml --allow-host-path /data
@@ -191,6 +202,7 @@ def serve(
             f"--host {host} is not a loopback address: give --tokens FILE or --auth kubernetes, "
             "or every caller on the network would be an admin"
         )
+    names = _allowed_hosts(allowed_hosts, host, tokens_file is None and auth_mode is None)
     if (tls_cert is None) != (tls_key is None):
         raise UsageError("give --tls-cert FILE and --tls-key FILE together")
     if tls_cert is not None and tls_key is not None:
@@ -214,6 +226,7 @@ def serve(
         webhook_settings=_webhook_settings(webhook_cidrs, webhook_timeout, webhook_retry_base),
         deliver=True,
         pushgateway_url=_pushgateway_url(pushgateway_url, cluster.context),
+        allowed_hosts=names,
     )
     config = uvicorn.Config(
         app,
@@ -233,6 +246,31 @@ def serve(
         raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from exc
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)
+
+
+def _allowed_hosts(given: tuple[str, ...], host: str, open_mode: bool) -> tuple[str, ...]:
+    """The Host names a server without authentication answers besides the loopback ones:
+    `--allowed-host`'s, and the (loopback) name it listens on. UsageError for a value that is
+    not a host name or address, and for --allowed-host with authentication (where the Host is
+    not checked: a browser never sends the bearer token by itself)."""
+    from gpuctl.server.origins import allowed_host_name
+
+    if given and not open_mode:
+        raise UsageError(
+            "--allowed-host applies only without --tokens and --auth (with them the Host is "
+            "not checked): leave it out"
+        )
+    names = []
+    for text in given:
+        name = allowed_host_name(text)
+        if name is None:
+            raise UsageError(
+                f"--allowed-host {text}: give a host name or an address without a port "
+                "(e.g. gpu-box.local)"
+            )
+        names.append(name)
+    own = allowed_host_name(host)
+    return tuple(dict.fromkeys([*names, *([own] if own else [])]))
 
 
 def _pushgateway_url(option: str | None, context: str | None) -> str | None:

@@ -18,8 +18,11 @@ script, no CDN, no outside font), may not be framed (`frame-ancestors 'none'`,
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib.resources
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -35,17 +38,20 @@ INDEX: Final = "index.html"
 ASSETS: Final = "assets/"
 API: Final = "/api"
 FOREVER: Final = "public, max-age=31536000, immutable"
-HOST: Final = re.compile(r"^[A-Za-z0-9.-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
+INLINE_SCRIPT: Final = re.compile(r"<script>(.*?)</script>", re.DOTALL)
+HOST: Final = re.compile(r"[A-Za-z0-9.-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
 
 
-def content_security_policy(host: str | None) -> str:
+def content_security_policy(host: str | None, scripts: Sequence[str] = ()) -> str:
     """The console's CSP; `host` (the request's Host header, when it is a plain host[:port])
-    adds its ws:/wss: origins, which not every browser counts as 'self'."""
-    sockets = f" ws://{host} wss://{host}" if host and HOST.match(host) else ""
+    adds its ws:/wss: origins, which not every browser counts as 'self'; `scripts` are the
+    `sha256-<base64>` digests of inline scripts the page may run (the Swagger page's one)."""
+    sockets = f" ws://{host} wss://{host}" if host and HOST.fullmatch(host) else ""
+    inline = "".join(f" '{digest}'" for digest in scripts)
     return "; ".join(
         (
             "default-src 'self'",
-            "script-src 'self'",
+            f"script-src 'self'{inline}",
             "style-src 'self'",
             "img-src 'self' data:",
             "font-src 'self'",
@@ -58,13 +64,22 @@ def content_security_policy(host: str | None) -> str:
     )
 
 
-def security_headers(host: str | None) -> dict[str, str]:
+def security_headers(host: str | None, scripts: Sequence[str] = ()) -> dict[str, str]:
+    """The headers of every page gpuctl serves (the console's, the Swagger page's)."""
     return {
-        "Content-Security-Policy": content_security_policy(host),
+        "Content-Security-Policy": content_security_policy(host, scripts),
         "X-Frame-Options": "DENY",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
     }
+
+
+def inline_script_digests(html: str) -> tuple[str, ...]:
+    """The CSP digests (`sha256-<base64>`) of the inline scripts of `html`."""
+    return tuple(
+        "sha256-" + base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+        for script in INLINE_SCRIPT.findall(html)
+    )
 
 
 def built_file(root: Path, path: str) -> Path | None:

@@ -31,6 +31,7 @@ from gpuctl.verbs.errors import (
     LabelNotFound,
     LabelRefused,
     LockTimeout,
+    Overwritable,
     Unschedulable,
 )
 
@@ -126,13 +127,21 @@ def classify(exc: Exception) -> tuple[int, str]:
     return 500, "InternalError"
 
 
+def overwrite_hint(remedy: str) -> str:
+    """How a REST client asks to lift a refusal that overwriting would (the request body's
+    `overwrite`); the CLI words its own (`--overwrite`)."""
+    return f'send "overwrite": true to {remedy}'
+
+
 def verb_failed(result: VerbResult, status: int, code: str) -> ApiError:
     """The answer to a verb that did not succeed: its first typed cluster error decides the
     status and code (AlreadyExists 409, Forbidden 403, Invalid 422, ...), `status`/`code` when
-    it has none; the message is the verb's own lines, as the CLI prints them."""
+    it has none; the message is the verb's own lines, a refusal that overwriting would lift
+    with the REST API's hint and `field` `overwrite`."""
     if result.causes:
         status, code = classify(result.causes[0])
-    return ApiError(status, code, "; ".join(result.errors))
+    field = "overwrite" if result.remedies else None
+    return ApiError(status, code, "; ".join(result.worded(overwrite_hint)), field=field)
 
 
 def body_of(exc: Exception) -> dict[str, Any]:
@@ -141,6 +150,9 @@ def body_of(exc: Exception) -> dict[str, Any]:
     if status == 500:
         return {"error": code, "message": "internal error; the server log has the details"}
     body: dict[str, Any] = {"error": code, "message": str(exc)}
+    if isinstance(exc, Overwritable):
+        body["message"] = f"{exc}; {overwrite_hint(exc.remedy)}"
+        body["field"] = "overwrite"
     if isinstance(exc, SpecError | Unschedulable) and exc.problems:
         body["field"] = exc.problems[0].path
         body["problems"] = [str(problem) for problem in exc.problems]

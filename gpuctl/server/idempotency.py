@@ -37,7 +37,7 @@ from gpuctl.verbs.create import Marks
 HEADER = "Idempotency-Key"
 REUSED = "IdempotencyKeyReused"  # the error code of a key sent before with another body
 MAX_KEY = 255
-KEY = re.compile(rf"^[\x21-\x7e]{{1,{MAX_KEY}}}$")  # visible ASCII, as HTTP header values
+KEY = re.compile(rf"[\x21-\x7e]{{1,{MAX_KEY}}}")  # visible ASCII, as HTTP header values
 DIGEST_CHARS = 40  # of the caller-and-key label value (a label value holds 63)
 
 KeyHeader = Annotated[
@@ -81,7 +81,7 @@ def of_request(key: str | None, principal: Principal, route: str, body: Any) -> 
     """The request's Idempotency (None without the header); 400 for a malformed key."""
     if key is None:
         return None
-    if not KEY.match(key):
+    if not KEY.fullmatch(key):
         raise ApiError(
             400,
             "BadIdempotencyKey",

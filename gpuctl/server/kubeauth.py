@@ -37,8 +37,8 @@ from gpuctl.server.errors import ApiError
 TTL = 60.0  # seconds a successful token review is trusted
 REFUSED_TTL = 10.0  # seconds a refused token stays refused without asking again
 MAX_CACHED = 10_000  # reviews kept at most (the oldest go first)
-_SERVICE_ACCOUNT = re.compile(r"^system:serviceaccount:([^:]+):[^:]+$")
-_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")  # both used with fullmatch
+_SERVICE_ACCOUNT = re.compile(rf"system:serviceaccount:({_NAMESPACE.pattern}):[-a-z0-9.]+")
 T = TypeVar("T")
 Acting = TypeVar("Acting", bound=Impersonation)  # a connection that can act as someone
 
@@ -46,10 +46,10 @@ Acting = TypeVar("Acting", bound=Impersonation)  # a connection that can act as 
 def home_of(user: str) -> str | None:
     """The namespace a user acts in by default: a service account's own, else the namespace
     named after the user, when their name is a namespace name (None otherwise)."""
-    found = _SERVICE_ACCOUNT.match(user)
+    found = _SERVICE_ACCOUNT.fullmatch(user)
     if found:
         return found.group(1)
-    return user if len(user) <= 63 and _NAMESPACE.match(user) else None
+    return user if len(user) <= 63 and _NAMESPACE.fullmatch(user) else None
 
 
 class TokenReviews:

@@ -20,7 +20,8 @@ from typing import NamedTuple
 from gpuctl.errors import UsageError
 
 LABEL = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?"
-_REFERENCE = re.compile(rf"^(?:(?P<namespace>{LABEL})[./])?(?P<name>{LABEL})$")
+# matched with fullmatch: `$` would also match before a trailing newline ("a.b\n")
+_REFERENCE = re.compile(rf"(?:(?P<namespace>{LABEL})[./])?(?P<name>{LABEL})")
 FORMS = "NAME, NAMESPACE/NAME or NAMESPACE.NAME"
 
 
@@ -70,7 +71,7 @@ def parse(text: str) -> JobRef:
 
 def parse_or_none(text: str) -> JobRef | None:
     """`parse`, None for what is not a job reference."""
-    match = _REFERENCE.match(text)
+    match = _REFERENCE.fullmatch(text)
     return JobRef(match.group("namespace"), match.group("name"), text) if match else None
 
 

@@ -32,7 +32,7 @@ def parse(value: str | int | float) -> Decimal:
     """The quantity's value in base units (cores, bytes, devices); ValueError when malformed."""
     if isinstance(value, int | float):
         return Decimal(str(value))
-    match = _QUANTITY.match(value.strip())
+    match = _QUANTITY.fullmatch(value.strip())
     if not match:
         raise ValueError(f"not a quantity: {value!r}")
     number, exponent, suffix = match.groups()

@@ -73,6 +73,8 @@ class VerbResult:
     dry_run: DryRun = DryRun.NONE
     causes: list[KubeError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # error index -> what asking to overwrite would do ("replace it"), for the front end's hint
+    remedies: dict[int, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -84,6 +86,7 @@ class VerbResult:
     def extend(self, other: VerbResult) -> None:
         self.objects += other.objects
         self.notes += other.notes
+        self.remedies.update({len(self.errors) + i: r for i, r in other.remedies.items()})
         self.errors += other.errors
         self.warnings += other.warnings
         self.causes += other.causes
@@ -93,6 +96,19 @@ class VerbResult:
         self.errors.append(line)
         if cause is not None:
             self.causes.append(cause)
+
+    def refuse(self, line: str, remedy: str) -> None:
+        """Record an error line that asking to overwrite would lift (`remedy`: what it would
+        do); the front end adds how to ask for it (`worded`)."""
+        self.remedies[len(self.errors)] = remedy
+        self.errors.append(line)
+
+    def worded(self, hint: Callable[[str], str]) -> list[str]:
+        """The error lines, each refusal with the front end's `hint(remedy)` after it."""
+        return [
+            f"{line}; {hint(self.remedies[index])}" if index in self.remedies else line
+            for index, line in enumerate(self.errors)
+        ]
 
 
 def result_of(manifest: Manifest, outcome: str, obj: dict[str, Any] | None = None) -> ObjectResult:

@@ -37,7 +37,17 @@ class LabelRefused(GpuctlError):
     """A label key or value gpuctl will not write; nothing was written."""
 
 
-class LabelConflict(LabelRefused):
+class Overwritable(GpuctlError):
+    """A refusal that asking to overwrite would lift. The message says what is in the way;
+    `remedy` what overwriting would do ("replace it"). Each front end words how to ask for it
+    (the CLI's `--overwrite`, the REST API's `"overwrite": true`), never the verb."""
+
+    def __init__(self, message: str, remedy: str) -> None:
+        super().__init__(message)
+        self.remedy = remedy
+
+
+class LabelConflict(Overwritable, LabelRefused):
     """The node has the key with another value, and overwriting was not asked for."""
 
 

@@ -16,14 +16,14 @@ from gpuctl.cluster.client import Conflict, KubeError, NotFound
 from gpuctl.errors import GpuctlError, UsageError
 from gpuctl.inventory.nodes import NodeNotFound, labels_of, name_of
 from gpuctl.verbs.common import ObjectResult, VerbResult
-from gpuctl.verbs.errors import LabelConflict, LabelNotFound, LabelRefused
+from gpuctl.verbs.errors import LabelConflict, LabelNotFound, LabelRefused, Overwritable
 
 ATTEMPTS = 3  # a label write raced by another writer is read and checked again
 
 # A label name after the prefix, and a label value (Kubernetes' syntax, at most 63 characters).
 _NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
-_KEY = re.compile(rf"^{re.escape(c.USER_NODE_LABEL_PREFIX)}{_NAME}$")
-_VALUE = re.compile(rf"^({_NAME})?$")
+_KEY = re.compile(rf"{re.escape(c.USER_NODE_LABEL_PREFIX)}{_NAME}")
+_VALUE = re.compile(rf"({_NAME})?")
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,12 @@ class LabelChange:
                 f"{c.USER_NODE_LABEL_PREFIX} (so they never collide with other tools' labels), "
                 f"e.g. {c.Labels.GPU_TYPE_USER}"
             )
-        if not _KEY.match(self.key):
+        if not _KEY.fullmatch(self.key):
             raise LabelRefused(
                 f"label key {self.key!r} refused: after {c.USER_NODE_LABEL_PREFIX} give at most "
                 "63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
             )
-        if self.value is not None and not _VALUE.match(self.value):
+        if self.value is not None and not _VALUE.fullmatch(self.value):
             raise LabelRefused(
                 f"label value {self.value!r} refused: at most 63 letters, digits, '-', '_' or "
                 "'.', starting and ending with a letter or digit"
@@ -104,8 +104,8 @@ def change_label(
             return _node(name, "not labeled", f"(already {change.key}={current})")
         elif current is not None and not overwrite:
             raise LabelConflict(
-                f"node/{name}: {change.key} already has the value {current!r} (conflict, 409); "
-                "add --overwrite to replace it"
+                f"node/{name}: {change.key} already has the value {current!r} (conflict, 409)",
+                remedy="replace it",
             )
         try:
             patch_labels(cluster, node, {change.key: change.value})
@@ -130,6 +130,8 @@ def label_nodes(
             result.objects.append(change_label(cluster, name, change, overwrite))
         except NotFound as exc:
             result.fail(f"node/{name} not found", exc)
+        except Overwritable as exc:
+            result.refuse(str(exc), exc.remedy)
         except GpuctlError as exc:
             line = str(exc) if str(exc).startswith("node/") else f"node/{name}: {exc}"
             result.fail(line, exc if isinstance(exc, KubeError) else None)

@@ -67,21 +67,21 @@ def add_nodes(cluster: ClusterAPI, pool: str, names: Sequence[str], overwrite: b
         raise PoolNotFound(f"pool {pool} not found (create it first: gpuctl create -f POOL.yaml)")
     tainted = isolated(record)
     nodes, errors = _read_nodes(cluster, names)
+    refused = VerbResult(errors=errors)
     allowed = allowed_gpu_types(record)
     for name, node in nodes.items():
         other = pool_of(node)
         if other and other != pool and not overwrite:
-            errors.append(
-                f"node/{name} is in pool {other}; add --overwrite to move it to pool {pool}"
-            )
+            refused.refuse(f"node/{name} is in pool {other}", f"move it to pool {pool}")
         types = [labels_of(node)[k] for k in c.GPU_TYPE_NODE_LABELS if labels_of(node).get(k)]
         if allowed and not any(same_gpu_type(t, a) for t in types for a in allowed):
-            errors.append(
+            refused.fail(
                 f"node/{name} has GPU type {', '.join(types) or '(none)'}, but pool {pool} "
                 f"allows only {', '.join(allowed)} (compared without letter case)"
             )
-    if errors:
-        return VerbResult(errors=[*errors, f"nothing was changed in pool {pool}"])
+    if not refused.ok:
+        refused.fail(f"nothing was changed in pool {pool}")
+        return refused
     result = VerbResult()
     added: dict[str, str | None] = {}
     for name, node in nodes.items():
@@ -202,7 +202,7 @@ def _set_pool(
         if expected is not None and current != expected:
             raise PoolConflict(f"it is now in pool {current or '(none)'}, not {expected}")
         if pool is not None and current not in ("", pool) and not overwrite:
-            raise PoolConflict(f"it is now in pool {current}; add --overwrite to move it")
+            raise PoolConflict(f"it is now in pool {current}, which took it meanwhile")
         try:
             patch_labels(cluster, node, labels, pool_taints(node, pool, isolated))
             return

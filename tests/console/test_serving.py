@@ -12,13 +12,15 @@ from fastapi.testclient import TestClient
 
 from gpuctl.server import console
 from gpuctl.server.app import create_app
+from gpuctl.server.auth import Tokens
 
 from .conftest import BUILT
 
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(None, None)) as served:  # type: ignore[arg-type]
+    app = create_app(None, None)  # type: ignore[arg-type]
+    with TestClient(app, base_url="http://localhost") as served:
         yield served
 
 
@@ -64,7 +66,9 @@ def test_hashed_assets_are_cached_for_a_year(client: TestClient) -> None:
         _assert_secure(answer.headers)
 
 
-def test_the_websocket_origin_is_the_requests_own_host(client: TestClient) -> None:
+def test_the_websocket_origin_is_the_requests_own_host() -> None:
+    # a token file (with no token in it): the server then answers any Host
+    client = TestClient(create_app(None, Tokens([])))  # type: ignore[arg-type]
     csp = client.get("/", headers={"host": "gpu.example:8080"}).headers["content-security-policy"]
     assert "connect-src 'self' ws://gpu.example:8080 wss://gpu.example:8080;" in csp
     forged = client.get("/", headers={"host": "x; script-src *"}).headers
@@ -93,7 +97,9 @@ def test_api_paths_are_the_apis_own(client: TestClient) -> None:
     assert "gpuctl_api_requests" in client.get("/metrics").text
     docs = client.get("/api/v1/docs")
     assert docs.status_code == 200 and "swagger-ui" in docs.text
-    assert "content-security-policy" not in docs.headers  # the console's policy only
+    # the console's headers, its policy allowing the page's one inline script by its digest
+    assert "script-src 'self' 'sha256-" in docs.headers["content-security-policy"]
+    assert docs.headers["x-frame-options"] == "DENY"
     assert client.get("/api/v1/openapi.json").json()["info"]["title"] == "gpuctl"
     assert all(
         not path.startswith("/{") for path in client.get("/api/v1/openapi.json").json()["paths"]
@@ -115,6 +121,6 @@ def test_an_installation_without_the_build_says_so(tmp_path: Path) -> None:
     app = create_app(None, None)  # type: ignore[arg-type]
     app.router.routes.pop()  # the console of the package, replaced by an empty build
     console.install(app, tmp_path)
-    answer = TestClient(app).get("/")
+    answer = TestClient(app, base_url="http://localhost").get("/")
     assert answer.status_code == 404
     assert answer.json()["message"] == "the console is not built into this installation"

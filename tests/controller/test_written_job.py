@@ -30,7 +30,8 @@ def test_a_controller_made_job_shows_its_spec_and_is_gpuctls_own(
     job = crd_env.cluster.get("Job", "w", "default")
     assert c.RENDER_HASH_ANNOTATION in job["metadata"]["annotations"]
 
-    with TestClient(create_app(crd_env.cluster, None), raise_server_exceptions=False) as client:
+    app = create_app(crd_env.cluster, None)
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as client:
         answer = client.get("/api/v1/jobs/default.w")
     assert answer.status_code == 200, answer.text
     text = answer.json()["yamlContent"]

@@ -49,7 +49,7 @@ def test_wheel_install_renders_from_another_directory(tmp_path: Path) -> None:
     docs = (
         "from fastapi.testclient import TestClient\n"
         "from gpuctl.server.app import create_app\n"
-        "client = TestClient(create_app(None, None))\n"
+        "client = TestClient(create_app(None, None), base_url='http://localhost')\n"
         "print(client.get('/api/v1/docs/assets/swagger-ui-bundle.js').status_code)\n"
     )
     assert _run(python, "-W", "ignore", "-c", docs, cwd=elsewhere).strip() == "200"

@@ -221,7 +221,7 @@ def test_patching_a_pools_cap_sets_its_clusterqueue_quota_in_place(
     assert created is not None
     node = cluster.kubectl("get", "node", f"{pool}-0", "-o", "json", namespaced=False)
     app = create_app(Kube.connect(str(cluster.kubeconfig)), None)
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as client:
         raised = client.patch(f"/api/v1/pools/{pool}", json={"maxGpus": 12})
     assert raised.status_code == 200, raised.text
     assert raised.json()["gpuCap"] == 12

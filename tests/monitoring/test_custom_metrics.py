@@ -139,6 +139,10 @@ def test_pushed_values_are_read_back_by_the_api_get_jobs_and_describe(
         bobs = api.call("bob", "GET", "/jobs/bob.other/metrics").json()
         assert bobs["custom"] == {} and bobs["throughput"] == []
         assert "pushed no tokensPerSecond" in bobs["message"]
+        # the job's page: its pushed throughput now (bob's job pushed none)
+        detail = api.call("alice", "GET", "/jobs/alice.mine").json()
+        assert detail["metrics"]["throughput"] == "5100 tokens/s", detail["metrics"]
+        assert api.call("bob", "GET", "/jobs/bob.other").json()["metrics"]["throughput"] is None
 
         _cli_reads_the_same(env, prometheus)
 

@@ -15,6 +15,7 @@ from tests.conftest import Env
 from tests.support.ports import free_port
 from tests.support.sandbox import wait_for
 
+from ..server.conftest import LOOPBACK
 from .conftest import Exporter
 from .test_top import table
 
@@ -52,7 +53,7 @@ def broken_url(request: pytest.FixtureRequest, exporter: Exporter) -> Iterator[s
 
 def test_job_detail_answers_without_metrics_and_says_why(env: Env, broken_url: str) -> None:
     assert env.gpuctl("create", "-f", "-", stdin=JOB).returncode == 0
-    with TestClient(create_app(env.cluster, None, broken_url)) as client:
+    with TestClient(create_app(env.cluster, None, broken_url), base_url=LOOPBACK) as client:
         detail = client.get("/api/v1/jobs/default.tune")
         assert detail.status_code == 200, detail.text
         body = detail.json()
@@ -78,7 +79,7 @@ def test_job_detail_with_a_working_prometheus_has_no_metrics_error(
     env: Env, prometheus_url: str
 ) -> None:
     assert env.gpuctl("create", "-f", "-", stdin=JOB).returncode == 0
-    with TestClient(create_app(env.cluster, None, prometheus_url)) as client:
+    with TestClient(create_app(env.cluster, None, prometheus_url), base_url=LOOPBACK) as client:
         assert client.get("/api/v1/jobs/default.tune").json()["metricsError"] is None
 
 
@@ -94,12 +95,12 @@ def test_metrics_of_a_job_without_pods_are_503_while_prometheus_is_down(
         timeout=60,
         what="the paused job's pods to go",
     )
-    with TestClient(create_app(env.cluster, None, broken_url)) as client:
+    with TestClient(create_app(env.cluster, None, broken_url), base_url=LOOPBACK) as client:
         series = client.get("/api/v1/jobs/default.serve/metrics")
         assert series.status_code == 503, series.text
         assert series.json()["error"] == "MetricsUnavailable"
         assert series.json()["message"].startswith(f"Prometheus at {broken_url} ")
-    with TestClient(create_app(env.cluster, None, prometheus_url)) as client:
+    with TestClient(create_app(env.cluster, None, prometheus_url), base_url=LOOPBACK) as client:
         series = client.get("/api/v1/jobs/default.serve/metrics")
         assert series.status_code == 200, series.text
         assert series.json()["gpuUtilization"] == series.json()["memoryUsage"] == []

@@ -17,6 +17,7 @@ from gpuctl.monitoring.prometheus import Prometheus
 from tests.conftest import Env
 from tests.core.conftest import run_gpuctl
 
+from ..server.conftest import LOOPBACK
 from .conftest import Exporter, GpuSeries, wait_scraped
 
 SPECS = """\
@@ -268,14 +269,15 @@ def test_rest_api_metrics_come_from_the_same_queries(
 
     gpus = serve(env, exporter, prometheus_url)
     tune = [g for g in gpus if g.pod.startswith("tune")]
-    with TestClient(create_app(env.cluster, None, prometheus_url)) as client:
+    with TestClient(create_app(env.cluster, None, prometheus_url), base_url=LOOPBACK) as client:
         detail = client.get("/api/v1/jobs/default.tune").json()
         assert detail["metrics"]["gpuUtilization"] == sum(g.util for g in tune) / len(tune)
         series = client.get("/api/v1/jobs/default.tune/metrics?metric=gpuUtilization").json()
         assert series["source"] == prometheus_url
         assert series["gpuUtilization"] and {p["value"] for p in series["gpuUtilization"]} == {70.0}
         bad = client.get("/api/v1/jobs/default.tune/metrics?startTime=yesterday")
-        assert bad.status_code == 400 and bad.json()["error"] == "BadRequest"
+        assert bad.status_code == 400 and bad.json()["error"] == "InvalidRequest"
+        assert bad.json()["field"] == "startTime"
 
 
 class _CountingPrometheus(Prometheus):

@@ -59,7 +59,7 @@ def why_of(cluster: Cluster, job: str) -> str:
 def api_get(cluster: Cluster, path: str) -> dict[str, Any]:
     """`GET /api/v1{path}` of a server on this cluster."""
     app = create_app(GpuctlCluster.connect(str(cluster.kubeconfig)), None, cache=False)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         answer = client.get(f"/api/v1{path}")
     assert answer.status_code == 200, answer.text
     body: dict[str, Any] = answer.json()

@@ -27,6 +27,7 @@ SECRETS = {
     "alice": "alice-secret-00002",
     "bob": "bob-secret-0000003",
 }
+LOOPBACK = "http://localhost"  # a server without authentication answers only a loopback Host
 ALICE_DIGEST = hashlib.sha256(SECRETS["alice"].encode()).hexdigest()
 TOKEN_FILE = f"""tokens:
   - {{token: {SECRETS["admin"]}, user: ops, role: admin}}
@@ -111,7 +112,9 @@ def api(env: Env, token_file: Path) -> Iterator[Api]:
 @pytest.fixture
 def open_api(env: Env) -> Iterator[TestClient]:
     """The API without a token file: every caller is the admin `anonymous`."""
-    with TestClient(create_app(env.cluster, None), raise_server_exceptions=False) as client:
+    with TestClient(
+        create_app(env.cluster, None), base_url=LOOPBACK, raise_server_exceptions=False
+    ) as client:
         yield client
 
 

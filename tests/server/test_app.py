@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 import subprocess
 import sys
@@ -31,6 +33,22 @@ def test_docs_page_uses_only_assets_the_server_itself_serves(api: Api) -> None:
         assert url.startswith("/"), f"{url} is not served by gpuctl"
         assert api.client.get(url).status_code == 200, url
     assert "cdn" not in page.text.lower()
+
+
+def test_docs_page_carries_the_consoles_security_headers(api: Api) -> None:
+    page = api.client.get("/api/v1/docs")
+    csp = page.headers["content-security-policy"]
+    directives = dict(part.strip().partition(" ")[::2] for part in csp.split(";"))
+    inline = re.findall(r"<script>(.*?)</script>", page.text, re.DOTALL)
+    digests = [base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() for s in inline]
+    assert len(digests) == 1  # the script that starts Swagger UI: allowed by its digest alone
+    assert directives["script-src"] == f"'self' 'sha256-{digests[0]}'"
+    assert directives["style-src"] == "'self'" and directives["default-src"] == "'self'"
+    assert directives["frame-ancestors"] == "'none'"
+    assert "unsafe" not in csp and "*" not in csp
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert "validator.swagger.io" not in page.text and '"validatorUrl": null' in page.text
 
 
 def test_openapi_document_lists_the_routes_and_bearer_auth(api: Api) -> None:

@@ -206,6 +206,21 @@ UPPER_FORM = "sha256:" + hashlib.sha256(LONG.encode()).hexdigest().upper()
         ),
         (f"tokens: [{{token: {LONG}, user: gpu-orchestrator-system}}]", "is a system namespace"),
         (f"tokens: [{{token: {LONG}, user: {'a' * 64}}}]", "a user name is a namespace name"),
+        (
+            f'tokens: [{{token: {LONG}, user: "alice\\n"}}]',
+            "1:46: tokens[0].user: a user name is a namespace name (a DNS-1123 label, e.g. "
+            "alice), not 'alice\\n'",
+        ),
+        (
+            f"tokens: [{{token: {LONG}, user: bob}},\n"
+            f"  {{token: {LONG}2, user: bob, role: admin}}]",
+            "2:40: tokens[1].user: bob is listed already (tokens[0], line 1, role user): a user "
+            "has one entry, so one token and one role",
+        ),
+        (
+            f"tokens:\n- {{token: {LONG}, user: bob}}\n- {{token: {LONG}2, user: bob}}",
+            "3:40: tokens[1].user: bob is listed already (tokens[0], line 2, role user)",
+        ),
     ],
 )
 def test_a_bad_token_file_is_one_clear_error(tmp_path: Path, text: str, problem: str) -> None:

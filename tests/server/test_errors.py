@@ -111,7 +111,7 @@ def test_unknown_routes_and_methods_use_the_error_shape(api: Api) -> None:
 
 def test_an_unreachable_cluster_is_503() -> None:
     app = create_app(unreachable_cluster(), None)
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as client:
         for path in ("/api/v1/jobs", "/api/v1/nodes", "/api/v1/pools", "/api/v1/quotas"):
             answer = client.get(path)
             assert answer.status_code == 503, path
@@ -145,7 +145,7 @@ class _Broken:
 
 def test_a_bug_is_500_without_a_traceback() -> None:
     app = create_app(_Broken(), None)  # type: ignore[arg-type]
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as client:
         answer = client.get("/api/v1/nodes")
     assert answer.status_code == 500
     assert answer.json() == {

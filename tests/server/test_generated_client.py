@@ -164,7 +164,9 @@ def _quotas_and_access(api: Generated) -> None:
     assert [(item.user_name, item.gpu.hard) for item in alice.items] == [("alice", "4")]
     api.error(api.call("quotas", "get_quota", user_name="carol"), 404, "QuotaNotFound")
 
-    asked = models.AuthCheck(resource="pools", action="create")
+    asked = models.AuthCheck(
+        resource=models.AuthCheckResource.POOLS, action=models.AuthCheckAction.CREATE
+    )
     allowed = api.ok("AuthDecision", api.call("auth", "check_access", body=asked))
     assert allowed.allowed is True
     refused = api.ok("AuthDecision", api.call("auth", "check_access", "alice", body=asked))

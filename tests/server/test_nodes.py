@@ -119,6 +119,15 @@ def test_set_read_conflict_overwrite_and_delete_a_label(api: Api) -> None:
     assert got == {"nodeName": "gpu-a100-0", "label": {"key": KEY, "value": "a"}}
     clash = api.call("admin", "POST", "/nodes/gpu-a100-0/labels", json={"key": KEY, "value": "b"})
     assert clash.status_code == 409 and clash.json()["error"] == "LabelConflict"
+    # the REST API's own hint (the request body's `overwrite`), never the CLI's flag
+    assert clash.json()["message"] == (
+        f"node/gpu-a100-0: {KEY} already has the value 'a' (conflict, 409); "
+        'send "overwrite": true to replace it'
+    )
+    assert clash.json()["field"] == "overwrite"
+    batch = {"nodeNames": ["gpu-a100-0"], "key": KEY, "value": "b"}
+    failed = api.call("admin", "POST", "/nodes/labels/batch", json=batch).json()["failed"]
+    assert failed[0]["field"] == "overwrite" and "--overwrite" not in failed[0]["message"]
     assert _label(api, "gpu-a100-0") == "a"
     body = {"key": KEY, "value": "b", "overwrite": True}
     assert api.call("admin", "POST", "/nodes/gpu-a100-0/labels", json=body).status_code == 200

@@ -64,9 +64,10 @@ def test_a_node_of_a_model_the_pool_refuses_or_of_another_pool_changes_nothing(a
     assert refused.status_code == 409, refused.text
     assert refused.json() == {
         "error": "PoolConflict",
-        "message": "node/gpu-a100-1 is in pool other; add --overwrite to move it to pool tuning;"
-        " node/gpu-t4-0 has GPU type T4-16G, but pool tuning allows only A100-80G (compared "
-        "without letter case); nothing was changed in pool tuning",
+        "message": 'node/gpu-a100-1 is in pool other; send "overwrite": true to move it to pool'
+        " tuning; node/gpu-t4-0 has GPU type T4-16G, but pool tuning allows only A100-80G "
+        "(compared without letter case); nothing was changed in pool tuning",
+        "field": "overwrite",
     }
     assert (_pool_of(api, "gpu-a100-1"), _pool_of(api, "gpu-t4-0")) == ("other", None)
     moved = api.call(

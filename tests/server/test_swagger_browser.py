@@ -69,7 +69,7 @@ def browser() -> Iterator[Any]:
     options.binary_location = CHROMIUM
     for flag in (*BROWSER_FLAGS, "--disable-dev-shm-usage", "--window-size=1400,2000"):
         options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
         yield driver
@@ -135,3 +135,6 @@ def test_swagger_page_makes_a_call_in_a_real_browser(env: Env, served: str, brow
         if urlsplit(url).netloc != urlsplit(served).netloc and not url.startswith("data:")
     ]
     assert foreign == []
+    # the page's Content-Security-Policy let everything it needs run: no violation reported
+    console = [entry["message"] for entry in browser.get_log("browser")]
+    assert not [line for line in console if "Content Security Policy" in line], console

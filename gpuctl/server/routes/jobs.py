@@ -406,12 +406,15 @@ def _job_detail(
     detail = job_detail(inventory.gather(cluster, name, namespace))
     prometheus = request.app.state.prometheus
     if prometheus is not None:  # the same figures as `gpuctl describe job` and `top jobs`
+        from gpuctl.monitoring.custom import throughput_now
         from gpuctl.monitoring.gpu import job_metrics_now
         from gpuctl.monitoring.prometheus import PrometheusError
 
         pods = detail["k8sResources"]["pods"]
         try:
             detail["metrics"].update(job_metrics_now(prometheus, namespace, pods))
+            # the job's own pushed throughput (POST /metrics/custom), as its last value
+            detail["metrics"]["throughput"] = throughput_now(prometheus, namespace, name)
         except PrometheusError as exc:  # the job without its metrics, and why
             detail["metricsError"] = str(exc)
     return detail

@@ -39,6 +39,7 @@ from gpuctl.server.auth import Principal, authenticate, require
 from gpuctl.server.deps import Caller, Kube
 from gpuctl.server.errors import ApiError, body_of
 from gpuctl.server.kubeauth import acting
+from gpuctl.server.params import one_of
 from gpuctl.server.routes.jobs import JobIdPath, locate
 
 log = logging.getLogger("gpuctl.server")
@@ -353,9 +354,12 @@ def job_metrics(
     end_time: Annotated[str | None, Query(alias="endTime")] = None,
 ) -> dict[str, Any]:
     job = _job(cluster, principal, jobId, None)
-    if metric is not None and metric not in METRICS:
-        raise ApiError(400, "BadRequest", f"metric {metric!r} is not one of {', '.join(METRICS)}")
+    one_of("metric", metric, METRICS)
     wanted = [metric] if metric else list(METRICS)
+    end = _when("endTime", end_time, time.time())  # checked with or without a Prometheus
+    start = _when("startTime", start_time, end - 3600)
+    if start >= end:
+        raise ApiError(400, "InvalidRequest", "startTime must be before endTime", field="startTime")
     prometheus = request.app.state.prometheus
     if prometheus is None:
         return {
@@ -366,10 +370,6 @@ def job_metrics(
     from gpuctl.monitoring import custom
     from gpuctl.monitoring.gpu import HISTORY_POINTS, job_metrics_range
 
-    end = _when(end_time, time.time())
-    start = _when(start_time, end - 3600)
-    if start >= end:
-        raise ApiError(400, "BadRequest", "startTime must be before endTime")
     pods = [p["metadata"]["name"] for p in inventory.pods_of(cluster, job)]
     namespace, name = inventory.job_of(job)
     series: dict[str, Any] = job_metrics_range(prometheus, namespace, pods, start, end)
@@ -387,13 +387,12 @@ def job_metrics(
     }
 
 
-def _when(text: str | None, default: float) -> float:
+def _when(field: str, text: str | None, default: float) -> float:
     """An RFC 3339 time (`2026-11-23T10:00:00Z`) as Unix seconds; `default` when absent."""
     if not text:
         return default
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     except ValueError:
-        raise ApiError(
-            400, "BadRequest", f"{text!r} is not a time such as 2026-11-23T10:00:00Z"
-        ) from None
+        message = f"{field}: {text!r} is not a time such as 2026-11-23T10:00:00Z"
+        raise ApiError(400, "InvalidRequest", message, field=field) from None

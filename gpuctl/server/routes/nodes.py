@@ -148,6 +148,7 @@ async def all_labels(
         "request and nothing is written."
     ),
     response_model=answers.LabelBatch,
+    response_model_exclude_unset=True,  # a failure's `field` only where a field is at fault
     summary="Set one label on several nodes, each on its own",
 )
 def label_batch(

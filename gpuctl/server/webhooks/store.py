@@ -153,7 +153,7 @@ def listed(cluster: ClusterAPI) -> list[Subscription]:
     return sorted((Subscription.of(obj) for obj in found), key=lambda s: s.created_at)
 
 
-ID = re.compile(r"^wh[0-9a-f]{16}$")
+ID = re.compile(r"wh[0-9a-f]{16}")
 
 # ---------------------------------------------------------------------- reservations
 
@@ -240,7 +240,7 @@ def reserve(cluster: ClusterAPI, owner: str, limit: int) -> str:
 
 def find(cluster: ClusterAPI, subscription_id: str) -> Subscription | None:
     """The subscription of that id; None for none (or for what is no id of ours)."""
-    if not ID.match(subscription_id):
+    if not ID.fullmatch(subscription_id):
         return None
     found = cluster.find("ConfigMap", _name(subscription_id), NAMESPACE)
     return Subscription.of(found) if found is not None else None

@@ -66,6 +66,8 @@ from gpuctl_client._generated.client import Client as AnonymousClient
 from gpuctl_client._generated.models import (
     AllLabels,
     AuthCheck,
+    AuthCheckAction,
+    AuthCheckResource,
     AuthDecision,
     CustomMetricsPush,
     CustomMetricsPushed,
@@ -694,7 +696,19 @@ class Auth(_Part):
     """Whether a user may do something."""
 
     def check(
-        self, resource: str, action: str, *, pool: str | None = None, user: str | None = None
+        self,
+        resource: AuthCheckResource | str,
+        action: AuthCheckAction | str,
+        *,
+        pool: str | None = None,
+        user: str | None = None,
     ) -> AuthDecision:
-        body = AuthCheck(resource=resource, action=action, pool=_opt(pool), user=_opt(user))
+        """`resource`: jobs, pools, nodes, labels or quotas; `action`: get, create or delete
+        (another is a ValueError here, as the server would answer 400)."""
+        body = AuthCheck(
+            resource=AuthCheckResource(resource),
+            action=AuthCheckAction(action),
+            pool=_opt(pool),
+            user=_opt(user),
+        )
         return self._call(check_access, AuthDecision, body=body)

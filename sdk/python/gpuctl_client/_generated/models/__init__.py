@@ -2,6 +2,8 @@
 
 from .all_labels import AllLabels
 from .auth_check import AuthCheck
+from .auth_check_action import AuthCheckAction
+from .auth_check_resource import AuthCheckResource
 from .auth_decision import AuthDecision
 from .custom_metrics_push import CustomMetricsPush
 from .custom_metrics_push_metrics import CustomMetricsPushMetrics
@@ -90,6 +92,8 @@ from .workload_list import WorkloadList
 __all__ = (
     "AllLabels",
     "AuthCheck",
+    "AuthCheckAction",
+    "AuthCheckResource",
     "AuthDecision",
     "CustomMetricsPush",
     "CustomMetricsPushed",

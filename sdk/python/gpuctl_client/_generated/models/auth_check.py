@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.auth_check_action import AuthCheckAction
+from ..models.auth_check_resource import AuthCheckResource
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -27,14 +29,14 @@ class AuthCheck:
             {'action': 'create', 'resource': 'pools'}
 
         Attributes:
-            resource (str): jobs, pools, nodes, labels or quotas
-            action (str): get, create or delete
+            resource (AuthCheckResource): jobs, pools, nodes, labels or quotas
+            action (AuthCheckAction): get, create or delete
             pool (None | str | Unset):
             user (None | str | Unset): the owner, for jobs and quotas
      """
 
-    resource: str
-    action: str
+    resource: AuthCheckResource
+    action: AuthCheckAction
     pool: None | str | Unset = UNSET
     user: None | str | Unset = UNSET
 
@@ -43,9 +45,9 @@ class AuthCheck:
 
 
     def to_dict(self) -> dict[str, Any]:
-        resource = self.resource
+        resource = self.resource.value
 
-        action = self.action
+        action = self.action.value
 
         pool: None | str | Unset
         if isinstance(self.pool, Unset):
@@ -78,9 +80,15 @@ class AuthCheck:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        resource = d.pop("resource")
+        resource = AuthCheckResource(d.pop("resource"))
 
-        action = d.pop("action")
+
+
+
+        action = AuthCheckAction(d.pop("action"))
+
+
+
 
         def _parse_pool(data: object) -> None | str | Unset:
             if data is None:

@@ -8,6 +8,8 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
+from typing import cast
 
 
 
@@ -25,11 +27,13 @@ class NodeFailure:
             node_name (str):
             error (str):
             message (str):
+            field (None | str | Unset): the request's field at fault (`overwrite` for a label conflict)
      """
 
     node_name: str
     error: str
     message: str
+    field: None | str | Unset = UNSET
 
 
 
@@ -42,6 +46,12 @@ class NodeFailure:
 
         message = self.message
 
+        field: None | str | Unset
+        if isinstance(self.field, Unset):
+            field = UNSET
+        else:
+            field = self.field
+
 
         field_dict: dict[str, Any] = {}
 
@@ -50,6 +60,8 @@ class NodeFailure:
             "error": error,
             "message": message,
         })
+        if field is not UNSET:
+            field_dict["field"] = field
 
         return field_dict
 
@@ -64,10 +76,21 @@ class NodeFailure:
 
         message = d.pop("message")
 
+        def _parse_field(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        field = _parse_field(d.pop("field", UNSET))
+
+
         node_failure = cls(
             node_name=node_name,
             error=error,
             message=message,
+            field=field,
         )
 
         return node_failure

@@ -25,7 +25,7 @@ from gpuctl.cluster.client import Forbidden, KubeError, LogEnds, NotFound, Table
 from gpuctl.cluster.resources import ref
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory import explain, preemption, status
+from gpuctl.inventory import explain, preemption, status, visibility
 from gpuctl.inventory.nodes import ACTIVE_PODS
 from gpuctl.spec import accelerators
 from gpuctl.workloads import WorkloadAdapter
@@ -509,19 +509,15 @@ class Details:
     preempted: preemption.Preemption | None = None  # the last time a pod of it was evicted
 
 
-def gather(cluster: LogCluster, name: str, namespace: str) -> Details:
+def gather(
+    cluster: LogCluster, name: str, namespace: str, sees: visibility.Sees = visibility.everyone
+) -> Details:
+    """What `describe job` and GET /jobs/{id} show of job `name`, for a reader who `sees`
+    those namespaces' work by name (gpuctl.inventory.visibility)."""
     job = find_job_or_partial(cluster, name, namespace)
     pods = pods_of(cluster, job)
-    involved = {name} | {p["metadata"]["name"] for p in pods}
-    # Events of the job, its pods and its ReplicaSets (named <name>-<hash>): one list.
-    events = [
-        e
-        for e in cluster.list("Event", namespace)
-        if (e.get("involvedObject") or {}).get("name") in involved
-        or str((e.get("involvedObject") or {}).get("name", "")).startswith(f"{name}-")
-    ]
-    events = [e for e in events if not stale_scheduling_failure(e, pods)]
-    events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+    preempted_events = preemptions_of(cluster, job)
+    events = events_about(cluster, job, pods, preempted_events)
     service = None
     nodes: dict[str, dict[str, Any]] = {}
     adapter = workloads.adapter_of(job)
@@ -533,7 +529,85 @@ def gather(cluster: LogCluster, name: str, namespace: str) -> Details:
             except Forbidden:
                 nodes = {}  # who may not read nodes gets no access URL
     logs = last_lines(cluster, pods)
-    return Details(job, pods, events, service, nodes, logs, last_preemption(cluster, job, events))
+    preempted = last_preemption(cluster, job, preempted_events, sees)
+    return Details(job, pods, events, service, nodes, logs, preempted)
+
+
+# A job's events are read by field selector, one list per object they are about (never the
+# namespace's every event): the workload, a Deployment's newest EVENT_OWNERS ReplicaSets, and
+# EVENT_PODS of its pods (those not ready first); the newest MAX_EVENTS of them are kept.
+MAX_EVENTS = 100
+EVENT_PODS = 10
+EVENT_OWNERS = 3
+
+
+def events_about(
+    cluster: ClusterAPI,
+    job: dict[str, Any],
+    pods: list[dict[str, Any]],
+    preempted: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """The events about the job's objects (`involved_objects`) and the scheduler's Preempted
+    events about its former pods (`preempted`, preemptions_of), oldest first: the newest
+    MAX_EVENTS, without scheduling failures of pods placed since."""
+    namespace = job["metadata"]["namespace"]
+    found: dict[str, dict[str, Any]] = {}
+    for kind, name, uid in involved_objects(cluster, job, pods):
+        wanted = f"involvedObject.kind={kind},involvedObject.name={name}"
+        wanted += f",involvedObject.uid={uid}" if uid else ""
+        for event in _events(cluster, namespace, wanted):
+            found[_event_key(event)] = event
+    for event in preempted:
+        found[_event_key(event)] = dict(event)
+    events = [e for e in found.values() if not stale_scheduling_failure(e, pods)]
+    events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+    return events[-MAX_EVENTS:]
+
+
+def _events(cluster: ClusterAPI, namespace: str, field_selector: str) -> list[dict[str, Any]]:
+    """The events the selector picks; none for who may not read events (the pods' status
+    still explains what it can)."""
+    try:
+        return cluster.list("Event", namespace, field_selector=field_selector)
+    except Forbidden:
+        return []
+
+
+def _event_key(event: Mapping[str, Any]) -> str:
+    meta = event.get("metadata") or {}
+    return str(meta.get("uid") or meta.get("name") or id(event))
+
+
+def involved_objects(
+    cluster: ClusterAPI, job: dict[str, Any], pods: list[dict[str, Any]]
+) -> list[tuple[str, str, str]]:
+    """(kind, name, uid) of the objects whose events explain the job: its workload, the
+    newest EVENT_OWNERS objects between it and its pods (a Deployment's ReplicaSets, which
+    say why they cannot make pods), and EVENT_PODS of its pods, those not ready first."""
+    meta = job["metadata"]
+    out: list[tuple[str, str, str]] = []
+    adapter = None if is_partial(job) else _adapter(job)
+    if adapter is not None:
+        out.append((adapter.kind, meta["name"], str(meta.get("uid") or "")))
+        if adapter.pod_owner_kind:
+            try:
+                owners = cluster.list(
+                    adapter.pod_owner_kind,
+                    meta["namespace"],
+                    label_selector=adapter.pod_selector(meta["name"]),
+                )
+            except Forbidden:
+                owners = []
+            owners.sort(key=lambda o: o["metadata"].get("creationTimestamp") or "", reverse=True)
+            out += [_identity(adapter.pod_owner_kind, o) for o in owners[:EVENT_OWNERS]]
+    chosen = sorted(pods, key=status.pod_is_ready)[:EVENT_PODS]  # not ready first
+    out += [_identity("Pod", pod) for pod in chosen]
+    return out
+
+
+def _identity(kind: str, obj: dict[str, Any]) -> tuple[str, str, str]:
+    meta = obj.get("metadata") or {}
+    return kind, str(meta.get("name", "")), str(meta.get("uid") or "")
 
 
 def status_with_preemption(job: dict[str, Any], preempted: preemption.Preemption | None) -> str:
@@ -543,11 +617,28 @@ def status_with_preemption(job: dict[str, Any], preempted: preemption.Preemption
     return c.Status.PREEMPTED if preempted is not None and shown == c.Status.PENDING else shown
 
 
+def preemptions_of(cluster: ClusterAPI, job: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scheduler's Preempted events about the job's former pods (named `<job>-...`; gone
+    by now, so not found by name), oldest first, the newest MAX_EVENTS: one list, of the
+    namespace's Preempted events only."""
+    name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+    wanted = f"reason={preemption.REASON},involvedObject.kind=Pod"
+    return [
+        dict(e)
+        for e in preemption.preemption_events(_events(cluster, namespace, wanted))
+        if str((e.get("involvedObject") or {}).get("name", "")).startswith(f"{name}-")
+    ][-MAX_EVENTS:]
+
+
 def last_preemption(
-    cluster: ClusterAPI, job: dict[str, Any], events: Sequence[dict[str, Any]]
+    cluster: ClusterAPI,
+    job: dict[str, Any],
+    events: Sequence[dict[str, Any]],
+    sees: visibility.Sees = visibility.everyone,
 ) -> preemption.Preemption | None:
-    """The newest preemption of one of the job's pods, with the preemptor's job (one read)."""
-    name, namespace = job["metadata"]["name"], job["metadata"].get("namespace")
+    """The newest preemption of one of the job's pods, with the preemptor's job (one read,
+    none when the reader does not see the preemptor's namespace)."""
+    name = job["metadata"]["name"]
     found = [
         e
         for e in preemption.preemption_events(events)
@@ -555,14 +646,19 @@ def last_preemption(
     ]
     if not found:
         return None
-    return preemption.of_event(found[-1], preemption.preemptor_jobs(cluster, found[-1:], namespace))
+    preemptors = preemption.preemptor_jobs(cluster, found[-1:], sees)
+    return preemption.of_event(found[-1], preemptors, sees)
 
 
 def preempted_jobs(
-    cluster: ClusterAPI, jobs: Sequence[dict[str, Any]], namespace: str | None
+    cluster: ClusterAPI,
+    jobs: Sequence[dict[str, Any]],
+    namespace: str | None,
+    sees: visibility.Sees = visibility.everyone,
 ) -> dict[tuple[str, str], preemption.Preemption]:
     """(namespace, job) -> its newest preemption, for the Pending jobs among `jobs` that had a
-    pod preempted: one list of the scheduler's Preempted events, one read per preemptor."""
+    pod preempted: one list of the scheduler's Preempted events, one read per preemptor the
+    reader `sees`."""
     pending = [j for j in jobs if status.workload_status(j) == c.Status.PENDING]
     if not pending:
         return {}
@@ -582,7 +678,7 @@ def preempted_jobs(
         if job_name:
             newest[(where, job_name)] = event
     return {
-        key: preemption.of_event(event, preemption.preemptor_jobs(cluster, [event], key[0]))
+        key: preemption.of_event(event, preemption.preemptor_jobs(cluster, [event], sees), sees)
         for key, event in newest.items()
     }
 

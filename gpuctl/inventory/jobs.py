@@ -753,6 +753,75 @@ class LogOptions:
     since_seconds: int | None = None
     grep: re.Pattern[str] | None = None
     pod: str | None = None  # only this pod
+    limit_bytes: int | None = None  # read_logs: at most this many bytes of lines in all
+
+
+@dataclass(frozen=True)
+class LogLines:
+    """What read_logs read: the lines, whether some were left out for `limit_bytes`, and when
+    the last line was written (RFC 3339, as Kubernetes stamps it; None without lines)."""
+
+    lines: list[str]
+    truncated: bool = False
+    last_timestamp: str | None = None
+
+
+# What Kubernetes' `timestamps=true` puts before a line: RFC 3339 with up to nanoseconds, a
+# space (at most 36 bytes with a zone offset).
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) ")
+STAMP_BYTES = 36
+
+
+def read_logs(
+    cluster: LogCluster, job: dict[str, Any], options: LogOptions, stop: threading.Event
+) -> LogLines:
+    """The job's last lines (not followed), prefixed `[pod]` when it has several pods, the
+    pods in name order: whole lines only, no more than `options.limit_bytes` bytes of them in
+    all (each line counted with its line end, without the prefix); `truncated` says lines
+    were left out for that. Kubernetes is asked for no more than that (and each line's
+    timestamp, which gives `last_timestamp` and is taken off the line). Ends between two
+    lines once `stop` is set (the reader left)."""
+    namespace = job["metadata"]["namespace"]
+    pods = _pods_asked(cluster, job, options)
+    budget = options.limit_bytes
+    lines: list[str] = []
+    last: str | None = None
+    for pod in pods:
+        name = pod["metadata"]["name"]
+        asked = None if budget is None else budget + 1 + STAMP_BYTES * (options.tail or 0)
+        received = 0
+        read = _pod_lines(
+            cluster, name, namespace, options, follow=False, limit=asked, stamped=True
+        )
+        for raw in read:
+            if stop.is_set():
+                return LogLines(lines, True, last)
+            received += len(raw.encode()) + 1
+            found = _STAMP.match(raw)
+            text = raw[found.end() :] if found else raw
+            if options.grep is not None and not options.grep.search(text):
+                continue
+            size = len(text.encode()) + 1
+            if budget is not None and size > budget:
+                return LogLines(lines, True, last)
+            budget = None if budget is None else budget - size
+            lines.append(_shown(name, text, len(pods) > 1))
+            last = found.group(1) if found else last
+        if asked is not None and received >= asked:  # Kubernetes cut it
+            return LogLines(lines, True, last)
+    return LogLines(lines, False, last)
+
+
+def _pods_asked(
+    cluster: ClusterAPI, job: dict[str, Any], options: LogOptions
+) -> list[dict[str, Any]]:
+    """The job's pods, or the one `options.pod` names (GpuctlError when it has none such)."""
+    pods = [
+        p for p in pods_of(cluster, job) if not options.pod or p["metadata"]["name"] == options.pod
+    ]
+    if options.pod and not pods:
+        raise GpuctlError(f"job {job['metadata']['name']!r} has no pod {options.pod!r}")
+    return pods
 
 
 def stream_logs(
@@ -761,11 +830,7 @@ def stream_logs(
     """The job's log lines, prefixed `[pod]` when it has several pods. With `follow`, pods
     that appear later are followed too, until `stop` is set or a finished Job's streams end."""
     namespace = job["metadata"]["namespace"]
-    pods = [
-        p for p in pods_of(cluster, job) if not options.pod or p["metadata"]["name"] == options.pod
-    ]
-    if options.pod and not pods:
-        raise GpuctlError(f"job {job['metadata']['name']!r} has no pod {options.pod!r}")
+    pods = _pods_asked(cluster, job, options)
     if not options.follow:
         prefix = len(pods) > 1
         for pod in pods:
@@ -788,7 +853,12 @@ def _pod_lines(
     *,
     follow: bool,
     ends: LogEnds | None = None,
+    limit: int | None = None,
+    stamped: bool = False,
 ) -> Iterator[str]:
+    """The pod's lines that `options.grep` picks, no more than `limit` bytes of them; with
+    `stamped` (read_logs), every line as Kubernetes sends it with its timestamp, for the
+    caller to pick."""
     try:
         for line in cluster.logs(
             pod,
@@ -797,8 +867,10 @@ def _pod_lines(
             since_seconds=options.since_seconds,
             follow=follow,
             ends=ends,
+            limit_bytes=limit,
+            timestamps=stamped,
         ):
-            if options.grep is None or options.grep.search(line):
+            if stamped or options.grep is None or options.grep.search(line):
                 yield line
     except (NotFound, KubeError) as exc:
         if "is waiting to start" in str(exc) or "ContainerCreating" in str(exc):

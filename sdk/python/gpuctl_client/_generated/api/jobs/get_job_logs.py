@@ -21,6 +21,7 @@ def _get_kwargs(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> dict[str, Any]:
     
@@ -34,6 +35,8 @@ def _get_kwargs(
     params["pod"] = pod
 
     params["follow"] = follow
+
+    params["limitBytes"] = limit_bytes
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -138,19 +141,25 @@ def sync_detailed(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> Response[ErrorBody | JobLogs]:
     """ A job's logs; follow=true streams them
 
-     The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked `text/plain`
-    stream of lines that ends when the pods stop (the same path also takes a WebSocket upgrade: one text
-    message a line).
+     The last `tail` lines of each of the job's pods as JSON, at most `limitBytes` bytes of them (1 MiB
+    unless asked; `truncated` says when lines were left out) and when the last one was written
+    (`lastTimestamp`); with `follow=true`, a chunked `text/plain` stream of lines that ends when the
+    pods stop (the same path also takes a WebSocket upgrade: one text message a line). One user reads
+    and follows at most 8 at once unless `serve --max-log-streams-per-user` says otherwise (429 with
+    Retry-After beyond).
 
     Args:
         job_id (str):
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
+        limit_bytes (int | Unset): at most this many bytes of lines in all, whole lines (not with
+            follow) Default: 1048576.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -166,6 +175,7 @@ def sync_detailed(
 tail=tail,
 pod=pod,
 follow=follow,
+limit_bytes=limit_bytes,
 
     )
 
@@ -182,19 +192,25 @@ def sync(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> ErrorBody | JobLogs | None:
     """ A job's logs; follow=true streams them
 
-     The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked `text/plain`
-    stream of lines that ends when the pods stop (the same path also takes a WebSocket upgrade: one text
-    message a line).
+     The last `tail` lines of each of the job's pods as JSON, at most `limitBytes` bytes of them (1 MiB
+    unless asked; `truncated` says when lines were left out) and when the last one was written
+    (`lastTimestamp`); with `follow=true`, a chunked `text/plain` stream of lines that ends when the
+    pods stop (the same path also takes a WebSocket upgrade: one text message a line). One user reads
+    and follows at most 8 at once unless `serve --max-log-streams-per-user` says otherwise (429 with
+    Retry-After beyond).
 
     Args:
         job_id (str):
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
+        limit_bytes (int | Unset): at most this many bytes of lines in all, whole lines (not with
+            follow) Default: 1048576.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -211,6 +227,7 @@ client=client,
 tail=tail,
 pod=pod,
 follow=follow,
+limit_bytes=limit_bytes,
 
     ).parsed
 
@@ -221,19 +238,25 @@ async def asyncio_detailed(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> Response[ErrorBody | JobLogs]:
     """ A job's logs; follow=true streams them
 
-     The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked `text/plain`
-    stream of lines that ends when the pods stop (the same path also takes a WebSocket upgrade: one text
-    message a line).
+     The last `tail` lines of each of the job's pods as JSON, at most `limitBytes` bytes of them (1 MiB
+    unless asked; `truncated` says when lines were left out) and when the last one was written
+    (`lastTimestamp`); with `follow=true`, a chunked `text/plain` stream of lines that ends when the
+    pods stop (the same path also takes a WebSocket upgrade: one text message a line). One user reads
+    and follows at most 8 at once unless `serve --max-log-streams-per-user` says otherwise (429 with
+    Retry-After beyond).
 
     Args:
         job_id (str):
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
+        limit_bytes (int | Unset): at most this many bytes of lines in all, whole lines (not with
+            follow) Default: 1048576.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -249,6 +272,7 @@ async def asyncio_detailed(
 tail=tail,
 pod=pod,
 follow=follow,
+limit_bytes=limit_bytes,
 
     )
 
@@ -265,19 +289,25 @@ async def asyncio(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> ErrorBody | JobLogs | None:
     """ A job's logs; follow=true streams them
 
-     The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked `text/plain`
-    stream of lines that ends when the pods stop (the same path also takes a WebSocket upgrade: one text
-    message a line).
+     The last `tail` lines of each of the job's pods as JSON, at most `limitBytes` bytes of them (1 MiB
+    unless asked; `truncated` says when lines were left out) and when the last one was written
+    (`lastTimestamp`); with `follow=true`, a chunked `text/plain` stream of lines that ends when the
+    pods stop (the same path also takes a WebSocket upgrade: one text message a line). One user reads
+    and follows at most 8 at once unless `serve --max-log-streams-per-user` says otherwise (429 with
+    Retry-After beyond).
 
     Args:
         job_id (str):
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
+        limit_bytes (int | Unset): at most this many bytes of lines in all, whole lines (not with
+            follow) Default: 1048576.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -294,5 +324,6 @@ client=client,
 tail=tail,
 pod=pod,
 follow=follow,
+limit_bytes=limit_bytes,
 
     )).parsed

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuctl.cli.views.jobs import job_rows
 from gpuctl.cluster.errors import Forbidden
 from gpuctl.cluster.fake import FakeCluster
 from gpuctl.inventory import preemption, visibility
@@ -42,6 +43,13 @@ def _cluster() -> FakeCluster:
 BOBS = {"kind": "Pod", "name": "secret-x-1", "namespace": "bob"}
 
 
+class NoPodsOfBob(FakeCluster):
+    """A cluster whose RBAC forbids reading the preemptor's pod."""
+
+    def find(self, kind: str, name: str, namespace: str | None = None) -> Any:
+        raise Forbidden(f'pods "{name}" is forbidden', status=403)
+
+
 def _read(cluster: FakeCluster, event: dict[str, Any], sees: visibility.Sees) -> str:
     found = preemption.of_event(event, preemption.preemptor_jobs(cluster, [event], sees), sees)
     return found.words()
@@ -63,10 +71,6 @@ def test_another_namespaces_preemptor_is_neither_named_nor_read() -> None:
 def test_a_preemptor_the_cluster_forbids_reading_is_not_named() -> None:
     """The command line (and a caller RBAC decides for) sees what its credentials may read."""
 
-    class NoPodsOfBob(FakeCluster):
-        def find(self, kind: str, name: str, namespace: str | None = None) -> Any:
-            raise Forbidden(f'pods "{name}" is forbidden', status=403)
-
     cluster = NoPodsOfBob()
     assert _read(cluster, _event(BOBS), visibility.everyone) == HIDDEN
 
@@ -87,3 +91,20 @@ def test_a_preemptor_of_the_readers_own_namespace_is_named() -> None:
     )
     event = _event({"kind": "Pod", "name": "big-1", "namespace": "alice"})
     assert _read(cluster, event, visibility.only("alice")).startswith("preempted by job big ")
+
+
+def test_get_jobs_wide_shows_a_hidden_preemptor_as_another_namespace() -> None:
+    job = {
+        "kind": "Deployment",
+        "metadata": {"name": "victim", "namespace": "alice", "labels": {}},
+        "spec": {"replicas": 1, "template": {"spec": {"containers": [{"image": "busybox"}]}}},
+        "status": {},
+    }
+    cluster = NoPodsOfBob()
+    event = _event(BOBS)
+    lost = preemption.of_event(event, preemption.preemptor_jobs(cluster, [event]))
+    headers, rows = job_rows(
+        [job], all_namespaces=False, wide=True, preempted={("alice", "victim"): lost}
+    )
+    assert rows[0][headers.index("PREEMPTED-BY")] == "<another-namespace>"
+    assert rows[0][headers.index("STATUS")] == "Preempted"

@@ -142,6 +142,8 @@ class LogStreams(Protocol):
         follow: bool = False,
         previous: bool = False,
         ends: LogEnds | None = None,
+        limit_bytes: int | None = None,
+        timestamps: bool = False,
     ) -> Iterator[str]: ...
 
 

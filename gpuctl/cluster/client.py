@@ -663,10 +663,14 @@ class Cluster:
         follow: bool = False,
         previous: bool = False,
         ends: LogEnds | None = None,
+        limit_bytes: int | None = None,
+        timestamps: bool = False,
     ) -> Iterator[str]:
         """A pod's log lines (without line ends); with `follow`, until the container stops or
         `ends` is ended (from any thread); with `previous`, those of the container's instance
-        before its last restart."""
+        before its last restart; with `limit_bytes`, no more than that many bytes (the last
+        line may be cut); with `timestamps`, each line begins with the time it was written
+        (RFC 3339) and a space. A reader that stops early closes the connection."""
         query: list[tuple[str, str]] = []
         if container:
             query.append(("container", container))
@@ -678,6 +682,10 @@ class Cluster:
             query.append(("follow", "true"))
         if previous:
             query.append(("previous", "true"))
+        if limit_bytes is not None:
+            query.append(("limitBytes", str(limit_bytes)))
+        if timestamps:
+            query.append(("timestamps", "true"))
         path = resource("Pod").path(namespace, pod) + "/log"
         response = self._send(
             "GET",
@@ -690,6 +698,7 @@ class Cluster:
         )
         if ends is not None:
             ends.add(response)
+        whole = False
         try:
             buffer = b""
             for chunk in response.stream(4096, decode_content=True):
@@ -699,9 +708,12 @@ class Cluster:
                     yield line.decode("utf-8", "replace")
             if buffer:
                 yield buffer.decode("utf-8", "replace")
+            whole = True
         except urllib3.exceptions.HTTPError as exc:
             raise _unreachable(self.server, ref("Pod", pod), exc) from exc
         finally:
+            if not whole:  # the rest unread: the connection cannot serve another request
+                response.close()
             response.release_conn()
 
     def exec(

@@ -186,6 +186,8 @@ class FakeCluster:
         follow: bool = False,
         previous: bool = False,
         ends: LogEnds | None = None,
+        limit_bytes: int | None = None,
+        timestamps: bool = False,
     ) -> Iterator[str]:
         return iter(())
 

@@ -25,7 +25,7 @@ from gpuctl.cluster.client import Forbidden, KubeError, LogEnds, NotFound, Table
 from gpuctl.cluster.resources import ref
 from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory import explain, preemption, status
+from gpuctl.inventory import explain, preemption, status, visibility
 from gpuctl.inventory.nodes import ACTIVE_PODS
 from gpuctl.spec import accelerators
 from gpuctl.workloads import WorkloadAdapter
@@ -542,19 +542,15 @@ class Details:
     preempted: preemption.Preemption | None = None  # the last time a pod of it was evicted
 
 
-def gather(cluster: LogCluster, name: str, namespace: str) -> Details:
+def gather(
+    cluster: LogCluster, name: str, namespace: str, sees: visibility.Sees = visibility.everyone
+) -> Details:
+    """What `describe job` and GET /jobs/{id} show of job `name`, for a reader who `sees`
+    those namespaces' work by name (gpuctl.inventory.visibility)."""
     job = find_job_or_partial(cluster, name, namespace)
     pods = pods_of(cluster, job)
-    involved = {name} | {p["metadata"]["name"] for p in pods}
-    # Events of the job, its pods and its ReplicaSets (named <name>-<hash>): one list.
-    events = [
-        e
-        for e in cluster.list("Event", namespace)
-        if (e.get("involvedObject") or {}).get("name") in involved
-        or str((e.get("involvedObject") or {}).get("name", "")).startswith(f"{name}-")
-    ]
-    events = [e for e in events if not stale_scheduling_failure(e, pods)]
-    events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+    preempted_events = preemptions_of(cluster, job)
+    events = events_about(cluster, job, pods, preempted_events)
     service = None
     nodes: dict[str, dict[str, Any]] = {}
     adapter = workloads.adapter_of(job)
@@ -566,7 +562,85 @@ def gather(cluster: LogCluster, name: str, namespace: str) -> Details:
             except Forbidden:
                 nodes = {}  # who may not read nodes gets no access URL
     logs = last_lines(cluster, pods)
-    return Details(job, pods, events, service, nodes, logs, last_preemption(cluster, job, events))
+    preempted = last_preemption(cluster, job, preempted_events, sees)
+    return Details(job, pods, events, service, nodes, logs, preempted)
+
+
+# A job's events are read by field selector, one list per object they are about (never the
+# namespace's every event): the workload, a Deployment's newest EVENT_OWNERS ReplicaSets, and
+# EVENT_PODS of its pods (those not ready first); the newest MAX_EVENTS of them are kept.
+MAX_EVENTS = 100
+EVENT_PODS = 10
+EVENT_OWNERS = 3
+
+
+def events_about(
+    cluster: ClusterAPI,
+    job: dict[str, Any],
+    pods: list[dict[str, Any]],
+    preempted: Sequence[dict[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """The events about the job's objects (`involved_objects`) and the scheduler's Preempted
+    events about its former pods (`preempted`, preemptions_of), oldest first: the newest
+    MAX_EVENTS, without scheduling failures of pods placed since."""
+    namespace = job["metadata"]["namespace"]
+    found: dict[str, dict[str, Any]] = {}
+    for kind, name, uid in involved_objects(cluster, job, pods):
+        wanted = f"involvedObject.kind={kind},involvedObject.name={name}"
+        wanted += f",involvedObject.uid={uid}" if uid else ""
+        for event in _events(cluster, namespace, wanted):
+            found[_event_key(event)] = event
+    for event in preempted:
+        found[_event_key(event)] = dict(event)
+    events = [e for e in found.values() if not stale_scheduling_failure(e, pods)]
+    events.sort(key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+    return events[-MAX_EVENTS:]
+
+
+def _events(cluster: ClusterAPI, namespace: str, field_selector: str) -> list[dict[str, Any]]:
+    """The events the selector picks; none for who may not read events (the pods' status
+    still explains what it can)."""
+    try:
+        return cluster.list("Event", namespace, field_selector=field_selector)
+    except Forbidden:
+        return []
+
+
+def _event_key(event: Mapping[str, Any]) -> str:
+    meta = event.get("metadata") or {}
+    return str(meta.get("uid") or meta.get("name") or id(event))
+
+
+def involved_objects(
+    cluster: ClusterAPI, job: dict[str, Any], pods: list[dict[str, Any]]
+) -> list[tuple[str, str, str]]:
+    """(kind, name, uid) of the objects whose events explain the job: its workload, the
+    newest EVENT_OWNERS objects between it and its pods (a Deployment's ReplicaSets, which
+    say why they cannot make pods), and EVENT_PODS of its pods, those not ready first."""
+    meta = job["metadata"]
+    out: list[tuple[str, str, str]] = []
+    adapter = None if is_partial(job) else _adapter(job)
+    if adapter is not None:
+        out.append((adapter.kind, meta["name"], str(meta.get("uid") or "")))
+        if adapter.pod_owner_kind:
+            try:
+                owners = cluster.list(
+                    adapter.pod_owner_kind,
+                    meta["namespace"],
+                    label_selector=adapter.pod_selector(meta["name"]),
+                )
+            except Forbidden:
+                owners = []
+            owners.sort(key=lambda o: o["metadata"].get("creationTimestamp") or "", reverse=True)
+            out += [_identity(adapter.pod_owner_kind, o) for o in owners[:EVENT_OWNERS]]
+    chosen = sorted(pods, key=status.pod_is_ready)[:EVENT_PODS]  # not ready first
+    out += [_identity("Pod", pod) for pod in chosen]
+    return out
+
+
+def _identity(kind: str, obj: dict[str, Any]) -> tuple[str, str, str]:
+    meta = obj.get("metadata") or {}
+    return kind, str(meta.get("name", "")), str(meta.get("uid") or "")
 
 
 def status_with_preemption(job: dict[str, Any], preempted: preemption.Preemption | None) -> str:
@@ -576,11 +650,28 @@ def status_with_preemption(job: dict[str, Any], preempted: preemption.Preemption
     return c.Status.PREEMPTED if preempted is not None and shown == c.Status.PENDING else shown
 
 
+def preemptions_of(cluster: ClusterAPI, job: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scheduler's Preempted events about the job's former pods (named `<job>-...`; gone
+    by now, so not found by name), oldest first, the newest MAX_EVENTS: one list, of the
+    namespace's Preempted events only."""
+    name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+    wanted = f"reason={preemption.REASON},involvedObject.kind=Pod"
+    return [
+        dict(e)
+        for e in preemption.preemption_events(_events(cluster, namespace, wanted))
+        if str((e.get("involvedObject") or {}).get("name", "")).startswith(f"{name}-")
+    ][-MAX_EVENTS:]
+
+
 def last_preemption(
-    cluster: ClusterAPI, job: dict[str, Any], events: Sequence[dict[str, Any]]
+    cluster: ClusterAPI,
+    job: dict[str, Any],
+    events: Sequence[dict[str, Any]],
+    sees: visibility.Sees = visibility.everyone,
 ) -> preemption.Preemption | None:
-    """The newest preemption of one of the job's pods, with the preemptor's job (one read)."""
-    name, namespace = job["metadata"]["name"], job["metadata"].get("namespace")
+    """The newest preemption of one of the job's pods, with the preemptor's job (one read,
+    none when the reader does not see the preemptor's namespace)."""
+    name = job["metadata"]["name"]
     found = [
         e
         for e in preemption.preemption_events(events)
@@ -588,14 +679,19 @@ def last_preemption(
     ]
     if not found:
         return None
-    return preemption.of_event(found[-1], preemption.preemptor_jobs(cluster, found[-1:], namespace))
+    preemptors = preemption.preemptor_jobs(cluster, found[-1:], sees)
+    return preemption.of_event(found[-1], preemptors, sees)
 
 
 def preempted_jobs(
-    cluster: ClusterAPI, jobs: Sequence[dict[str, Any]], namespace: str | None
+    cluster: ClusterAPI,
+    jobs: Sequence[dict[str, Any]],
+    namespace: str | None,
+    sees: visibility.Sees = visibility.everyone,
 ) -> dict[tuple[str, str], preemption.Preemption]:
     """(namespace, job) -> its newest preemption, for the Pending jobs among `jobs` that had a
-    pod preempted: one list of the scheduler's Preempted events, one read per preemptor."""
+    pod preempted: one list of the scheduler's Preempted events, one read per preemptor the
+    reader `sees`."""
     pending = [j for j in jobs if status.workload_status(j) == c.Status.PENDING]
     if not pending:
         return {}
@@ -615,7 +711,7 @@ def preempted_jobs(
         if job_name:
             newest[(where, job_name)] = event
     return {
-        key: preemption.of_event(event, preemption.preemptor_jobs(cluster, [event], key[0]))
+        key: preemption.of_event(event, preemption.preemptor_jobs(cluster, [event], sees), sees)
         for key, event in newest.items()
     }
 
@@ -690,6 +786,75 @@ class LogOptions:
     since_seconds: int | None = None
     grep: re.Pattern[str] | None = None
     pod: str | None = None  # only this pod
+    limit_bytes: int | None = None  # read_logs: at most this many bytes of lines in all
+
+
+@dataclass(frozen=True)
+class LogLines:
+    """What read_logs read: the lines, whether some were left out for `limit_bytes`, and when
+    the last line was written (RFC 3339, as Kubernetes stamps it; None without lines)."""
+
+    lines: list[str]
+    truncated: bool = False
+    last_timestamp: str | None = None
+
+
+# What Kubernetes' `timestamps=true` puts before a line: RFC 3339 with up to nanoseconds, a
+# space (at most 36 bytes with a zone offset).
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) ")
+STAMP_BYTES = 36
+
+
+def read_logs(
+    cluster: LogCluster, job: dict[str, Any], options: LogOptions, stop: threading.Event
+) -> LogLines:
+    """The job's last lines (not followed), prefixed `[pod]` when it has several pods, the
+    pods in name order: whole lines only, no more than `options.limit_bytes` bytes of them in
+    all (each line counted with its line end, without the prefix); `truncated` says lines
+    were left out for that. Kubernetes is asked for no more than that (and each line's
+    timestamp, which gives `last_timestamp` and is taken off the line). Ends between two
+    lines once `stop` is set (the reader left)."""
+    namespace = job["metadata"]["namespace"]
+    pods = _pods_asked(cluster, job, options)
+    budget = options.limit_bytes
+    lines: list[str] = []
+    last: str | None = None
+    for pod in pods:
+        name = pod["metadata"]["name"]
+        asked = None if budget is None else budget + 1 + STAMP_BYTES * (options.tail or 0)
+        received = 0
+        read = _pod_lines(
+            cluster, name, namespace, options, follow=False, limit=asked, stamped=True
+        )
+        for raw in read:
+            if stop.is_set():
+                return LogLines(lines, True, last)
+            received += len(raw.encode()) + 1
+            found = _STAMP.match(raw)
+            text = raw[found.end() :] if found else raw
+            if options.grep is not None and not options.grep.search(text):
+                continue
+            size = len(text.encode()) + 1
+            if budget is not None and size > budget:
+                return LogLines(lines, True, last)
+            budget = None if budget is None else budget - size
+            lines.append(_shown(name, text, len(pods) > 1))
+            last = found.group(1) if found else last
+        if asked is not None and received >= asked:  # Kubernetes cut it
+            return LogLines(lines, True, last)
+    return LogLines(lines, False, last)
+
+
+def _pods_asked(
+    cluster: ClusterAPI, job: dict[str, Any], options: LogOptions
+) -> list[dict[str, Any]]:
+    """The job's pods, or the one `options.pod` names (GpuctlError when it has none such)."""
+    pods = [
+        p for p in pods_of(cluster, job) if not options.pod or p["metadata"]["name"] == options.pod
+    ]
+    if options.pod and not pods:
+        raise GpuctlError(f"job {job['metadata']['name']!r} has no pod {options.pod!r}")
+    return pods
 
 
 def stream_logs(
@@ -704,11 +869,7 @@ def stream_logs(
     for lines of several jobs). With `follow`, pods that appear later are followed too, until
     `stop` is set or a finished Job's streams end."""
     namespace = job["metadata"]["namespace"]
-    pods = [
-        p for p in pods_of(cluster, job) if not options.pod or p["metadata"]["name"] == options.pod
-    ]
-    if options.pod and not pods:
-        raise GpuctlError(f"job {job['metadata']['name']!r} has no pod {options.pod!r}")
+    pods = _pods_asked(cluster, job, options)
     if not options.follow:
         prefix = prefix or len(pods) > 1
         for pod in pods:
@@ -731,7 +892,12 @@ def _pod_lines(
     *,
     follow: bool,
     ends: LogEnds | None = None,
+    limit: int | None = None,
+    stamped: bool = False,
 ) -> Iterator[str]:
+    """The pod's lines that `options.grep` picks, no more than `limit` bytes of them; with
+    `stamped` (read_logs), every line as Kubernetes sends it with its timestamp, for the
+    caller to pick."""
     try:
         for line in cluster.logs(
             pod,
@@ -740,8 +906,10 @@ def _pod_lines(
             since_seconds=options.since_seconds,
             follow=follow,
             ends=ends,
+            limit_bytes=limit,
+            timestamps=stamped,
         ):
-            if options.grep is None or options.grep.search(line):
+            if stamped or options.grep is None or options.grep.search(line):
                 yield line
     except (NotFound, KubeError) as exc:
         if "is waiting to start" in str(exc) or "ContainerCreating" in str(exc):

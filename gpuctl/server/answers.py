@@ -235,7 +235,13 @@ class JobDeleted(Answer):
 
 class JobLogs(Answer):
     logs: list[str]
-    lastTimestamp: str | None
+    lastTimestamp: str | None = Field(
+        description="when the last line returned was written (RFC 3339); null without lines"
+    )
+    truncated: bool = Field(
+        description="lines were left out to stay within limitBytes (ask for fewer with tail, "
+        "or for more bytes)"
+    )
 
 
 class Point(Answer):

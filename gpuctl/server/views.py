@@ -3,13 +3,13 @@ gpuctl.inventory (the CLI's rules), only written in the API's lower-case spellin
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.errors import GpuctlError
-from gpuctl.inventory import jobs, nodes, pools, quotas, status
+from gpuctl.inventory import jobs, nodes, pools, quotas, status, visibility
 from gpuctl.inventory.pools import Inventory, Pool
+from gpuctl.inventory.visibility import Sees
 from gpuctl.spec.jobref import job_id
 
 
@@ -156,20 +156,7 @@ def node_item(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-Visible = Callable[[str], bool]  # may the caller see a namespace's work by name?
-
-
-def other_work(pods: list[dict[str, Any]]) -> dict[str, int]:
-    """Pods counted, not named: how many, of how many jobs, holding how many GPUs."""
-    jobs_of = {(_meta(p).get("namespace"), status.job_name_of(nodes.labels_of(p))) for p in pods}
-    return {
-        "jobs": len(jobs_of),
-        "pods": len(pods),
-        "gpu": sum(status.pod_gpus(pod) for pod in pods),
-    }
-
-
-def node_detail(inventory: Inventory, node: dict[str, Any], sees: Visible) -> dict[str, Any]:
+def node_detail(inventory: Inventory, node: dict[str, Any], sees: Sees) -> dict[str, Any]:
     """GET /nodes/{name}: the pods of namespaces the caller sees by name, the others counted
     in `otherPods` (the node's GPU figures count every pod)."""
     item = node_item(inventory, node)
@@ -205,7 +192,7 @@ def node_detail(inventory: Inventory, node: dict[str, Any], sees: Visible) -> di
             }
             for pod in on_node
         ],
-        "otherPods": other_work(
+        "otherPods": visibility.counted(
             [pod for pod in every if not sees(_meta(pod).get("namespace", ""))]
         ),
         "createdAt": item["createdAt"],
@@ -250,7 +237,7 @@ def _isolation(pool: Pool) -> str | None:
     return "isolated" if pools.isolated(pool.record) else "shared"
 
 
-def pool_detail(inventory: Inventory, pool: Pool, sees: Visible) -> dict[str, Any]:
+def pool_detail(inventory: Inventory, pool: Pool, sees: Sees) -> dict[str, Any]:
     """GET /pools/{name}: the jobs of namespaces the caller sees by name, the others counted
     in `otherJobs` (the pool's GPU figures count every job)."""
     summary = inventory.summary(pool)
@@ -270,7 +257,7 @@ def pool_detail(inventory: Inventory, pool: Pool, sees: Visible) -> dict[str, An
             for (namespace, job), pods in jobs_in
             if sees(namespace)
         ],
-        "otherJobs": other_work(hidden),
+        "otherJobs": visibility.counted(hidden),
     }
 
 

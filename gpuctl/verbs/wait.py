@@ -23,7 +23,7 @@ from gpuctl.cluster.api import LogCluster
 from gpuctl.cluster.errors import Forbidden
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import explain, status
-from gpuctl.inventory.jobs import last_lines
+from gpuctl.inventory.jobs import EVENT_OWNERS, EVENT_PODS, last_lines
 from gpuctl.render.engine import Manifest
 from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, VerbResult, locate, no_progress
 from gpuctl.verbs.errors import WaitTimeout
@@ -129,13 +129,18 @@ class Wait:
         raise WaitFailed(f"{manifest.ref}: {said}{failure}")
 
     def _warnings(self, manifest: Manifest, pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The Warning events about the pods (pulls, mounts, probes), oldest first; none asked
-        for while every pod is Ready."""
+        """The Warning events about the pods (pulls, mounts, probes), oldest first: read by
+        field selector, one list per pod, for EVENT_PODS of them, those not ready first (never
+        the namespace's every event); none asked for while every pod is Ready."""
         if all(status.pod_is_ready(pod) for pod in pods):
             return []
-        names = {pod["metadata"]["name"] for pod in pods}
-        listed = self._events(manifest.namespace, "type=Warning")
-        return [e for e in listed if (e.get("involvedObject") or {}).get("name") in names]
+        found: list[dict[str, Any]] = []
+        for pod in sorted(pods, key=status.pod_is_ready)[:EVENT_PODS]:
+            name = pod["metadata"]["name"]
+            wanted = f"involvedObject.kind=Pod,involvedObject.name={name},type=Warning"
+            listed = self._events(manifest.namespace, wanted)
+            found += [e for e in listed if (e.get("involvedObject") or {}).get("name") == name]
+        return _oldest_first(found)
 
     def _events(self, namespace: str, field_selector: str) -> list[dict[str, Any]]:
         """The events matching the selector, oldest first; none for who may not read events
@@ -144,7 +149,7 @@ class Wait:
             listed = self.cluster.list("Event", namespace, field_selector=field_selector)
         except Forbidden:
             return []
-        return sorted(listed, key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+        return _oldest_first(listed)
 
     def _with_logs(
         self,
@@ -171,7 +176,7 @@ class Wait:
     def _creation_refused(self, manifest: Manifest, obj: dict[str, Any]) -> None:
         """The newest FailedCreate event of the workload (a Deployment's: of its ReplicaSets):
         why the controller could not make pods. An exceeded quota fails the wait."""
-        owners = {obj["metadata"].get("uid")}
+        owners = [str(obj["metadata"].get("uid") or "")]
         adapter = _adapter(manifest)
         if adapter.pod_owner_kind:
             owned = self.cluster.list(
@@ -179,12 +184,19 @@ class Wait:
                 manifest.namespace,
                 label_selector=adapter.pod_selector(manifest.name),
             )
-            owners |= {item["metadata"].get("uid") for item in owned}
-        events = [
-            event
-            for event in self._events(manifest.namespace, "reason=FailedCreate")
-            if (event.get("involvedObject") or {}).get("uid") in owners
-        ]
+            owned.sort(key=lambda o: o["metadata"].get("creationTimestamp") or "", reverse=True)
+            owners += [str(item["metadata"].get("uid") or "") for item in owned[:EVENT_OWNERS]]
+        events = _oldest_first(
+            [
+                event
+                for uid in owners
+                if uid
+                for event in self._events(
+                    manifest.namespace, f"reason=FailedCreate,involvedObject.uid={uid}"
+                )
+                if (event.get("involvedObject") or {}).get("uid") == uid
+            ]
+        )
         if not events:
             return
         refusal = str(events[-1].get("message") or "")
@@ -244,3 +256,7 @@ def _adapter(manifest: Manifest) -> WorkloadAdapter:
     if found is None:  # pragma: no cover - only workloads are waited for
         raise ValueError(f"{manifest.ref} is not a workload")
     return found
+
+
+def _oldest_first(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(events, key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")

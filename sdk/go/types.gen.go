@@ -472,8 +472,12 @@ type JobList struct {
 
 // JobLogs defines model for JobLogs.
 type JobLogs struct {
+	// LastTimestamp when the last line returned was written (RFC 3339); null without lines
 	LastTimestamp *string  `json:"lastTimestamp"`
 	Logs          []string `json:"logs"`
+
+	// Truncated lines were left out to stay within limitBytes (ask for fewer with tail, or for more bytes)
+	Truncated bool `json:"truncated"`
 }
 
 // JobMade defines model for JobMade.
@@ -1104,6 +1108,9 @@ type GetJobLogsParams struct {
 	Tail   *int    `form:"tail,omitempty" json:"tail,omitempty"`
 	Pod    *string `form:"pod,omitempty" json:"pod,omitempty"`
 	Follow *bool   `form:"follow,omitempty" json:"follow,omitempty"`
+
+	// LimitBytes at most this many bytes of lines in all, whole lines (not with follow)
+	LimitBytes *int `form:"limitBytes,omitempty" json:"limitBytes,omitempty"`
 }
 
 // GetJobMetricsParams defines parameters for GetJobMetrics.

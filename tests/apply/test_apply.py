@@ -173,9 +173,18 @@ def test_wait_running_succeeds_and_fails_fast_on_a_bad_image(env: Env) -> None:
     )
     Apply(env.cluster).run(bad)
     started = time.monotonic()
+    env.sandbox.requests.clear()
     with pytest.raises(GpuctlError, match=r"ErrImagePull|ImagePullBackOff"):
         Wait(env.cluster, timeout=20, settle=0).run(bad)
     assert time.monotonic() - started < 10
+    _events_read_by_object(env)
+
+
+def _events_read_by_object(env: Env) -> None:
+    """The wait read events only about the objects it waits for (by field selector), never
+    the namespace's every event."""
+    lists = [r for r in env.sandbox.requests.api_calls() if r.resource == "events"]
+    assert lists and all("involvedObject." in r.query for r in lists), lists
 
 
 def test_wait_running_quotes_the_scheduler_when_nothing_fits(env: Env) -> None:
@@ -199,7 +208,9 @@ def test_wait_running_names_the_quota_that_refuses_a_deployments_pods(env: Env) 
     )  # two replicas of 2 CPUs each
     manifests = env.render(web)
     Apply(env.cluster).run(manifests)
+    env.sandbox.requests.clear()
     with pytest.raises(
         GpuctlError, match=r"cannot create its pods: .*exceeded quota: team-resource-quota"
     ):
         Wait(env.cluster, timeout=20, settle=0).run(manifests)
+    _events_read_by_object(env)

@@ -498,3 +498,39 @@ def test_a_pods_qos_class_counts_cpu_and_memory_only(cluster: Cluster) -> None:
 
     made = Client.connect(str(cluster.kubeconfig)).create(api_pod)
     assert made["status"]["qosClass"] == "BestEffort"
+
+
+def test_events_are_selected_by_the_fields_the_api_server_supports(cluster: Cluster) -> None:
+    """involvedObject.kind, .name, .namespace and .uid, reason and type, as `describe job`
+    reads a job's events (one list per object, never the namespace's every event)."""
+    core: Any = client.CoreV1Api(cluster.api_client())
+    where = cluster.namespace
+
+    def event(name: str, kind: str, about: str, uid: str, reason: str, kind_of: str) -> None:
+        core.create_namespaced_event(
+            where,
+            {
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {"name": name},
+                "involvedObject": {"kind": kind, "name": about, "namespace": where, "uid": uid},
+                "reason": reason,
+                "message": name,
+                "type": kind_of,
+            },
+        )
+
+    event("e1", "Pod", "web-0", "u-1", "Unhealthy", "Warning")
+    event("e2", "Pod", "web-0", "u-2", "Started", "Normal")  # a pod of the same name, before
+    event("e3", "Pod", "web-1", "u-3", "Unhealthy", "Warning")
+    event("e4", "Deployment", "web-0", "u-4", "ScalingReplicaSet", "Normal")
+
+    def names(selector: str) -> list[str]:
+        found = core.list_namespaced_event(where, field_selector=selector).items
+        return sorted(e.metadata.name for e in found)
+
+    assert names("involvedObject.kind=Pod,involvedObject.name=web-0") == ["e1", "e2"]
+    assert names("involvedObject.name=web-0,involvedObject.uid=u-1") == ["e1"]
+    assert names(f"involvedObject.namespace={where},involvedObject.kind=Deployment") == ["e4"]
+    assert names("reason=Unhealthy,type=Warning") == ["e1", "e3"]
+    assert names("type!=Warning,involvedObject.kind=Pod") == ["e2"]

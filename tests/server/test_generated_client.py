@@ -296,7 +296,7 @@ def _running_pod(env: Env, namespace: str, app: str) -> dict[str, Any]:
 def _logs(api: Generated) -> None:
     """The last lines as JSON; followed, a text/plain stream (read as the generator cannot)."""
     lines = api.ok("JobLogs", api.call("jobs", "get_job_logs", job_id="alice.web", tail=2))
-    assert len(lines.logs) == 2 and lines.last_timestamp is None
+    assert len(lines.logs) == 2 and lines.last_timestamp and lines.truncated is False
     with api.raw("jobs", "get_job_logs", job_id="alice.web", tail=1, follow=True) as stream:
         assert stream.status_code == 200
         assert stream.headers["content-type"].startswith("text/plain")

@@ -3,6 +3,7 @@ nodes, labels): counts, never another user's job ids, pod names or namespace. Ad
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tests.support.sandbox import wait_for
@@ -66,3 +67,55 @@ def test_an_admin_sees_every_users_work_by_name(api: Api) -> None:
     node = _get(api, "admin", "/nodes/gpu-a100-0")
     assert sorted({pod["namespace"] for pod in node["pods"]}) == ["alice", "bob"]
     assert node["otherPods"] == {"jobs": 0, "pods": 0, "gpu": 0}
+
+
+def _service(name: str, priority: str) -> str:
+    """A service holding every GPU of the pool's one node (gpu-t4-0: 4)."""
+    return (
+        f"kind: inference\nversion: v0.1\njob: {{name: {name}, priority: {priority}}}\n"
+        "environment:\n  image: busybox:1.36\nservice:\n  replicas: 1\n  port: 8000\n"
+        "resources:\n  pool: tight\n  gpu: 4\n  cpu: 1\n  memory: 1Gi\n"
+    )
+
+
+def _preempted(api: Api) -> None:
+    """alice's low job in a one-node pool, preempted by bob's high one."""
+    assert api.call("admin", "POST", "/quotas", json={"yamlContent": QUOTA}).status_code == 201
+    pool = {"name": "tight", "nodes": ["gpu-t4-0"]}
+    assert api.call("admin", "POST", "/pools", json=pool).status_code == 201
+    low = api.call("alice", "POST", "/jobs", json={"yamlContent": _service("victim", "low")})
+    assert low.status_code == 201, low.text
+    wait_for(
+        lambda: _get(api, "alice", "/jobs/alice.victim")["status"] == "running",
+        timeout=30,
+        what="alice's job running",
+    )
+    high = api.call("bob", "POST", "/jobs", json={"yamlContent": _service("secret-x", "high")})
+    assert high.status_code == 201, high.text
+    wait_for(
+        lambda: _get(api, "alice", "/jobs/alice.victim")["status"] == "preempted",
+        timeout=30,
+        what="alice's job preempted",
+    )
+
+
+def test_a_preempted_job_does_not_name_the_other_users_job(api: Api) -> None:
+    _preempted(api)
+    answer = api.call("alice", "GET", "/jobs/alice.victim")
+    assert "bob" not in answer.text and "secret-x" not in answer.text, answer.text
+    assert re.fullmatch(
+        r"preempted by a higher-priority job in another namespace on node gpu-t4-0: pod "
+        r"victim-\w+-\w+ was evicted to make room; it waits until GPUs free up",
+        answer.json()["why"],
+    )
+    for path in ("/pools/tight", "/nodes/gpu-t4-0", "/nodes", "/pools"):
+        seen = api.call("alice", "GET", path).text
+        assert "bob" not in seen and "secret-x" not in seen, (path, seen)
+
+
+def test_an_admin_sees_who_preempted_a_job(api: Api) -> None:
+    _preempted(api)
+    why = _get(api, "admin", "/jobs/alice.victim")["why"]
+    assert why.startswith(
+        "preempted by job secret-x (higher priority) on node gpu-t4-0: pod victim-"
+    )

@@ -59,10 +59,18 @@ def job_rows(
             containers = ((obj["spec"].get("template") or {}).get("spec") or {}).get(
                 "containers"
             ) or [{}]
-            by = (lost.by_job or f"pod/{lost.by_pod}") if lost else ""
+            by = _preemptor(lost) if lost else ""
             row += [labels.get(Labels.PRIORITY, ""), containers[0].get("image", ""), by]
         rows.append(row)
     return headers, rows
+
+
+def _preemptor(lost: Preemption) -> str:
+    """PREEMPTED-BY: the job, else the pod; `<another-namespace>` for one the user may not
+    read (gpuctl.inventory.visibility)."""
+    if lost.hidden:
+        return "<another-namespace>"
+    return lost.by_job or f"pod/{lost.by_pod}"
 
 
 def pod_rows(

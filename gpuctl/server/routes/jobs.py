@@ -403,7 +403,7 @@ def _job_detail(
 ) -> dict[str, Any]:
     namespace, name = locate(principal, cluster, jobId)
     require(principal, "jobs", "get", namespace)
-    detail = job_detail(inventory.gather(cluster, name, namespace))
+    detail = job_detail(inventory.gather(cluster, name, namespace, principal.sees))
     prometheus = request.app.state.prometheus
     if prometheus is not None:  # the same figures as `gpuctl describe job` and `top jobs`
         from gpuctl.monitoring.custom import throughput_now

@@ -1,6 +1,12 @@
 """A job's logs: the last lines as JSON, or followed (`follow=true`) as a chunked text/plain
 stream or over a WebSocket on the same path.
 
+The last lines are at most `limitBytes` bytes of them (LIMIT_BYTES unless asked, at most
+MAX_LIMIT_BYTES): whole lines, Kubernetes asked for no more, and `truncated` says when lines
+were left out; `lastTimestamp` is when the last line returned was written. A read counts
+against the same caps as the followed streams, and ends between two lines when its client
+leaves.
+
 A followed stream is owned by its request: a thread of its own reads the pods' logs (never
 one of the shared pool's), and both it and the request look at least every second whether the
 stream was ended, so a stream ends within a second or two of its client leaving, whatever the
@@ -44,12 +50,23 @@ from gpuctl.server.routes.jobs import JobIdPath, locate
 
 log = logging.getLogger("gpuctl.server")
 router = APIRouter(tags=["jobs"])
-MAX_STREAMS = 32  # followed log streams open at once, all users together
+MAX_STREAMS = 32  # log reads and followed streams open at once, all users together
 MAX_STREAMS_PER_USER = 8  # ... and of one user
 WAKE = 1.0  # seconds: how often a waiting stream looks whether it was ended
 METRICS = ("gpuUtilization", "memoryUsage", "throughput", "custom")
 MAX_TAIL = 100_000
 Tail = Annotated[int, Query(ge=0, le=MAX_TAIL, description="last N lines of each pod")]
+LIMIT_BYTES = 1024 * 1024  # bytes of lines one answer holds at most, unless asked
+MAX_LIMIT_BYTES = 16 * 1024 * 1024
+LimitBytes = Annotated[
+    int,
+    Query(
+        alias="limitBytes",
+        ge=1,
+        le=MAX_LIMIT_BYTES,
+        description="at most this many bytes of lines in all, whole lines (not with follow)",
+    ),
+]
 LOGS_PROTOCOL = "logs.gpuctl.v1"  # the subprotocol a browser offers beside its token's
 BEARER_PROTOCOL = "base64url.bearer.authorization.k8s.io."
 _TAIL: TypeAdapter[int] = TypeAdapter(Annotated[int, Field(ge=0, le=MAX_TAIL)])
@@ -92,7 +109,7 @@ class Streams:
                 raise ApiError(
                     429,
                     "TooManyStreams",
-                    f"at most {self.per_user} log streams of one user at once ({user})",
+                    f"at most {self.per_user} log reads and streams of one user at once ({user})",
                     _RETRY,
                 )
             stream = Stream(user)
@@ -131,9 +148,12 @@ def _job(cluster: ClusterAPI, principal: Principal, job_id: str, pod: str | None
     "/jobs/{jobId}/logs",
     operation_id="getJobLogs",
     description=(
-        "The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked"
-        " `text/plain` stream of lines that ends when the pods stop (the same path also takes a"
-        " WebSocket upgrade: one text message a line)."
+        "The last `tail` lines of each of the job's pods as JSON, at most `limitBytes` bytes of"
+        " them (1 MiB unless asked; `truncated` says when lines were left out) and when the "
+        "last one was written (`lastTimestamp`); with `follow=true`, a chunked `text/plain` "
+        "stream of lines that ends when the pods stop (the same path also takes a WebSocket "
+        "upgrade: one text message a line). One user reads and follows at most 8 at once "
+        "unless `serve --max-log-streams-per-user` says otherwise (429 with Retry-After beyond)."
     ),
     response_model=answers.JobLogs,
     responses={
@@ -144,7 +164,7 @@ def _job(cluster: ClusterAPI, principal: Principal, job_id: str, pod: str | None
     },
     summary="A job's logs; follow=true streams them",
 )
-def job_logs(
+async def job_logs(
     request: Request,
     jobId: JobIdPath,
     principal: Caller,
@@ -152,17 +172,44 @@ def job_logs(
     tail: Tail = 100,
     pod: str | None = None,
     follow: bool = False,
+    limit_bytes: LimitBytes = LIMIT_BYTES,
 ) -> Any:
-    job = _job(cluster, principal, jobId, pod)
-    options = inventory.LogOptions(follow=follow, tail=tail, pod=pod)
-    if not follow:
-        lines = list(inventory.stream_logs(cluster, job, options, threading.Event()))
-        return {"logs": lines, "lastTimestamp": None}
+    job = await run_in_threadpool(_job, cluster, principal, jobId, pod)
     streams: Streams = request.app.state.log_streams
     stream = streams.take(principal.user)
+    if not follow:
+        options = inventory.LogOptions(tail=tail, pod=pod, limit_bytes=limit_bytes)
+        try:
+            read = await _read_once(request, cluster, job, options, stream)
+        finally:
+            streams.give_back(stream)
+        return {
+            "logs": read.lines,
+            "lastTimestamp": read.last_timestamp,
+            "truncated": read.truncated,
+        }
+    options = inventory.LogOptions(follow=True, tail=tail, pod=pod)
     return StreamingResponse(
         _chunks(cluster, job, options, streams, stream), media_type="text/plain"
     )
+
+
+async def _read_once(
+    request: Request,
+    cluster: LogCluster,
+    job: dict[str, Any],
+    options: inventory.LogOptions,
+    stream: Stream,
+) -> inventory.LogLines:
+    """The last lines (inventory.read_logs), read in a worker thread; when the client leaves
+    meanwhile, the read is stopped (it ends between two lines) rather than finished."""
+    reading = asyncio.ensure_future(
+        run_in_threadpool(inventory.read_logs, cluster, job, options, stream.stop)
+    )
+    while not (await asyncio.wait({reading}, timeout=WAKE))[0]:
+        if await request.is_disconnected():
+            stream.stop.set()
+    return reading.result()
 
 
 async def _lines(

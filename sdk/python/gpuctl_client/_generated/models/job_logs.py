@@ -24,11 +24,13 @@ class JobLogs:
     """ 
         Attributes:
             logs (list[str]):
-            last_timestamp (None | str):
+            last_timestamp (None | str): when the last line returned was written (RFC 3339); null without lines
+            truncated (bool): lines were left out to stay within limitBytes (ask for fewer with tail, or for more bytes)
      """
 
     logs: list[str]
     last_timestamp: None | str
+    truncated: bool
 
 
 
@@ -42,12 +44,15 @@ class JobLogs:
         last_timestamp: None | str
         last_timestamp = self.last_timestamp
 
+        truncated = self.truncated
+
 
         field_dict: dict[str, Any] = {}
 
         field_dict.update({
             "logs": logs,
             "lastTimestamp": last_timestamp,
+            "truncated": truncated,
         })
 
         return field_dict
@@ -68,9 +73,12 @@ class JobLogs:
         last_timestamp = _parse_last_timestamp(d.pop("lastTimestamp"))
 
 
+        truncated = d.pop("truncated")
+
         job_logs = cls(
             logs=logs,
             last_timestamp=last_timestamp,
+            truncated=truncated,
         )
 
         return job_logs

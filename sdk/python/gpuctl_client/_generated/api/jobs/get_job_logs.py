@@ -21,6 +21,7 @@ def _get_kwargs(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> dict[str, Any]:
     
@@ -34,6 +35,8 @@ def _get_kwargs(
     params["pod"] = pod
 
     params["follow"] = follow
+
+    params["limitBytes"] = limit_bytes
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -138,13 +141,17 @@ def sync_detailed(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> Response[ErrorBody | JobLogs]:
     """ A job's logs; follow=true streams them
 
-     The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked `text/plain`
-    stream of lines that ends when the pods stop (the same path also takes a WebSocket upgrade: one text
-    message a line).
+     The last `tail` lines of each of the job's pods as JSON, at most `limitBytes` bytes of them (1 MiB
+    unless asked; `truncated` says when lines were left out) and when the last one was written
+    (`lastTimestamp`); with `follow=true`, a chunked `text/plain` stream of lines that ends when the
+    pods stop (the same path also takes a WebSocket upgrade: one text message a line). One user reads
+    and follows at most 8 at once unless `serve --max-log-streams-per-user` says otherwise (429 with
+    Retry-After beyond).
 
     Args:
         job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
@@ -153,6 +160,8 @@ def sync_detailed(
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
+        limit_bytes (int | Unset): at most this many bytes of lines in all, whole lines (not with
+            follow) Default: 1048576.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -168,6 +177,7 @@ def sync_detailed(
 tail=tail,
 pod=pod,
 follow=follow,
+limit_bytes=limit_bytes,
 
     )
 
@@ -184,13 +194,17 @@ def sync(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> ErrorBody | JobLogs | None:
     """ A job's logs; follow=true streams them
 
-     The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked `text/plain`
-    stream of lines that ends when the pods stop (the same path also takes a WebSocket upgrade: one text
-    message a line).
+     The last `tail` lines of each of the job's pods as JSON, at most `limitBytes` bytes of them (1 MiB
+    unless asked; `truncated` says when lines were left out) and when the last one was written
+    (`lastTimestamp`); with `follow=true`, a chunked `text/plain` stream of lines that ends when the
+    pods stop (the same path also takes a WebSocket upgrade: one text message a line). One user reads
+    and follows at most 8 at once unless `serve --max-log-streams-per-user` says otherwise (429 with
+    Retry-After beyond).
 
     Args:
         job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
@@ -199,6 +213,8 @@ def sync(
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
+        limit_bytes (int | Unset): at most this many bytes of lines in all, whole lines (not with
+            follow) Default: 1048576.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -215,6 +231,7 @@ client=client,
 tail=tail,
 pod=pod,
 follow=follow,
+limit_bytes=limit_bytes,
 
     ).parsed
 
@@ -225,13 +242,17 @@ async def asyncio_detailed(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> Response[ErrorBody | JobLogs]:
     """ A job's logs; follow=true streams them
 
-     The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked `text/plain`
-    stream of lines that ends when the pods stop (the same path also takes a WebSocket upgrade: one text
-    message a line).
+     The last `tail` lines of each of the job's pods as JSON, at most `limitBytes` bytes of them (1 MiB
+    unless asked; `truncated` says when lines were left out) and when the last one was written
+    (`lastTimestamp`); with `follow=true`, a chunked `text/plain` stream of lines that ends when the
+    pods stop (the same path also takes a WebSocket upgrade: one text message a line). One user reads
+    and follows at most 8 at once unless `serve --max-log-streams-per-user` says otherwise (429 with
+    Retry-After beyond).
 
     Args:
         job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
@@ -240,6 +261,8 @@ async def asyncio_detailed(
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
+        limit_bytes (int | Unset): at most this many bytes of lines in all, whole lines (not with
+            follow) Default: 1048576.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -255,6 +278,7 @@ async def asyncio_detailed(
 tail=tail,
 pod=pod,
 follow=follow,
+limit_bytes=limit_bytes,
 
     )
 
@@ -271,13 +295,17 @@ async def asyncio(
     tail: int | Unset = 100,
     pod: str | Unset = UNSET,
     follow: bool | Unset = False,
+    limit_bytes: int | Unset = 1048576,
 
 ) -> ErrorBody | JobLogs | None:
     """ A job's logs; follow=true streams them
 
-     The last `tail` lines of each of the job's pods as JSON; with `follow=true`, a chunked `text/plain`
-    stream of lines that ends when the pods stop (the same path also takes a WebSocket upgrade: one text
-    message a line).
+     The last `tail` lines of each of the job's pods as JSON, at most `limitBytes` bytes of them (1 MiB
+    unless asked; `truncated` says when lines were left out) and when the last one was written
+    (`lastTimestamp`); with `follow=true`, a chunked `text/plain` stream of lines that ends when the
+    pods stop (the same path also takes a WebSocket upgrade: one text message a line). One user reads
+    and follows at most 8 at once unless `serve --max-log-streams-per-user` says otherwise (429 with
+    Retry-After beyond).
 
     Args:
         job_id (str): the job: `<namespace>.<name>` (its id, as POST /jobs answers),
@@ -286,6 +314,8 @@ async def asyncio(
         tail (int | Unset): last N lines of each pod Default: 100.
         pod (str | Unset):
         follow (bool | Unset):  Default: False.
+        limit_bytes (int | Unset): at most this many bytes of lines in all, whole lines (not with
+            follow) Default: 1048576.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -302,5 +332,6 @@ client=client,
 tail=tail,
 pod=pod,
 follow=follow,
+limit_bytes=limit_bytes,
 
     )).parsed

@@ -9,12 +9,13 @@ from __future__ import annotations
 import builtins
 import copy
 import itertools
+import time
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from gpuctl.cluster.errors import AlreadyExists, Conflict, NotFound
 from gpuctl.cluster.resources import resource
+from gpuctl.times import rfc3339
 
 if TYPE_CHECKING:
     from gpuctl.cluster.client import LogEnds
@@ -53,7 +54,7 @@ class FakeCluster:
         meta = obj["metadata"]
         meta["resourceVersion"] = str(next(self._versions))
         meta.setdefault("uid", f"uid-{meta['resourceVersion']}")
-        meta.setdefault("creationTimestamp", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        meta.setdefault("creationTimestamp", rfc3339(time.time()))
         return copy.deepcopy(obj)
 
     def add(self, *objects: dict[str, Any]) -> None:

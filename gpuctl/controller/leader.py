@@ -12,11 +12,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError
+from gpuctl.times import micro_rfc3339
 
 log = logging.getLogger("gpuctl.controller.leader")
 
@@ -26,10 +26,6 @@ class Timing:
     lease_seconds: float = 15.0  # how long a silent leader's Lease stays its own
     renew_deadline: float = 10.0  # a leader that cannot renew for this long steps down
     retry_period: float = 2.0  # between attempts to take or renew the Lease
-
-
-def micro_time(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class LeaseElector:
@@ -84,7 +80,7 @@ class LeaseElector:
         return self.clock() - self._observed[1] > duration
 
     def _lease_object(self, current: dict[str, Any] | None, transitions: int) -> dict[str, Any]:
-        now = micro_time(time.time())
+        now = micro_rfc3339(time.time())
         metadata: dict[str, Any] = {"name": self.name, "namespace": self.namespace}
         if current is not None:
             metadata = dict(current["metadata"])

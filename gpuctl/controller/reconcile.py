@@ -28,7 +28,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from gpuctl import constants as c
@@ -50,6 +49,7 @@ from gpuctl.inventory.status import terminating
 from gpuctl.placement import strategies
 from gpuctl.placement.affinity import pinned_node
 from gpuctl.placement.capacity import node_problem
+from gpuctl.times import micro_rfc3339, parse_rfc3339, rfc3339
 from gpuctl.verbs.delete import Delete
 
 log = logging.getLogger("gpuctl.controller")
@@ -90,25 +90,6 @@ class Outcome:
     result: str
     requeue_after: float | None = None
     message: str = ""
-
-
-def now_rfc3339(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def micro_rfc3339(at: float) -> str:
-    """With microseconds (Kubernetes' MicroTime): a retry is due exactly when it was meant to
-    be, not up to a second early."""
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def parse_rfc3339(text: str) -> float | None:
-    for layout in ("%Y-%m-%dT%H:%M:%S.%fZ", "%Y-%m-%dT%H:%M:%SZ"):
-        try:
-            return datetime.strptime(text, layout).replace(tzinfo=UTC).timestamp()
-        except (TypeError, ValueError):
-            continue
-    return None
 
 
 # --------------------------------------------------------------------------- reading
@@ -566,7 +547,7 @@ class Reconciler:
     def _write_status(
         self, workload: Workload, phase: str, reason: str, message: str, **fields: Any
     ) -> None:
-        stamp = now_rfc3339(self.clock())
+        stamp = rfc3339(self.clock())
         status: dict[str, Any] = {}
         if workload.unreadable_status:  # merge patch: remove every field it may have wrong
             status = dict.fromkeys(resource.status_schema()["properties"])

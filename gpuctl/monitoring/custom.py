@@ -17,12 +17,12 @@ import re
 import urllib.error
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from gpuctl import constants as c
 from gpuctl.errors import GpuctlError
 from gpuctl.monitoring.prometheus import Prometheus
+from gpuctl.times import rfc3339
 
 # A Prometheus metric name without `:` (kept for recording rules), at most 64 characters.
 NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
@@ -180,7 +180,7 @@ def _job_selector(namespace: str, job: str, name: str | None = None) -> str:
 
 
 def _timestamp(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return rfc3339(seconds)
 
 
 def job_series(

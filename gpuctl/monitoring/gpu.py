@@ -281,7 +281,7 @@ def job_metrics_range(
 ) -> dict[str, list[dict[str, Any]]]:
     """`GET /jobs/{id}/metrics`: the job's mean GPU utilisation (%) and GPU memory used (GiB)
     over time, as [{"timestamp": RFC 3339 UTC, "value": number}]."""
-    from datetime import UTC, datetime
+    from gpuctl.times import rfc3339
 
     if not pods:  # still asked: an unreachable Prometheus is an outage, pods or none
         prometheus.query(REACHABLE)
@@ -298,7 +298,7 @@ def job_metrics_range(
         points = series[0].points if series else []
         result[key] = [
             {
-                "timestamp": datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "timestamp": rfc3339(t),
                 "value": round(v * scale, 2),
             }
             for t, v in points

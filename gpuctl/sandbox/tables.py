@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from gpuctl.sandbox.resources import Resource
 from gpuctl.sandbox.selectors import selector_string
+from gpuctl.times import parse_rfc3339
 
 Obj = dict[str, Any]
 Column = tuple[str, str, int, Callable[[Obj], Any]]  # name, type, priority, cell
 
 
 def _ts(text: str | None) -> float | None:
-    if not text:
-        return None
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    return parse_rfc3339(text) if text else None
 
 
 def _budget(obj: Obj, field: str) -> str:

@@ -1,12 +1,12 @@
-"""Timestamps as the API server writes them (RFC 3339, whole seconds, UTC)."""
+"""Timestamps as the API server writes them (RFC 3339, whole seconds, UTC), of now unless
+told otherwise."""
 
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+
+from gpuctl.times import rfc3339
 
 
 def now_rfc3339(ts: float | None = None) -> str:
-    return datetime.fromtimestamp(time.time() if ts is None else ts, UTC).strftime(
-        "%Y-%m-%dT%H:%M:%SZ"
-    )
+    return rfc3339(time.time() if ts is None else ts)

@@ -15,12 +15,12 @@ import socket
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError, NotFound
+from gpuctl.times import micro_rfc3339, parse_rfc3339
 from gpuctl.verbs.common import Progress, no_progress
 from gpuctl.verbs.errors import LockTimeout
 
@@ -34,17 +34,15 @@ def holder_identity() -> str:
 
 
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return micro_rfc3339(time.time())
 
 
 def _expired(lease: dict[str, Any]) -> bool:
     spec = lease.get("spec") or {}
-    renewed = spec.get("renewTime") or spec.get("acquireTime")
-    if not renewed:
+    renewed = parse_rfc3339(str(spec.get("renewTime") or spec.get("acquireTime") or ""))
+    if renewed is None:  # never renewed, or unreadable: no holder can be told apart
         return True
-    stamp = datetime.strptime(renewed.rstrip("Z")[:26], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=UTC)
-    age = (datetime.now(UTC) - stamp).total_seconds()
-    return age > int(spec.get("leaseDurationSeconds") or LEASE_SECONDS)
+    return time.time() - renewed > int(spec.get("leaseDurationSeconds") or LEASE_SECONDS)
 
 
 def _body(name: str, namespace: str, holder: str, job: str) -> dict[str, Any]:

@@ -190,8 +190,8 @@ def test_apply_takes_and_releases_the_jobs_lease() -> None:
     assert not any(kind == "Lease" for kind, _, _ in cluster.objects)
 
 
-def _lease(holder: str, renewed: datetime) -> dict[str, Any]:
-    stamp = renewed.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def _lease(holder: str, renewed: datetime, layout: str = "%Y-%m-%dT%H:%M:%S.%fZ") -> dict[str, Any]:
+    stamp = renewed.strftime(layout)
     return {
         "apiVersion": "coordination.k8s.io/v1",
         "kind": "Lease",
@@ -217,6 +217,15 @@ def test_an_expired_lease_is_taken_over() -> None:
     with locks.held_for_run():
         lease = cluster.get("Lease", LEASE_PREFIX + "ft", "default")
         assert lease["spec"]["holderIdentity"] == locks.holder
+
+
+def test_a_lease_renewed_to_the_whole_second_is_read_as_held() -> None:
+    """A renewTime without a fraction (a Lease another tool wrote) is a time all the same."""
+    cluster = FakeCluster()
+    cluster.add(_lease("alice@laptop/1", datetime.now(UTC), "%Y-%m-%dT%H:%M:%SZ"))
+    locks = JobLocks(cluster, [("default", "ft")], time.monotonic() + 0.5)
+    with pytest.raises(LockTimeout, match=r"alice@laptop/1"), locks.held_for_run():
+        pass
 
 
 def test_diff_and_apply_agree_on_kubectl_applied_render() -> None:

@@ -9,8 +9,8 @@ the id as `<namespace>.<name>`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, Response
@@ -38,6 +38,7 @@ from gpuctl.spec import jobref
 from gpuctl.spec.check import Spec
 from gpuctl.spec.jobref import JobKey
 from gpuctl.spec.kinds import job_kinds
+from gpuctl.times import rfc3339
 from gpuctl.verbs.create import Marks
 
 router = APIRouter(tags=["jobs"], route_class=media.YamlBodyRoute)
@@ -185,7 +186,7 @@ def _create_one(
         "namespace": workload.namespace,
         "kind": work.specs[0].kind.name,
         "status": "pending",
-        "createdAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "createdAt": rfc3339(time.time()),
         "message": "; ".join(result.lines()),
         "warnings": result.warnings,
     }

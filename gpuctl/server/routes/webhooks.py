@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -36,6 +35,7 @@ from gpuctl.server.webhooks.shapes import (
     WebhookTestQueued,
 )
 from gpuctl.server.webhooks.worker import Settings, event_body
+from gpuctl.times import rfc3339
 
 router = APIRouter(tags=["webhooks"])
 URL_REFUSED: dict[str, Any] = {
@@ -263,7 +263,7 @@ def rotate_webhook_secret(
     secret = signing.new_secret()
     overlap = _settings(request).overlap
     store.rotate(_store(request), sub.id, secret, overlap)
-    until = datetime.fromtimestamp(time.time() + overlap, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    until = rfc3339(time.time() + overlap)
     return {"id": sub.id, "secret": secret, "previousValidUntil": until}
 
 

@@ -27,13 +27,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Conflict, Forbidden, NotFound
 from gpuctl.errors import GpuctlError
+from gpuctl.times import rfc3339
 
 NAMESPACE = c.SYSTEM_NAMESPACE
 RECENT = 20  # deliveries kept per subscription
@@ -52,7 +52,7 @@ class Delivery(TypedDict):
 
 
 def now_text() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return rfc3339(time.time())
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import urllib3
@@ -43,6 +42,7 @@ from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory.status import WORKLOAD_KINDS
 from gpuctl.server.views import job_item
 from gpuctl.server.webhooks import fair, safety, signing, store
+from gpuctl.times import micro_rfc3339, parse_rfc3339
 
 log = logging.getLogger("gpuctl.webhooks")
 
@@ -77,7 +77,7 @@ def backoff(attempt: int, settings: Settings, rng: random.Random) -> float:
 
 
 def _stamp() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return micro_rfc3339(time.time())
 
 
 def event_body(event: str, data: dict[str, Any]) -> str:
@@ -115,11 +115,10 @@ def job_data(obj: dict[str, Any], status: str) -> dict[str, Any]:
 
 def _lease_age(lease: dict[str, Any]) -> float:
     spec = lease.get("spec") or {}
-    renewed = spec.get("renewTime") or spec.get("acquireTime")
-    if not renewed:
+    renewed = parse_rfc3339(str(spec.get("renewTime") or spec.get("acquireTime") or ""))
+    if renewed is None:  # never renewed, or unreadable: as old as can be
         return float("inf")
-    stamp = datetime.strptime(renewed.rstrip("Z")[:26], "%Y-%m-%dT%H:%M:%S.%f")
-    return (datetime.now(UTC) - stamp.replace(tzinfo=UTC)).total_seconds()
+    return time.time() - renewed
 
 
 @dataclass

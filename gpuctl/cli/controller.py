@@ -168,7 +168,7 @@ def plan(
     Reads nodes and pods (and placed GPUWorkloads) from the cluster; writes nothing.
     """
     from gpuctl.cluster.client import Cluster
-    from gpuctl.controller import reconcile
+    from gpuctl.controller import view as cluster_view
     from gpuctl.controller.workload import Workload
     from gpuctl.spec.document import load_files
 
@@ -177,9 +177,9 @@ def plan(
     if problems:
         raise SpecError(problems)
     cluster = Cluster.connect(kubeconfig, context)
-    view = reconcile.read_cluster(cluster, None, node_selector)
+    view = cluster_view.read_cluster(cluster, None, node_selector)
     workloads = [Workload.of(document.data) for document in documents]
-    placements = reconcile.plan(view, workloads, random.Random(seed))
+    placements = cluster_view.plan(view, workloads, random.Random(seed))
     unplaced = 0
     for index, (workload, placement) in enumerate(zip(workloads, placements, strict=True)):
         chosen = placement.chosen.name if placement.chosen else "no node"

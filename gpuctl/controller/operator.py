@@ -30,13 +30,10 @@ from gpuctl.controller import resource
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.metrics import Metrics
+from gpuctl.controller.nodeloss import NOT_READY_GRACE_SECONDS
 from gpuctl.controller.queue import Key, WorkQueue
-from gpuctl.controller.reconcile import (
-    ERROR_RETRY_SECONDS,
-    NODE_CHECK_SECONDS,
-    NOT_READY_GRACE_SECONDS,
-    Reconciler,
-)
+from gpuctl.controller.reconcile import NODE_CHECK_SECONDS, Reconciler
+from gpuctl.controller.status import ERROR_RETRY_SECONDS
 from gpuctl.errors import GpuctlError
 
 log = logging.getLogger("gpuctl.controller")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from gpuctl.cluster.cache import Informer, Watched
 from gpuctl.cluster.client import Cluster
 from gpuctl.controller.cache import slim_node, slim_pod
-from gpuctl.controller.reconcile import view_of
+from gpuctl.controller.view import view_of
 from gpuctl.controller.workload import WORKLOAD_LABEL
 from gpuctl.placement.capacity import node_gpus
 from tests.controller.conftest import workload

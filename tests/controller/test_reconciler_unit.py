@@ -20,7 +20,8 @@ from gpuctl.controller import backoff, resource
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.operator import Workers
 from gpuctl.controller.queue import WorkQueue
-from gpuctl.controller.reconcile import ERROR_RETRY_SECONDS, Reconciler
+from gpuctl.controller.reconcile import Reconciler
+from gpuctl.controller.status import ERROR_RETRY_SECONDS
 from gpuctl.controller.workload import label_value
 from gpuctl.placement.affinity import pinned_node
 from tests.controller.conftest import workload

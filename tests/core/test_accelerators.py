@@ -193,7 +193,7 @@ def test_the_new_examples_pass_the_check() -> None:
 
 
 def test_the_controller_places_gpuworkloads_on_nvidia_gpus_only() -> None:
-    from gpuctl.controller.reconcile import view_of
+    from gpuctl.controller.view import view_of
 
     def node(name: str, resource: str) -> dict[str, Any]:
         capacity = {"cpu": "8", resource: "8"}

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from gpuctl import constants as c
 from gpuctl.cluster.fake import FakeCluster
-from gpuctl.controller import reconcile
+from gpuctl.controller import view
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.reconcile import Reconciler
 from gpuctl.controller.workload import Workload
@@ -131,8 +131,8 @@ def test_plan_names_the_node_run_picks(
     node_objects, pod_objects = cluster
     fake = fake_with([*node_objects, *pod_objects])
     objects = [workload(f"w{i}", gpus, strategy) for i, (gpus, strategy) in enumerate(asks)]
-    view = reconcile.read_cluster(fake, None)
-    planned = reconcile.plan(view, [Workload.of(obj) for obj in objects], random.Random(seed))
+    gpus = view.read_cluster(fake, None)
+    planned = view.plan(gpus, [Workload.of(obj) for obj in objects], random.Random(seed))
     run = Reconciler(fake, Metrics(), rng=random.Random(seed), snapshot_seconds=0)
     for obj, placement in zip(objects, planned, strict=True):
         obj["metadata"]["generation"] = 1

@@ -53,6 +53,7 @@ def render(
 @file_option
 def validate(files: tuple[str, ...]) -> int:
     """Check the specs without rendering them: `FILE: ok`, or every problem found.
+    Warnings (a workdir on a sensitive host path such as /etc) do not fail the check.
 
     \b
     gpuctl validate -f examples/
@@ -60,6 +61,7 @@ def validate(files: tuple[str, ...]) -> int:
     from gpuctl.errors import SpecError
     from gpuctl.render import engine
     from gpuctl.spec import document
+    from gpuctl.spec.check import spec_warnings
     from gpuctl.spec.kinds import Options
 
     failed = False
@@ -73,6 +75,9 @@ def validate(files: tuple[str, ...]) -> int:
             for problem in exc.problems:
                 click.echo(str(problem), err=True)
             continue
+        for doc in docs:  # what create and apply would warn about too
+            for warning in spec_warnings(doc):
+                click.echo(f"warning: {warning}", err=True)
         click.echo(f"{shown}: ok")
     return 1 if failed else 0
 

@@ -23,7 +23,7 @@ from gpuctl.inventory.nodes import active_pods, same_gpu_type
 from gpuctl.inventory.pools import claimed_gpus, gpu_cap, read_record, record_name
 from gpuctl.inventory.status import pod_gpus
 from gpuctl.render.engine import Manifest, NodeLabels
-from gpuctl.spec import chips
+from gpuctl.spec import check
 from gpuctl.verbs.errors import ApplyFailed
 
 
@@ -237,16 +237,17 @@ def _check_gpu_type(
     )
 
 
-def chip_warnings(manifests: Sequence[Manifest]) -> list[str]:
-    """The chip–framework check (gpuctl.spec.chips) of each job spec among the manifests, once
-    per spec: an image or command that targets another vendor than the GPU type's."""
+def spec_warnings(manifests: Sequence[Manifest]) -> list[str]:
+    """The warnings of each job spec among the manifests, once per spec (gpuctl.spec.check.
+    spec_warnings): an image or command that targets another vendor than the GPU type's, a
+    workdir on a sensitive host path."""
     seen: set[int] = set()
     warnings = []
     for manifest in manifests:
         if _pod_spec(manifest) is None or id(manifest.document) in seen:
             continue
         seen.add(id(manifest.document))
-        warnings += [str(problem) for problem in chips.chip_problems(manifest.document)]
+        warnings += [str(problem) for problem in check.spec_warnings(manifest.document)]
     return warnings
 
 
@@ -259,7 +260,7 @@ def placement_or_refuse(
 ) -> Placement:
     """`check_placement`, raising ApplyFailed (nothing written) when it found an error."""
     placement = check_placement(cluster, manifests, claims, oversize_is_error=oversize_is_error)
-    placement.warnings += chip_warnings(manifests)
+    placement.warnings += spec_warnings(manifests)
     if placement.errors:
         raise ApplyFailed("nothing was changed: " + "; ".join(placement.errors))
     return placement

@@ -388,9 +388,11 @@ def _container(image: str) -> dict[str, Any]:
         ],
         "livenessProbe": _probe("/healthz"),
         "readinessProbe": _probe("/readyz"),
+        # its root file system is read-only: ephemeral storage is its log (rotated by the
+        # kubelet at 10 MiB x 5 by default)
         "resources": {
-            "requests": {"cpu": "100m", "memory": "64Mi"},
-            "limits": {"cpu": "500m", "memory": "256Mi"},
+            "requests": {"cpu": "100m", "memory": "64Mi", "ephemeral-storage": "64Mi"},
+            "limits": {"cpu": "500m", "memory": "256Mi", "ephemeral-storage": "256Mi"},
         },
         "securityContext": {
             "allowPrivilegeEscalation": False,

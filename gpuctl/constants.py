@@ -71,6 +71,11 @@ GPU_SHARE_RESOURCE: Final = "aliyun.com/gpu-mem"  # GPU-share device plugin, in 
 # data.json, model.safetensors) is a file; anything else (conf.d, qwen2.5, a trailing /) is a
 # directory, created when missing. A File hostPath must exist on the node.
 HOST_PATH_TYPES: Final = {"directory": "DirectoryOrCreate", "file": "File"}
+# A service with a health check gets a startup probe on it, every STARTUP_PROBE_PERIOD seconds
+# for `service.startup_timeout` seconds (default below): the liveness probe starts only once it
+# passed, so a model that loads for minutes is not restarted in a loop.
+STARTUP_PROBE_PERIOD: Final = 10
+DEFAULT_STARTUP_TIMEOUT: Final = 600
 
 DEFAULT_NAMESPACE: Final = "default"
 DEFAULT_POOL: Final = "default"
@@ -105,6 +110,11 @@ CONTROLLER_NAMESPACE: Final = "gpu-orchestrator-system"  # the GPUWorkload contr
 RESERVED_NAMESPACES: Final = ("default", SYSTEM_NAMESPACE, CONTROLLER_NAMESPACE)
 RESERVED_NAMESPACE_PREFIX: Final = "kube-"
 SERVICE_PREFIX: Final = "svc-"
+# A notebook whose command line sets no Jupyter token and whose env has no JUPYTER_TOKEN reads
+# one from Secret {name}-notebook-token (key `token`), which create and apply generate.
+NOTEBOOK_TOKEN_ENV: Final = "JUPYTER_TOKEN"
+NOTEBOOK_TOKEN_SECRET_SUFFIX: Final = "-notebook-token"
+NOTEBOOK_TOKEN_KEY: Final = "token"
 POOL_CONFIGMAP_PREFIX: Final = "pool-"
 # Pool record data keys: the GPU models the pool allows (JSON list; a node of another model is
 # refused), and the nodes on which the pool itself wrote runwhere.ai/gpu-type (JSON list; the

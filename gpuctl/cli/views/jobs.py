@@ -149,7 +149,7 @@ def describe(details: Details, at: datetime | None = None) -> str:
         ("Why", reason)
         for reason in reasons(job, pods, details.events, details.logs, details.preempted)
     ]
-    url = access_url(details.service, pods, details.nodes, containers)
+    url = access_url(details.service, pods, details.nodes, containers, details.token)
     if url:
         lines.append(("Access", url))
     width = max(len(key) for key, _ in lines) + 2

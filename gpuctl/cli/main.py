@@ -7,6 +7,7 @@ that `gpuctl render` never pays for the Kubernetes client (or for anything it do
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import sys
 from typing import Any, NoReturn
@@ -349,9 +350,22 @@ def echo_objects(items: list[dict[str, Any]], output: str | None, names: list[st
     return False
 
 
+class _WarningLines(logging.Handler):
+    """gpuctl's logged warnings as `warning: ...` lines on stderr, the way the CLI prints its
+    own; silent once something (serve, controller run) configures logging for the process."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not logging.getLogger().handlers:
+            click.echo(f"warning: {record.getMessage()}", err=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the CLI and turn every failure into one line."""
     debug = os.environ.get("GPUCTL_DEBUG") == "1"
+    logging.getLogger("gpuctl").addHandler(_WarningLines())
     try:
         result = cli.main(args=argv, prog_name="gpuctl", standalone_mode=False)
     except click.exceptions.Exit as exc:

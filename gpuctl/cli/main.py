@@ -17,6 +17,7 @@ import click
 from gpuctl import __version__
 from gpuctl.cli import complete
 from gpuctl.errors import GpuctlError, SpecError
+from gpuctl.terminal import shown
 
 
 class LazyGroup(click.Group):
@@ -250,24 +251,25 @@ def progress_line() -> Any:
         return lambda _text: None
 
     def show(text: str) -> None:
-        sys.stderr.write("\r\x1b[K" + text)
+        sys.stderr.write("\r\x1b[K" + shown(text))
         sys.stderr.flush()
 
     return show
 
 
 def report(lines: list[str], errors: list[str]) -> int:
+    """A verb's lines on stdout and errors on stderr, control characters escaped."""
     for line in lines:
-        click.echo(line)
+        click.echo(shown(line, multiline=True))
     for error in errors:
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"error: {shown(error, multiline=True)}", err=True)
     return 1 if errors else 0
 
 
 def show_result(result: Any) -> None:
     """A verb's result: its lines on stdout, warnings and errors on stderr."""
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {shown(warning, multiline=True)}", err=True)
     report(result.lines(), result.errors)
 
 
@@ -359,7 +361,7 @@ class _WarningLines(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         if not logging.getLogger().handlers:
-            click.echo(f"warning: {record.getMessage()}", err=True)
+            click.echo(f"warning: {shown(record.getMessage())}", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -382,12 +384,12 @@ def main(argv: list[str] | None = None) -> None:
     except SpecError as exc:  # each problem is already one line that starts with FILE:LINE
         if debug:
             raise
-        click.echo(str(exc), err=True)
+        click.echo(shown(str(exc), multiline=True), err=True)
         sys.exit(exc.exit_code)
     except GpuctlError as exc:
         if debug:
             raise
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {shown(str(exc), multiline=True)}", err=True)
         sys.exit(exc.exit_code)
     except Exception as exc:  # a bug in gpuctl: still one line, the traceback on request
         if debug:

@@ -288,12 +288,12 @@ def _limit(pod: shapes.Obj, container: str) -> str:
 def _lines(lines: Sequence[str] | None) -> str:
     """`; last log lines: a | b`, each line cut to LINE_CHARS characters, with control
     characters (a terminal's escape sequences among them) escaped (gpuctl.terminal)."""
-    shown = [
+    quoted = [
         _cut(shown(line.strip()), LINE_CHARS)
         for line in (lines or [])[-LAST_LINES:]
         if line.strip()
     ]
-    return "; last log lines: " + " | ".join(shown) if shown else ""
+    return "; last log lines: " + " | ".join(quoted) if quoted else ""
 
 
 def _cut(text: str, limit: int) -> str:

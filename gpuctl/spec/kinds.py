@@ -18,6 +18,7 @@ from gpuctl import constants as c
 from gpuctl.constants import Labels
 from gpuctl.errors import Problem
 from gpuctl.spec import accelerators, runtime
+from gpuctl.spec import quantity as quantities
 from gpuctl.spec.document import Document, Path_
 
 
@@ -115,6 +116,9 @@ def _workload_problems(document: Document, spec: dict[str, Any]) -> list[Problem
                 "remove storage.workdirs, or set security: baseline",
             )
         )
+    problems += _amount_problems(
+        document, res, ("resources",), {"cpu": c.MAX_POD_CPU, "memory": c.MAX_POD_MEMORY}
+    )
     metrics_port = spec.get("metrics", {}).get("port")
     if metrics_port == c.MASTER_PORT and res.get("node_count", 1) > 1:
         problems.append(
@@ -133,6 +137,40 @@ def _workload_problems(document: Document, spec: dict[str, Any]) -> list[Problem
             )
         )
     return problems
+
+
+def _amount_problems(
+    document: Document, amounts: dict[str, Any], base: Path_, limits: dict[str, int]
+) -> list[Problem]:
+    """Each amount in `limits` (cpu in cores, memory in bytes) within its cap. The schema caps
+    amounts written as numbers; this also caps those written as quantities (`5000`, `64Pi`)."""
+    problems = []
+    for field, cap in limits.items():
+        if field not in amounts:
+            continue
+        written = amounts[field]
+        try:
+            amount = quantities.parse(written)
+        except ValueError as exc:
+            problems.append(document.problem((*base, field), str(exc)))
+            continue
+        if amount > cap:
+            shown = f"{cap:,} cores" if field == "cpu" else _bytes(cap)
+            problems.append(
+                document.problem(
+                    (*base, field),
+                    f"{written!r} is out of range: it must be at most {shown}",
+                )
+            )
+    return problems
+
+
+def _bytes(amount: int) -> str:
+    """A whole number of bytes in the largest binary unit that divides it (`64Ti`)."""
+    for unit, size in (("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20)):
+        if amount % size == 0:
+            return f"{amount // size}{unit}"
+    return str(amount)
 
 
 def _gpu_share_problems(document: Document, res: dict[str, Any]) -> list[Problem]:
@@ -510,6 +548,12 @@ def _quota(
     users = []
     problems = []
     for user, limits in spec["users"].items():
+        problems += _amount_problems(
+            document,
+            limits,
+            ("users", user),
+            {"cpu": c.MAX_QUOTA_CPU, "memory": c.MAX_QUOTA_MEMORY},
+        )
         hard: dict[str, str] = {}
         if "cpu" in limits:
             hard["requests.cpu"] = hard["limits.cpu"] = quantity(limits["cpu"])

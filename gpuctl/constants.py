@@ -71,6 +71,11 @@ GPU_SHARE_RESOURCE: Final = "aliyun.com/gpu-mem"  # GPU-share device plugin, in 
 # data.json, model.safetensors) is a file; anything else (conf.d, qwen2.5, a trailing /) is a
 # directory, created when missing. A File hostPath must exist on the node.
 HOST_PATH_TYPES: Final = {"directory": "DirectoryOrCreate", "file": "File"}
+# A service with a health check gets a startup probe on it, every STARTUP_PROBE_PERIOD seconds
+# for `service.startup_timeout` seconds (default below): the liveness probe starts only once it
+# passed, so a model that loads for minutes is not restarted in a loop.
+STARTUP_PROBE_PERIOD: Final = 10
+DEFAULT_STARTUP_TIMEOUT: Final = 600
 
 DEFAULT_NAMESPACE: Final = "default"
 DEFAULT_POOL: Final = "default"
@@ -105,6 +110,11 @@ CONTROLLER_NAMESPACE: Final = "gpu-orchestrator-system"  # the GPUWorkload contr
 RESERVED_NAMESPACES: Final = ("default", SYSTEM_NAMESPACE, CONTROLLER_NAMESPACE)
 RESERVED_NAMESPACE_PREFIX: Final = "kube-"
 SERVICE_PREFIX: Final = "svc-"
+# A notebook whose command line sets no Jupyter token and whose env has no JUPYTER_TOKEN reads
+# one from Secret {name}-notebook-token (key `token`), which create and apply generate.
+NOTEBOOK_TOKEN_ENV: Final = "JUPYTER_TOKEN"
+NOTEBOOK_TOKEN_SECRET_SUFFIX: Final = "-notebook-token"
+NOTEBOOK_TOKEN_KEY: Final = "token"
 POOL_CONFIGMAP_PREFIX: Final = "pool-"
 # Pool record data keys: the GPU models the pool allows (JSON list; a node of another model is
 # refused), and the nodes on which the pool itself wrote runwhere.ai/gpu-type (JSON list; the
@@ -257,3 +267,18 @@ MAX_YAML_NODES: Final = 200_000  # counted with aliases expanded (alias bombs)
 # below; a 600-byte alias bomb ("billion laughs") reaches it at once, before it costs CPU.
 MAX_YAML_ALIAS_VALUES: Final = 10_000
 MAX_YAML_DEPTH: Final = 64  # no spec nests deeper than ~6; this stops stack exhaustion
+# A number in a spec (a YAML int or float) has at most this many characters: a 4,000-digit
+# integer costs quadratic time to convert, and none of gpuctl's numbers needs more than 20.
+MAX_NUMBER_CHARS: Final = 32
+# A quantity written as text (`500m`, `32Gi`) has at most this many characters, and its
+# exponent (`1e3`) is at most this far from 0: longer text is refused before it is parsed.
+MAX_QUANTITY_CHARS: Final = 32
+MAX_QUANTITY_EXPONENT: Final = 30
+# What one pod may ask for, and one quota user may be given, in base units: the schemas say
+# the same for numbers (tests/core/test_number_limits.py keeps them equal); these also bound
+# the quantities written as text, which the schemas cannot compare. docs/design/defaults.md
+# gives the reasons.
+MAX_POD_CPU: Final = 1024  # cores: the largest machines have 384-512 hardware threads
+MAX_POD_MEMORY: Final = 64 * 2**40  # 64Ti: beyond the largest single machines (24-32Ti)
+MAX_QUOTA_CPU: Final = 1_000_000  # cores for one user: a thousand such machines
+MAX_QUOTA_MEMORY: Final = 2**50  # 1Pi for one user

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import random
 from collections.abc import Callable
@@ -243,6 +242,13 @@ def plan(
     help="Seconds a node must have been NotReady before its waiting workloads are placed again.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Log debug messages too (the caches' watches).")
+@click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text, or json: one object a line (ts, level, logger, msg) for a log pipeline.",
+)
 def run(
     kubeconfig: str | None,
     context: str | None,
@@ -255,15 +261,13 @@ def run(
     node_check_interval: float,
     not_ready_grace: float,
     verbose: bool,
+    log_format: str,
 ) -> int:
     """Run the controller: place each GPUWorkload on a node and create its Job there."""
     from gpuctl.cluster.client import Cluster
-    from gpuctl.controller import operator
+    from gpuctl.controller import logs, operator
 
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    logging.getLogger("gpuctl").setLevel(logging.DEBUG if verbose else logging.INFO)
+    logs.configure(log_format, verbose)
     cluster = Cluster.connect(kubeconfig, context)
     options = operator.RunOptions(
         namespace=lease_namespace

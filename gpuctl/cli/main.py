@@ -7,6 +7,7 @@ that `gpuctl render` never pays for the Kubernetes client (or for anything it do
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import sys
 from typing import Any, NoReturn
@@ -16,6 +17,7 @@ import click
 from gpuctl import __version__
 from gpuctl.cli import complete
 from gpuctl.errors import GpuctlError, SpecError
+from gpuctl.terminal import shown
 
 
 class LazyGroup(click.Group):
@@ -249,7 +251,7 @@ def progress_line() -> Any:
         return lambda _text: None
 
     def show(text: str) -> None:
-        sys.stderr.write("\r\x1b[K" + text)
+        sys.stderr.write("\r\x1b[K" + shown(text))
         sys.stderr.flush()
 
     return show
@@ -261,17 +263,18 @@ def overwrite_hint(remedy: str) -> str:
 
 
 def report(lines: list[str], errors: list[str]) -> int:
+    """A verb's lines on stdout and errors on stderr, control characters escaped."""
     for line in lines:
-        click.echo(line)
+        click.echo(shown(line, multiline=True))
     for error in errors:
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"error: {shown(error, multiline=True)}", err=True)
     return 1 if errors else 0
 
 
 def show_result(result: Any) -> None:
     """A verb's result: its lines on stdout, warnings and errors on stderr."""
     for warning in result.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        click.echo(f"warning: {shown(warning, multiline=True)}", err=True)
     report(result.lines(), result.errors)
 
 
@@ -354,9 +357,22 @@ def echo_objects(items: list[dict[str, Any]], output: str | None, names: list[st
     return False
 
 
+class _WarningLines(logging.Handler):
+    """gpuctl's logged warnings as `warning: ...` lines on stderr, the way the CLI prints its
+    own; silent once something (serve, controller run) configures logging for the process."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not logging.getLogger().handlers:
+            click.echo(f"warning: {shown(record.getMessage())}", err=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: run the CLI and turn every failure into one line."""
     debug = os.environ.get("GPUCTL_DEBUG") == "1"
+    logging.getLogger("gpuctl").addHandler(_WarningLines())
     try:
         result = cli.main(args=argv, prog_name="gpuctl", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -373,12 +389,12 @@ def main(argv: list[str] | None = None) -> None:
     except SpecError as exc:  # each problem is already one line that starts with FILE:LINE
         if debug:
             raise
-        click.echo(str(exc), err=True)
+        click.echo(shown(str(exc), multiline=True), err=True)
         sys.exit(exc.exit_code)
     except GpuctlError as exc:
         if debug:
             raise
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {shown(str(exc), multiline=True)}", err=True)
         sys.exit(exc.exit_code)
     except Exception as exc:  # a bug in gpuctl: still one line, the traceback on request
         if debug:

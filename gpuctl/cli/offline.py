@@ -90,7 +90,8 @@ def validate(files: tuple[str, ...]) -> int:
     """Check the specs as create would, without a cluster: `FILE: ok`, or every problem found.
 
     Each file on its own, then the files together (a node two files put in two pools, an
-    object two files render): what create and apply refuse, validate refuses alike.
+    object two files render): what create and apply refuse, validate refuses alike. Warnings
+    (a workdir on a sensitive host path such as /etc) do not fail the check.
 
     \b
     gpuctl validate -f examples/
@@ -98,7 +99,7 @@ def validate(files: tuple[str, ...]) -> int:
     from gpuctl.errors import Problem, SpecError
     from gpuctl.render import engine
     from gpuctl.spec import document
-    from gpuctl.spec.check import Spec, check_documents
+    from gpuctl.spec.check import Spec, check_documents, spec_warnings
     from gpuctl.spec.kinds import Options
 
     found: dict[str, list[Problem]] = {}  # each file's problems, in the order given
@@ -118,10 +119,15 @@ def validate(files: tuple[str, ...]) -> int:
     except SpecError as exc:
         for problem in exc.problems:
             found.setdefault(problem.file, []).append(problem)
+    warned: dict[str, list[Problem]] = {}
+    for spec in passed:
+        warned.setdefault(spec.document.source, []).extend(spec_warnings(spec.document))
     for shown, problems in found.items():
         for problem in problems:
             click.echo(str(problem), err=True)
-        if not problems:
+        if not problems:  # what create and apply would warn about too
+            for warning in warned.get(shown, []):
+                click.echo(f"warning: {warning}", err=True)
             click.echo(f"{shown}: ok")
     return 1 if any(found.values()) else 0
 

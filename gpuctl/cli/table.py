@@ -1,5 +1,9 @@
 """Output the way kubectl prints it: aligned columns, AGE, -o wide|yaml|json|name, colour
-only on a terminal (and never with NO_COLOR). Pure text in, text out: the CLI prints it."""
+only on a terminal (and never with NO_COLOR). Pure text in, text out: the CLI prints it.
+
+The table and describe printers here show every cell and value through gpuctl.terminal.shown
+(control characters escaped), so that no user-written text reaches a terminal raw; only the
+colour this module paints (Painted) is printed as it is."""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import yaml
+
+from gpuctl.terminal import shown
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _COLOURS = {"green": "32", "yellow": "33", "red": "31"}
@@ -42,8 +48,40 @@ def colour_enabled(stream: Any = None) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
+class Painted(str):
+    """A cell coloured by `paint`: its text already shown safely, its colour codes our own."""
+
+    __slots__ = ()
+
+
 def paint(text: str, colour: str, enabled: bool) -> str:
-    return f"\x1b[{_COLOURS[colour]}m{text}\x1b[0m" if enabled and colour in _COLOURS else text
+    """`text` (shown safely) in `colour` when `enabled`; a Painted cell the printers keep."""
+    safe = text if isinstance(text, Painted) else shown(text)
+    if enabled and colour in _COLOURS:
+        return Painted(f"\x1b[{_COLOURS[colour]}m{safe}\x1b[0m")
+    return Painted(safe)
+
+
+def cell_text(cell: object) -> str:
+    """A cell as printed: its text with control characters escaped, unless we painted it."""
+    return str(cell) if isinstance(cell, Painted) else shown(str(cell))
+
+
+def fields(
+    pairs: Sequence[tuple[str, str]], *, gap: int = 3, repeat_keys: bool = True
+) -> list[str]:
+    """`Key:   value` lines aligned as kubectl describe aligns them, `gap` spaces past the
+    longest key. Each value is shown safely; one of several lines (a description) continues
+    under the first. Without `repeat_keys`, a key the line before has too is left out."""
+    width = max((len(key) for key, _ in pairs), default=0) + gap
+    lines = []
+    for index, (key, value) in enumerate(pairs):
+        label = key + ":" if repeat_keys or index == 0 or key != pairs[index - 1][0] else ""
+        text = str(value) if isinstance(value, Painted) else shown(str(value), multiline=True)
+        first, *more = text.split("\n")
+        lines.append(f"{label:<{width}}{first}".rstrip())
+        lines += [f"{'':<{width}}{line}".rstrip() for line in more]
+    return lines
 
 
 def status_colour(status: str) -> str:
@@ -61,7 +99,7 @@ def table(
 ) -> str:
     """Columns padded to their widest cell and three spaces apart, as kubectl's tabwriter."""
     lines = [list(headers)] if not no_headers else []
-    lines += [[str(cell) for cell in row] for row in rows]
+    lines += [[cell_text(cell) for cell in row] for row in rows]
     if not lines:
         return ""
     if _plain(lines, len(headers)):  # the common case, at C speed: str.ljust, len

@@ -4,7 +4,8 @@ Small and kubectl-shaped: get, list, create, replace, patch, delete, watch, on p
 Requests go through the client's own ApiClient (kubeconfig, auth, TLS, proxies) the way its
 DynamicClient does, but with a fixed table of the resources gpuctl uses instead of discovery,
 and with JSON decoded straight to dicts by orjson (the typed models cost ~1 ms an object; the
-standard json module takes three times orjson's time over a 2,000-pod Table). `list_table`
+standard json module takes three times orjson's time over a 2,000-pod Table; an object holding
+a number orjson cannot read is left out of its list, see gpuctl.cluster.decoding). `list_table`
 asks for what `kubectl get` asks for: the server's printed Table, cells and metadata only.
 
 Errors become the small exceptions below, in plain words. Only what is safe is retried, with
@@ -27,9 +28,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import orjson
 import urllib3
 
+from gpuctl.cluster import decoding
+from gpuctl.cluster.decoding import UnreadableObject
 from gpuctl.cluster.errors import (
     AlreadyExists,
     Conflict,
@@ -60,6 +62,7 @@ __all__ = [
     "Resource",
     "ServerError",
     "Unreachable",
+    "UnreadableObject",
     "clean",
     "ref",
     "resource",
@@ -313,8 +316,11 @@ class Cluster:
         stream: bool = False,
         read_timeout: float | None = None,
         accept: str = "application/json",
+        kind: str = "",
     ) -> Any:
-        """One request with the retry policy; the decoded JSON (or the raw stream)."""
+        """One request with the retry policy; the decoded JSON (or the raw stream). An object
+        holding a number gpuctl cannot read is left out of a list (of `kind` objects) with a
+        warning, and is the error UnreadableObject as a whole answer (gpuctl.cluster.decoding)."""
         safe_to_repeat = method == "GET"
         for attempt in range(ATTEMPTS):
             try:
@@ -339,7 +345,7 @@ class Cluster:
                 if stream:
                     return response
                 data = response.data
-                return orjson.loads(data) if data else {}
+                return decoding.loads(data, kind) if data else {}
             body_bytes = response.data
             retry = status == 429 or (safe_to_repeat and status >= 500)
             retry = retry and b"ResourceVersionTooLarge" not in body_bytes  # asking again: the same
@@ -420,7 +426,7 @@ class Cluster:
         watch of the same objects starts so that it misses no change."""
         res = resource(kind)
         items: list[dict[str, Any]] = []
-        pages = self._pages(res, namespace, label_selector, field_selector)
+        pages = self._pages(res, namespace, label_selector, field_selector, kind=kind)
         for page in pages:
             items += _objects(page, kind, res)
         version = str((pages[0].get("metadata") or {}).get("resourceVersion") or "")
@@ -465,6 +471,7 @@ class Cluster:
             None,
             accept=TABLE_ACCEPT,
             extra=[("includeObject", "Metadata")],
+            kind=kind,
         )
         for page in pages:
             if page.get("kind") != "Table":
@@ -486,6 +493,7 @@ class Cluster:
         *,
         accept: str = "application/json",
         extra: Query | None = None,
+        kind: str = "",
     ) -> Pages:
         """A list request's answers, PAGE_SIZE objects a page (kubectl's chunk size), all from
         the snapshot of the first page. When the server has compacted that snapshot away before
@@ -502,13 +510,18 @@ class Cluster:
             paging = [("limit", str(PAGE_SIZE))] + ([("continue", token)] if token else [])
             try:
                 page = self._send(
-                    "GET", res.path(namespace), res.plural, query=query + paging, accept=accept
+                    "GET",
+                    res.path(namespace),
+                    res.plural,
+                    query=query + paging,
+                    accept=accept,
+                    kind=kind,
                 )
             except Gone:
                 if not token:
                     raise
                 whole = self._send(
-                    "GET", res.path(namespace), res.plural, query=query, accept=accept
+                    "GET", res.path(namespace), res.plural, query=query, accept=accept, kind=kind
                 )
                 return [whole]
             pages.append(page)
@@ -598,7 +611,8 @@ class Cluster:
             body["gracePeriodSeconds"] = grace_period
         if dry_run:
             body["dryRun"] = ["All"]
-        self._send("DELETE", resource(kind).path(namespace, name), ref(kind, name), body=body)
+        with contextlib.suppress(UnreadableObject):  # the answer (the object) is not needed
+            self._send("DELETE", resource(kind).path(namespace, name), ref(kind, name), body=body)
 
     def watch(
         self,
@@ -638,7 +652,7 @@ class Cluster:
                     line, buffer = buffer.split(b"\n", 1)
                     if not line.strip():
                         continue
-                    event = orjson.loads(line)
+                    event = decoding.watch_event(line)
                     if event.get("type") == "ERROR":
                         status = event.get("object") or {}
                         raise _error(

@@ -49,6 +49,7 @@ RESOURCES: dict[str, Resource] = {
     "HorizontalPodAutoscaler": Resource("autoscaling", "v2", "horizontalpodautoscalers", True),
     "PodDisruptionBudget": Resource("policy", "v1", "poddisruptionbudgets", True),
     "PriorityClass": Resource("scheduling.k8s.io", "v1", "priorityclasses", False),
+    "NetworkPolicy": Resource("networking.k8s.io", "v1", "networkpolicies", True),
     "Lease": Resource("coordination.k8s.io", "v1", "leases", True),
     "Role": Resource("rbac.authorization.k8s.io", "v1", "roles", True),
     "RoleBinding": Resource("rbac.authorization.k8s.io", "v1", "rolebindings", True),

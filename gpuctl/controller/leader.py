@@ -8,6 +8,9 @@ Lease is a Conflict and changes nothing.
 from __future__ import annotations
 
 import logging
+import os
+import secrets
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +29,14 @@ class Timing:
     lease_seconds: float = 15.0  # how long a silent leader's Lease stays its own
     renew_deadline: float = 10.0  # a leader that cannot renew for this long steps down
     retry_period: float = 2.0  # between attempts to take or renew the Lease
+
+
+def unique_identity(name: str | None = None) -> str:
+    """A holder identity no other candidate has: `name` (the pod's name; the host's name
+    outside a pod), the process id and a random suffix, as client-go's `<hostname>_<uuid>`.
+    Two `controller run` on one host (or a pod restarted in place) are two candidates, never
+    one leader twice."""
+    return f"{name or socket.gethostname()}_{os.getpid()}_{secrets.token_hex(4)}"
 
 
 class LeaseElector:

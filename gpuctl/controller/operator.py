@@ -14,7 +14,6 @@ import copy
 import logging
 import os
 import signal
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from gpuctl import constants as c
 from gpuctl.cluster.api import ControllerCluster
 from gpuctl.controller import resource
 from gpuctl.controller.cache import ClusterCache
-from gpuctl.controller.leader import LeaseElector, Timing
+from gpuctl.controller.leader import LeaseElector, Timing, unique_identity
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.nodeloss import NOT_READY_GRACE_SECONDS
 from gpuctl.controller.queue import Key, WorkQueue
@@ -172,9 +171,7 @@ class RunOptions:
     metrics_port: int
     health_port: int
     leader_elect: bool
-    identity: str = field(
-        default_factory=lambda: os.environ.get("POD_NAME") or socket.gethostname()
-    )
+    identity: str = field(default_factory=lambda: unique_identity(os.environ.get("POD_NAME")))
     lease_timing: Timing = field(default_factory=Timing)
     node_selector: str | None = None  # only nodes with these labels are placed on
     node_check_seconds: float = NODE_CHECK_SECONDS  # a placed, not started workload's node

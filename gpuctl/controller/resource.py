@@ -1,6 +1,8 @@
 """The GPUWorkload custom resource (gpu.warp.dev/v1alpha1) and everything that installs the
-controller: the CRD, a namespace, a ServiceAccount, least-privilege roles and a hardened
-Deployment. Plain objects (dicts); `gpuctl controller manifests` prints them as YAML.
+controller: the CRD, a namespace, a ServiceAccount, least-privilege roles, a NetworkPolicy, a
+PriorityClass of its own and a hardened Deployment (spread over nodes, with a
+PodDisruptionBudget, from two replicas). Plain objects (dicts); `gpuctl controller manifests`
+prints them as YAML.
 
 The CRD's schema is also the one source of the spec's defaults (`with_defaults`): the API
 server applies them on write, and the controller applies the same ones to objects written
@@ -34,6 +36,10 @@ DEFAULT_CONTROLLER_IMAGE: Final = f"gpuctl:{__version__}"
 METRICS_PORT: Final = 8080
 HEALTH_PORT: Final = 8081
 RUN_AS_USER: Final = 65532  # the distroless "nonroot" user
+PRIORITY_CLASS: Final = NAME
+# above every job class (constants.PRIORITY_CLASS_VALUES), far below the system classes (2e9)
+PRIORITY_VALUE: Final = 100 * max(c.PRIORITY_CLASS_VALUES.values())
+API_SERVER_PORTS: Final = (443, 6443)
 
 
 class Phase:
@@ -321,7 +327,10 @@ def _rule(group: str, resources: list[str], verbs: list[str]) -> dict[str, Any]:
 # every namespace (`controller run --namespace` narrows that), so what it reads and writes for
 # them is granted cluster-wide; only its Lease is in its own namespace.
 NAMESPACED_RULES: Final = (
-    _rule("coordination.k8s.io", ["leases"], ["get", "create", "update"]),  # leader election
+    # leader election: read and renew its own Lease only; create is not limited by name (the
+    # API server cannot know the name of an object before it exists)
+    {**_rule("coordination.k8s.io", ["leases"], ["get", "update"]), "resourceNames": [NAME]},
+    _rule("coordination.k8s.io", ["leases"], ["create"]),
 )
 CLUSTER_RULES: Final = (
     _rule(GROUP, [PLURAL], ["list", "watch"]),  # the informer's list and watch
@@ -379,9 +388,11 @@ def _container(image: str) -> dict[str, Any]:
         ],
         "livenessProbe": _probe("/healthz"),
         "readinessProbe": _probe("/readyz"),
+        # its root file system is read-only: ephemeral storage is its log (rotated by the
+        # kubelet at 10 MiB x 5 by default)
         "resources": {
-            "requests": {"cpu": "100m", "memory": "64Mi"},
-            "limits": {"cpu": "500m", "memory": "256Mi"},
+            "requests": {"cpu": "100m", "memory": "64Mi", "ephemeral-storage": "64Mi"},
+            "limits": {"cpu": "500m", "memory": "256Mi", "ephemeral-storage": "256Mi"},
         },
         "securityContext": {
             "allowPrivilegeEscalation": False,
@@ -393,29 +404,111 @@ def _container(image: str) -> dict[str, Any]:
     }
 
 
+def _selector() -> dict[str, str]:
+    return {"app.kubernetes.io/name": NAME}
+
+
+def _spread() -> dict[str, Any]:
+    """Replicas on different nodes where the cluster has them (preferred, not required: a
+    one-node cluster still runs every replica), so one node's loss leaves a standby."""
+    return {
+        "podAntiAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": 100,
+                    "podAffinityTerm": {
+                        "topologyKey": c.Labels.HOSTNAME,
+                        "labelSelector": {"matchLabels": _selector()},
+                    },
+                }
+            ]
+        }
+    }
+
+
 def deployment(namespace: str, image: str, replicas: int = 1) -> dict[str, Any]:
-    selector = {"app.kubernetes.io/name": NAME}
+    pod: dict[str, Any] = {
+        "serviceAccountName": NAME,
+        "automountServiceAccountToken": True,  # it talks to the API server
+        "priorityClassName": PRIORITY_CLASS,
+        "terminationGracePeriodSeconds": 10,
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": RUN_AS_USER,
+            "runAsGroup": RUN_AS_USER,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "containers": [_container(image)],
+    }
+    if replicas >= 2:
+        pod["affinity"] = _spread()
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": _meta(NAME, namespace),
         "spec": {
             "replicas": replicas,
-            "selector": {"matchLabels": selector},
+            "selector": {"matchLabels": _selector()},
             "template": {
-                "metadata": {"labels": _labels()},
-                "spec": {
-                    "serviceAccountName": NAME,
-                    "terminationGracePeriodSeconds": 10,
-                    "securityContext": {
-                        "runAsNonRoot": True,
-                        "runAsUser": RUN_AS_USER,
-                        "runAsGroup": RUN_AS_USER,
-                        "seccompProfile": {"type": "RuntimeDefault"},
+                "metadata": {
+                    "labels": _labels(),
+                    "annotations": {
+                        c.PROMETHEUS_SCRAPE_ANNOTATION: "true",
+                        c.PROMETHEUS_PORT_ANNOTATION: str(METRICS_PORT),
+                        c.PROMETHEUS_PATH_ANNOTATION: "/metrics",
                     },
-                    "containers": [_container(image)],
                 },
+                "spec": pod,
             },
+        },
+    }
+
+
+def priority_class() -> dict[str, Any]:
+    """The controller's own class, above every gpuctl job class: on a full cluster the
+    scheduler preempts a job's pod for it, never the other way round."""
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": _meta(PRIORITY_CLASS),
+        "value": PRIORITY_VALUE,
+        "globalDefault": False,
+        "preemptionPolicy": "PreemptLowerPriority",
+        "description": "the gpuctl GPUWorkload controller (gpu-orchestrator)",
+    }
+
+
+def disruption_budget(namespace: str) -> dict[str, Any]:
+    """With two replicas or more: a drain keeps one running (the leader or a standby that
+    takes over); a replica that is not Ready may always be evicted."""
+    return {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": _meta(NAME, namespace),
+        "spec": {
+            "minAvailable": 1,
+            "unhealthyPodEvictionPolicy": "AlwaysAllow",
+            "selector": {"matchLabels": _selector()},
+        },
+    }
+
+
+def network_policy(namespace: str) -> dict[str, Any]:
+    """In: only the metrics port (Prometheus, from any namespace; the kubelet's probes come
+    from the node and are not subject to NetworkPolicy). Out: only DNS and the API server
+    (443 or 6443: its address depends on the cluster, so it is allowed by port)."""
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": _meta(NAME, namespace),
+        "spec": {
+            "podSelector": {"matchLabels": _selector()},
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": [{"ports": [{"protocol": "TCP", "port": METRICS_PORT}]}],
+            "egress": [
+                {"ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]},
+                {"ports": [{"protocol": "TCP", "port": port} for port in API_SERVER_PORTS]},
+            ],
         },
     }
 
@@ -424,12 +517,14 @@ def manifests(
     namespace: str = NAMESPACE, image: str = DEFAULT_CONTROLLER_IMAGE, replicas: int = 1
 ) -> list[dict[str, Any]]:
     """Everything that installs the controller, in the order to apply it: with gpuctl's
-    PriorityClasses, which its Jobs' pods name (gpuctl-<spec.priority>)."""
+    PriorityClasses, which its Jobs' pods name (gpuctl-<spec.priority>), and its own; with
+    two replicas or more, a PodDisruptionBudget."""
     from gpuctl.render.engine import render_priority_classes
 
     return [
         crd(),
         *(manifest.obj for manifest in render_priority_classes()),
+        priority_class(),
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(namespace)},
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(NAME, namespace)},
         {
@@ -446,7 +541,9 @@ def manifests(
             "rules": [copy.deepcopy(rule) for rule in CLUSTER_RULES],
         },
         _role_binding("ClusterRole", namespace),
+        network_policy(namespace),
         deployment(namespace, image, replicas),
+        *([disruption_budget(namespace)] if replicas >= 2 else []),
     ]
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuctl import shapes, workloads
+from gpuctl.terminal import shown
 
 LAST_LINES = 5
 LINE_CHARS = 200
@@ -286,17 +287,13 @@ def _limit(pod: shapes.Obj, container: str) -> str:
 
 def _lines(lines: Sequence[str] | None) -> str:
     """`; last log lines: a | b`, each line cut to LINE_CHARS characters, with control
-    characters (a terminal's escape sequences among them) shown as `?`."""
-    shown = [
-        _cut(_printable(line.strip()), LINE_CHARS)
+    characters (a terminal's escape sequences among them) escaped (gpuctl.terminal)."""
+    quoted = [
+        _cut(shown(line.strip()), LINE_CHARS)
         for line in (lines or [])[-LAST_LINES:]
         if line.strip()
     ]
-    return "; last log lines: " + " | ".join(shown) if shown else ""
-
-
-def _printable(text: str) -> str:
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
+    return "; last log lines: " + " | ".join(quoted) if quoted else ""
 
 
 def _cut(text: str, limit: int) -> str:

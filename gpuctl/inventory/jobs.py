@@ -8,9 +8,9 @@ Nothing here prints: the commands in gpuctl.cli.jobs do.
 
 from __future__ import annotations
 
+import base64
 import queue
 import re
-import shlex
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,7 +27,7 @@ from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import explain, preemption, status, visibility
 from gpuctl.inventory.nodes import ACTIVE_PODS
-from gpuctl.spec import accelerators
+from gpuctl.spec import accelerators, runtime
 from gpuctl.workloads import WorkloadAdapter
 
 WORKLOADS = status.WORKLOAD_KINDS
@@ -484,15 +484,25 @@ def _required_gpu_type(template: dict[str, Any]) -> str | None:
     return None
 
 
-def notebook_token(containers: list[dict[str, Any]]) -> str:
-    """The Jupyter token given on the command line (`--NotebookApp.token=…` and kin)."""
+def notebook_token(containers: list[dict[str, Any]], generated: str = "") -> str:
+    """The Jupyter token given on the command line (`--NotebookApp.token=…` and kin), else
+    `generated`: the one gpuctl made for the notebook (its Secret, gpuctl.verbs.
+    notebook_tokens) when its container reads it."""
     for container in containers:
         words = [*(container.get("command") or []), *(container.get("args") or [])]
-        for word in shlex.split(" ".join(shlex.quote(w) for w in words)):
-            match = re.match(r"--(?:NotebookApp|ServerApp|IdentityProvider)\.token=(.+)$", word)
-            if match:
-                return match.group(1)
-    return ""
+        token = runtime.jupyter_token(words)
+        if token:
+            return token
+    return generated if reads_generated_token(containers) else ""
+
+
+def reads_generated_token(containers: list[dict[str, Any]]) -> bool:
+    """Whether a container takes its Jupyter token from the Secret gpuctl generates."""
+    return any(
+        item.get("name") == c.NOTEBOOK_TOKEN_ENV and "valueFrom" in item
+        for container in containers
+        for item in container.get("env") or []
+    )
 
 
 def access_url(
@@ -500,9 +510,11 @@ def access_url(
     pods: list[dict[str, Any]],
     nodes: dict[str, dict[str, Any]],
     containers: list[dict[str, Any]],
+    generated_token: str = "",
 ) -> str:
-    """`http://<node-ip>:<nodePort>` of the job's NodePort Service (with a notebook's token),
-    through the node a pod runs on (any node when none runs yet)."""
+    """`http://<node-ip>:<nodePort>` of the job's NodePort Service (with a notebook's token:
+    its command line's, else `generated_token`, see notebook_token), through the node a pod
+    runs on (any node when none runs yet)."""
     if not service:
         return ""
     ports = [p for p in (service.get("spec") or {}).get("ports") or [] if p.get("nodePort")]
@@ -513,9 +525,23 @@ def access_url(
         address = _node_ip(nodes.get(name or "", {}))
         if address:
             url = f"http://{address}:{ports[0]['nodePort']}"
-            token = notebook_token(containers)
+            token = notebook_token(containers, generated_token)
             return f"{url}/?token={token}" if token else url
     return ""
+
+
+def generated_token(cluster: ClusterAPI, name: str, namespace: str) -> str:
+    """The token gpuctl generated for notebook `name` (its Secret); "" when there is none or
+    the caller may not read Secrets."""
+    try:
+        secret = cluster.find("Secret", name + c.NOTEBOOK_TOKEN_SECRET_SUFFIX, namespace)
+    except Forbidden:
+        return ""
+    encoded = ((secret or {}).get("data") or {}).get(c.NOTEBOOK_TOKEN_KEY, "")
+    try:
+        return base64.b64decode(encoded).decode()
+    except (ValueError, UnicodeDecodeError):
+        return ""
 
 
 def _node_ip(node: shapes.Obj) -> str:
@@ -540,6 +566,7 @@ class Details:
     # the last lines of the containers that crashed or failed (gpuctl.inventory.explain)
     logs: dict[explain.LogKey, list[str]] = field(default_factory=dict)
     preempted: preemption.Preemption | None = None  # the last time a pod of it was evicted
+    token: str = ""  # a notebook's generated token (generated_token)
 
 
 def gather(
@@ -561,9 +588,12 @@ def gather(
                 nodes = {n["metadata"]["name"]: n for n in cluster.list("Node")}
             except Forbidden:
                 nodes = {}  # who may not read nodes gets no access URL
+    token = ""
+    if service is not None and reads_generated_token(pod_template_containers(job)):
+        token = generated_token(cluster, name, namespace)
     logs = last_lines(cluster, pods)
     preempted = last_preemption(cluster, job, preempted_events, sees)
-    return Details(job, pods, events, service, nodes, logs, preempted)
+    return Details(job, pods, events, service, nodes, logs, preempted, token)
 
 
 # A job's events are read by field selector, one list per object they are about (never the
@@ -641,6 +671,12 @@ def involved_objects(
 def _identity(kind: str, obj: dict[str, Any]) -> tuple[str, str, str]:
     meta = obj.get("metadata") or {}
     return kind, str(meta.get("name", "")), str(meta.get("uid") or "")
+
+
+def pod_template_containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """The containers of a workload's pod template."""
+    template = (obj.get("spec") or {}).get("template") or {}
+    return list((template.get("spec") or {}).get("containers") or [])
 
 
 def status_with_preemption(job: dict[str, Any], preempted: preemption.Preemption | None) -> str:

@@ -23,6 +23,7 @@ _SUFFIX = {
     "Pi": Fraction(2**50),
     "Ei": Fraction(2**60),
 }
+_MAX_EXPONENT = 100  # far beyond any resource (an Ei is 1e18); computing 10**1e9 never ends
 _RE = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)([a-zA-Z]*)$")
 
 
@@ -33,7 +34,11 @@ def parse(value: object) -> Fraction:
     m = _RE.fullmatch(str(value).strip())
     if not m or m.group(2) not in _SUFFIX:
         raise ValueError(f"quantities must match the regular expression '{_RE.pattern}'")
-    return Fraction(m.group(1)) * _SUFFIX[m.group(2)]
+    number = m.group(1)
+    exponent = re.search(r"[eE]([+-]?[0-9]+)$", number)
+    if exponent and abs(int(exponent.group(1)[:8])) > _MAX_EXPONENT:  # 1e999999999: no hang
+        raise ValueError("quantity too large")
+    return Fraction(number) * _SUFFIX[m.group(2)]
 
 
 def is_quantity(value: object) -> bool:

@@ -104,6 +104,8 @@ BUILTIN: list[Resource] = [
     ),
     _r("scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", False, ("pc",)),
     _r("coordination.k8s.io", "v1", "leases", "Lease"),
+    # stored and served, not enforced: the sandbox has no pod network to police
+    _r("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", True, ("netpol",)),
     # RBAC objects are stored and served, not enforced: the sandbox authorizes every request.
     _r("rbac.authorization.k8s.io", "v1", "roles", "Role"),
     _r("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding"),

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
-from gpuctl.sandbox import tables
+from gpuctl.sandbox import tables, validation
 from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
 from gpuctl.sandbox.controllers import ControllerError
@@ -208,8 +208,10 @@ class Exchange(BaseHTTPRequestHandler):
             )
         try:
             if ctype in ("application/yaml", "application/apply-patch+yaml"):
-                return yaml.safe_load(body) if body else {}
-            return json.loads(body) if body else {}
+                data = yaml.safe_load(body) if body else {}
+                validation.check_numbers(data)
+                return data
+            return validation.decode_json(body) if body else {}
         except (ValueError, yaml.YAMLError) as exc:
             raise bad_request(
                 f'{res.kind} in version "{res.version}" cannot be handled as a {res.kind}: {exc}'

@@ -4,6 +4,7 @@ and the type-specific rules and immutable fields gpuctl's objects run into."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import zipfile
@@ -42,6 +43,10 @@ DNS1035_MSG = (
     "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
 )
 
+INT32 = (-(2**31), 2**31 - 1)
+INT64 = (-(2**63), 2**63 - 1)
+_INTEGER_FORMATS = {"int32": INT32, "int64": INT64}
+
 # Types whose names must be DNS labels (or DNS-1035 labels for services) rather than subdomains.
 _LABEL_NAMED = {"Namespace"}
 _DNS1035_NAMED = {"Service"}
@@ -58,6 +63,87 @@ def _schema_dir(version: str) -> Traversable:
     if base.is_dir():
         return base / name
     return zipfile.Path(base.with_suffix(".zip"), f"{name}/")
+
+
+class UnrepresentableNumber(ValueError):
+    """A number in a request body that no Go type can hold (beyond float64, NaN, Infinity)."""
+
+
+def _shown_number(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
+def _finite_int(text: str) -> int:
+    if not math.isfinite(float(text)):  # float() of any length is cheap; int() is not
+        raise UnrepresentableNumber(
+            f"json: cannot unmarshal number {_shown_number(text)} into Go value of type float64"
+        )
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise UnrepresentableNumber(
+            f"json: cannot unmarshal number {_shown_number(text)} into Go value of type float64"
+        )
+    return number
+
+
+def _no_constant(text: str) -> Any:
+    raise UnrepresentableNumber(f"invalid character '{text[0]}' looking for beginning of value")
+
+
+def decode_json(body: bytes) -> Any:
+    """A JSON request body as the API server's decoder reads it: a number must fit a float64
+    (Go's json refuses 1e400 and a 4,000-digit integer), and NaN and Infinity are not JSON
+    (Python's json takes them). ValueError otherwise."""
+    return json.loads(
+        body, parse_int=_finite_int, parse_float=_finite_float, parse_constant=_no_constant
+    )
+
+
+def check_numbers(data: Any) -> None:
+    """The same rule for a body decoded from YAML: UnrepresentableNumber for an infinite or
+    NaN float, or an integer beyond float64."""
+    if isinstance(data, dict):
+        for value in data.values():
+            check_numbers(value)
+    elif isinstance(data, list):
+        for value in data:
+            check_numbers(value)
+    elif isinstance(data, float) and not math.isfinite(data):
+        raise UnrepresentableNumber(f"json: unsupported value: {data}")
+    elif isinstance(data, int) and not isinstance(data, bool) and data.bit_length() > 1024:
+        raise UnrepresentableNumber("json: cannot unmarshal number into Go value of type float64")
+
+
+def _bound_integer_formats(node: Any) -> None:
+    """Give every `format: int32`/`int64` its range (minimum, maximum): Go's decoder refuses a
+    number beyond the field's type, and the JSON schemas only name the format."""
+    if isinstance(node, dict):
+        form = node.get("format")  # a "properties" mapping may name a field `format`
+        limits = _INTEGER_FORMATS.get(form) if isinstance(form, str) else None
+        if limits is not None:
+            node.setdefault("minimum", limits[0])
+            node.setdefault("maximum", limits[1])
+        for value in node.values():
+            _bound_integer_formats(value)
+    elif isinstance(node, list):
+        for value in node:
+            _bound_integer_formats(value)
+
+
+def _out_of_format(err: Any) -> str:
+    """The Go type (`int32`) whose range a number is beyond, or "" for another error: the
+    only minimums and maximums in the schemas are those _bound_integer_formats gave."""
+    if type(err.kind).__name__ not in ("Maximum", "Minimum"):
+        return ""
+    limit = getattr(err.kind, "limit", None)
+    for go_type, bounds in _INTEGER_FORMATS.items():
+        if limit in bounds:
+            return go_type
+    return ""
 
 
 class SchemaValidator:
@@ -80,8 +166,10 @@ class SchemaValidator:
             if path.is_file():
                 if self._defs is None:
                     self._defs = json.loads((self._dir / "_definitions.json").read_text())["$defs"]
+                    _bound_integer_formats(self._defs)
                 text = path.read_text().replace("/api/_definitions.json#/$defs/", "#/$defs/")
                 schema = json.loads(text)
+                _bound_integer_formats(schema)
                 schema["$defs"] = self._defs
                 validator = jsonschema_rs.validator_for(schema)
             self._validators[key] = validator
@@ -97,10 +185,16 @@ class SchemaValidator:
         type_errors: list[str] = []
         for err in validator.iter_errors(obj):
             path = _field_path(list(err.instance_path))
+            beyond = _out_of_format(err)
             if type(err.kind).__name__ == "Type":
                 type_errors.append(
                     f"json: cannot unmarshal {_json_type(err.instance)} into Go struct field "
                     f".{path} of type {_go_type(err.message)}"
+                )
+            elif beyond:
+                type_errors.append(
+                    f"json: cannot unmarshal number {err.instance} into Go struct field "
+                    f".{path} of type {beyond}"
                 )
             else:
                 _collect(err, path, unknown, causes)

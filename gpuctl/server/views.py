@@ -102,7 +102,7 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
         },
         "metricsError": None,
         "why": jobs.why(job, pods, details.events, details.logs, details.preempted),
-        "access": jobs.access_url(details.service, pods, details.nodes, containers),
+        "access": jobs.access_url(details.service, pods, details.nodes, containers, details.token),
         "k8sResources": {
             "kind": None if jobs.is_partial(job) else job.get("kind"),
             "jobName": item["name"],

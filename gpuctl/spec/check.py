@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuctl.errors import Problem, SpecError
-from gpuctl.spec import kinds, schema
+from gpuctl.spec import chips, host_paths, kinds, schema
 from gpuctl.spec.document import Document, display_name, expand_paths, load_each_file
 from gpuctl.spec.kinds import Kind
 
@@ -45,6 +45,13 @@ def check_each(documents: Sequence[Document]) -> tuple[list[Spec], list[Problem]
             continue
         specs.append(Spec(document, kind, schema.fill_defaults(kind.schema, document.data)))
     return specs, problems
+
+
+def spec_warnings(document: Document) -> list[Problem]:
+    """What create, apply and validate warn about in a spec without refusing it: an image or
+    command for another vendor's chips (gpuctl.spec.chips) and workdirs on sensitive host
+    paths (gpuctl.spec.host_paths)."""
+    return chips.chip_problems(document) + host_paths.host_path_problems(document)
 
 
 def _kind_of(document: Document) -> tuple[Kind | None, list[Problem]]:

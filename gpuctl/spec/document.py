@@ -8,6 +8,7 @@ is counted (alias bombs), files have a size cap, and timestamps stay the text th
 from __future__ import annotations
 
 import codecs
+import math
 import re
 import sys
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ import yaml
 
 from gpuctl.constants import (
     MAX_FILE_BYTES,
+    MAX_NUMBER_CHARS,
     MAX_YAML_ALIAS_VALUES,
     MAX_YAML_DEPTH,
     MAX_YAML_NODES,
@@ -39,6 +41,7 @@ _NON_PRINTABLE = re.compile(
     "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
 _PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float"))
+_NUMBER_TAGS = frozenset(("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"))
 
 
 @dataclass
@@ -430,7 +433,35 @@ class _Builder:
             raise SpecError(
                 [self.document.problem(path, f"unsupported YAML tag {node.tag}", "remove the tag")]
             )
+        if node.tag in _NUMBER_TAGS:
+            return self._number(node, path, constructor)
         return constructor(self.loader, node)
+
+    def _number(self, node: yaml.ScalarNode, path: Path_, constructor: Any) -> Any:
+        """A YAML int or float, refused when longer than MAX_NUMBER_CHARS (nothing gpuctl
+        takes needs more, and converting thousands of digits costs time) or when it is
+        .inf or .nan, which JSON and Kubernetes cannot carry."""
+        if len(node.value) > MAX_NUMBER_CHARS:
+            raise SpecError(
+                [
+                    self.document.problem(
+                        path,
+                        f"number is too long ({len(node.value)} characters, "
+                        f"at most {MAX_NUMBER_CHARS})",
+                        "quote it if it is text",
+                    )
+                ]
+            )
+        number = constructor(self.loader, node)
+        if isinstance(number, float) and not math.isfinite(number):
+            raise SpecError(
+                [
+                    self.document.problem(
+                        path, f"{node.value} is not a finite number", "quote it if it is text"
+                    )
+                ]
+            )
+        return number
 
 
 def _build(source: str, index: int, node: yaml.Node, loader: yaml.CSafeLoader) -> Document:

@@ -18,6 +18,7 @@ from gpuctl import constants as c
 from gpuctl.constants import Labels
 from gpuctl.errors import Problem
 from gpuctl.spec import accelerators, runtime
+from gpuctl.spec import quantity as quantities
 from gpuctl.spec.document import Document, Path_
 
 
@@ -107,6 +108,17 @@ def _workload_problems(document: Document, spec: dict[str, Any]) -> list[Problem
             )
         )
     problems += _gpu_share_problems(document, res)
+    if spec.get("security") == "restricted" and workdirs:
+        problems.append(
+            document.problem(
+                ("storage", "workdirs"),
+                "a restricted pod mounts no host path, and every workdir is one",
+                "remove storage.workdirs, or set security: baseline",
+            )
+        )
+    problems += _amount_problems(
+        document, res, ("resources",), {"cpu": c.MAX_POD_CPU, "memory": c.MAX_POD_MEMORY}
+    )
     metrics_port = spec.get("metrics", {}).get("port")
     if metrics_port == c.MASTER_PORT and res.get("node_count", 1) > 1:
         problems.append(
@@ -125,6 +137,40 @@ def _workload_problems(document: Document, spec: dict[str, Any]) -> list[Problem
             )
         )
     return problems
+
+
+def _amount_problems(
+    document: Document, amounts: dict[str, Any], base: Path_, limits: dict[str, int]
+) -> list[Problem]:
+    """Each amount in `limits` (cpu in cores, memory in bytes) within its cap. The schema caps
+    amounts written as numbers; this also caps those written as quantities (`5000`, `64Pi`)."""
+    problems = []
+    for field, cap in limits.items():
+        if field not in amounts:
+            continue
+        written = amounts[field]
+        try:
+            amount = quantities.parse(written)
+        except ValueError as exc:
+            problems.append(document.problem((*base, field), str(exc)))
+            continue
+        if amount > cap:
+            shown = f"{cap:,} cores" if field == "cpu" else _bytes(cap)
+            problems.append(
+                document.problem(
+                    (*base, field),
+                    f"{written!r} is out of range: it must be at most {shown}",
+                )
+            )
+    return problems
+
+
+def _bytes(amount: int) -> str:
+    """A whole number of bytes in the largest binary unit that divides it (`64Ti`)."""
+    for unit, size in (("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20)):
+        if amount % size == 0:
+            return f"{amount // size}{unit}"
+    return str(amount)
 
 
 def _gpu_share_problems(document: Document, res: dict[str, Any]) -> list[Problem]:
@@ -191,12 +237,19 @@ def host_path_type(workdir: dict[str, Any]) -> str:
     return c.HOST_PATH_TYPES[form]
 
 
-def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = False) -> Builder:
+def _workload(
+    kind: str,
+    supplies_deepspeed: bool = False,
+    port_ready: bool = False,
+    jupyter_token: bool = False,
+) -> Builder:
     """The builder shared by the four workload kinds (training, inference, notebook, compute).
 
     `supplies_deepspeed`: `--deepspeed X.json` that no workdir provides gets a base config.
     `port_ready`: without a health check, the pod is ready once its service port takes
     connections (a TCP readiness probe), not as soon as its container starts.
+    `jupyter_token`: without a token of its own, the container reads the one create and apply
+    generate (see _token_secret).
     """
 
     def build(
@@ -253,7 +306,10 @@ def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = Fa
             "replicas": service.get("replicas", 1),
             "port": service.get("port"),
             "health_check": service.get("health_check"),
+            "startup_probe_failures": _startup_probe_failures(service),
+            "startup_probe_period": c.STARTUP_PROBE_PERIOD,
             "port_ready": port_ready and not service.get("health_check"),
+            "restricted": spec.get("security") == "restricted",
             "autoscaling": service.get("autoscaling"),
             "disruption_budget": _least_pods(service) >= c.DISRUPTION_BUDGET_MIN_PODS,
             "gpu_metric": c.GPU_UTILIZATION_METRIC,
@@ -272,10 +328,27 @@ def _workload(kind: str, supplies_deepspeed: bool = False, port_ready: bool = Fa
             ),
             **_gpu_runtime(name, res, paths, ds),
             "queue": queue_of(res, options),
+            **_token_secret(name, env_spec, jupyter_token),
         }
         return context, _workload_problems(document, spec)
 
     return build
+
+
+def _token_secret(name: str, env_spec: dict[str, Any], wanted: bool) -> dict[str, Any]:
+    """A notebook that sets no Jupyter token (no `--ServerApp.token=…` and kin, no
+    JUPYTER_TOKEN in env) reads one from the Secret {name}-notebook-token that create and
+    apply generate (gpuctl.verbs.notebook_tokens): render stays pure, and the token is not in
+    the StatefulSet for every reader of it to see."""
+    words = [*env_spec.get("command", []), *env_spec.get("args", [])]
+    own = runtime.jupyter_token(words) is not None or any(
+        item["name"] == c.NOTEBOOK_TOKEN_ENV for item in env_spec.get("env", [])
+    )
+    return {
+        "token_secret": name + c.NOTEBOOK_TOKEN_SECRET_SUFFIX if wanted and not own else None,
+        "token_env": c.NOTEBOOK_TOKEN_ENV,
+        "token_key": c.NOTEBOOK_TOKEN_KEY,
+    }
 
 
 def _metrics_endpoint(metrics: dict[str, Any] | None, service_port: int | None) -> dict[str, Any]:
@@ -331,6 +404,13 @@ def node_terms(pool: str, gpu_type: str | None) -> list[list[dict[str, Any]]]:
         in_no_pool = {"key": Labels.POOL, "operator": "DoesNotExist", "values": []}
         terms = [[*term, in_no_pool] for term in terms] or [[in_no_pool]]
     return terms
+
+
+def _startup_probe_failures(service: dict[str, Any]) -> int:
+    """How many failed checks the startup probe allows: startup_timeout seconds at one check
+    every STARTUP_PROBE_PERIOD (rounded up)."""
+    timeout = int(service.get("startup_timeout", c.DEFAULT_STARTUP_TIMEOUT))
+    return -(-timeout // c.STARTUP_PROBE_PERIOD)
 
 
 def _least_pods(service: dict[str, Any]) -> int:
@@ -468,6 +548,12 @@ def _quota(
     users = []
     problems = []
     for user, limits in spec["users"].items():
+        problems += _amount_problems(
+            document,
+            limits,
+            ("users", user),
+            {"cpu": c.MAX_QUOTA_CPU, "memory": c.MAX_QUOTA_MEMORY},
+        )
         hard: dict[str, str] = {}
         if "cpu" in limits:
             hard["requests.cpu"] = hard["limits.cpu"] = quantity(limits["cpu"])
@@ -537,7 +623,7 @@ KINDS: dict[str, Kind] = {
         Kind(
             "notebook",
             "a notebook: StatefulSet of one + NodePort Service",
-            _workload("notebook", port_ready=True),
+            _workload("notebook", port_ready=True, jupyter_token=True),
             is_job=True,
         ),
         Kind(

@@ -1,9 +1,16 @@
-"""Kubernetes resource quantities (`500m`, `32Gi`, `1e3`) as exact numbers."""
+"""Kubernetes resource quantities (`500m`, `32Gi`, `1e3`) as exact numbers.
+
+Parsing is bounded: text longer than MAX_QUANTITY_CHARS, or an exponent further from 0 than
+MAX_QUANTITY_EXPONENT, is refused before any arithmetic, so a hostile value costs nothing.
+"""
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation
+
+from gpuctl.constants import MAX_QUANTITY_CHARS, MAX_QUANTITY_EXPONENT
 
 _SUFFIXES = {
     "": Decimal(1),
@@ -29,10 +36,20 @@ _QUANTITY = re.compile(
 
 
 def parse(value: str | int | float) -> Decimal:
-    """The quantity's value in base units (cores, bytes, devices); ValueError when malformed."""
+    """The quantity's value in base units (cores, bytes, devices); ValueError when malformed,
+    too long (more than MAX_QUANTITY_CHARS characters) or not finite."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"not a finite number: {value!r}")
+    if isinstance(value, int) and abs(value) >= 10**MAX_QUANTITY_CHARS:
+        raise ValueError(f"quantity is too long (more than {MAX_QUANTITY_CHARS} digits)")
     if isinstance(value, int | float):
-        return Decimal(str(value))
-    match = _QUANTITY.fullmatch(value.strip())
+        value = str(value)
+    text = value.strip()
+    if len(text) > MAX_QUANTITY_CHARS:
+        raise ValueError(
+            f"quantity is too long ({len(text)} characters, at most {MAX_QUANTITY_CHARS})"
+        )
+    match = _QUANTITY.fullmatch(text)
     if not match:
         raise ValueError(f"not a quantity: {value!r}")
     number, exponent, suffix = match.groups()
@@ -41,7 +58,12 @@ def parse(value: str | int | float) -> Decimal:
     except InvalidOperation as exc:  # pragma: no cover - the pattern admits only numbers
         raise ValueError(f"not a quantity: {value!r}") from exc
     if exponent:
-        return result * (Decimal(10) ** int(exponent[1:]))
+        power = int(exponent[1:])
+        if abs(power) > MAX_QUANTITY_EXPONENT:
+            raise ValueError(
+                f"quantity exponent {exponent} is out of range (at most ±{MAX_QUANTITY_EXPONENT})"
+            )
+        return result * (Decimal(10) ** power)
     return result * _SUFFIXES[suffix or ""]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -148,3 +149,18 @@ def _rewrite(words: list[str], supply: Any) -> list[str]:
         elif word.startswith(DEEPSPEED_FLAG + "="):
             result[index] = f"{DEEPSPEED_FLAG}={supply(word.split('=', 1)[1])}"
     return result
+
+
+# A Jupyter server's token on its command line (`--ServerApp.token=…` and its older spellings).
+JUPYTER_TOKEN_FLAG = re.compile(r"--(?:NotebookApp|ServerApp|IdentityProvider)\.token=(.*)$")
+
+
+def jupyter_token(words: list[str]) -> str | None:
+    """The token a command line gives its Jupyter server ("" for `--ServerApp.token=`, which
+    turns the token off), None when it gives none. Words that hold several (`sh -c "jupyter
+    lab --ServerApp.token=x"`) are split as a shell would."""
+    for word in shlex.split(" ".join(shlex.quote(w) for w in words)):
+        match = JUPYTER_TOKEN_FLAG.match(word)
+        if match:
+            return match.group(1)
+    return None

@@ -164,7 +164,7 @@ def _explain(document: Document, error: Any) -> list[Problem]:
         ]
     if keyword in ("pattern", "oneOf", "format"):
         described = what if what.startswith(("a ", "an ")) else "valid here"
-        return [document.problem(path, f"{value!r} is not {described}", hint)]
+        return [document.problem(path, f"{shown(value)} is not {described}", hint)]
     if keyword == "maxLength":
         return [
             document.problem(
@@ -185,7 +185,7 @@ def _explain(document: Document, error: Any) -> list[Problem]:
         return [
             document.problem(
                 path,
-                f"{value!r} is out of range: it must be {words} {error.validator_value}",
+                f"{shown(value)} is out of range: it must be {words} {error.validator_value}",
                 hint,
             )
         ]
@@ -196,6 +196,17 @@ def _explain(document: Document, error: Any) -> list[Problem]:
     if keyword == "const":
         return [document.problem(path, f"must be {error.validator_value!r}")]
     return [document.problem(path, error.message, hint)]
+
+
+SHOWN_CHARS = 40  # a value longer than this is cut in a message, and its length given
+
+
+def shown(value: Any) -> str:
+    """`value` as a message quotes it (repr), cut to SHOWN_CHARS: one line, never a page."""
+    text = repr(value)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[: SHOWN_CHARS - 1]}… ({len(str(value))} characters)"
 
 
 def _properties(schema: Any) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError, NotFound
 from gpuctl.cluster.resources import clean
 from gpuctl.inventory.status import terminating
 from gpuctl.render.engine import Manifest
-from gpuctl.verbs import kueue_queues
+from gpuctl.verbs import kueue_queues, notebook_tokens
 from gpuctl.verbs.common import (
     DryRun,
     ObjectResult,
@@ -91,6 +91,7 @@ class Apply(WriteVerb):
                 raise ApplyFailed(_kept_pools(str(exc), result)) from exc
             result.extend(rest)
             result.extend(kueue_queues.ensure(self.cluster, others, self.dry_run))
+            result.extend(notebook_tokens.ensure(self.cluster, others, self.dry_run))
         result.objects[:0] = opening.priority_classes
         describe(result, opening.pins)
         result.warnings += opening.placement.warnings

@@ -15,7 +15,7 @@ from typing import Any
 from gpuctl.cluster.errors import AlreadyExists, KubeError, NotFound
 from gpuctl.inventory.jobs import job_of
 from gpuctl.render.engine import Manifest
-from gpuctl.verbs import kueue_queues
+from gpuctl.verbs import kueue_queues, notebook_tokens
 from gpuctl.verbs.common import (
     WORKERS,
     DryRun,
@@ -85,6 +85,7 @@ class Create(WriteVerb):
                 result.extend(rest)
         if others and result.ok:
             result.extend(kueue_queues.ensure(self.cluster, others, self.dry_run))
+            result.extend(notebook_tokens.ensure(self.cluster, others, self.dry_run))
         result.objects[:0] = opening.priority_classes + finished.objects
         result.errors[:0] = finished.errors
         result.causes[:0] = finished.causes

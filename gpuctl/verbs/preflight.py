@@ -35,7 +35,7 @@ from gpuctl.placement import feasibility
 from gpuctl.placement.affinity import one_pod_per_node
 from gpuctl.placement.capacity import count_of, pod_devices, pod_share, pool_claimed
 from gpuctl.render.engine import Manifest, NodeLabels
-from gpuctl.spec import chips
+from gpuctl.spec import check
 from gpuctl.verbs.errors import ApplyFailed, Unschedulable
 
 
@@ -250,16 +250,17 @@ def _check_caps(
                 used += gpus
 
 
-def chip_warnings(manifests: Sequence[Manifest]) -> list[str]:
-    """The chip–framework check (gpuctl.spec.chips) of each job spec among the manifests, once
-    per spec: an image or command that targets another vendor than the GPU type's."""
+def spec_warnings(manifests: Sequence[Manifest]) -> list[str]:
+    """The warnings of each job spec among the manifests, once per spec (gpuctl.spec.check.
+    spec_warnings): an image or command that targets another vendor than the GPU type's, a
+    workdir on a sensitive host path."""
     seen: set[int] = set()
     warnings = []
     for manifest in manifests:
         if _pod_spec(manifest) is None or id(manifest.document) in seen:
             continue
         seen.add(id(manifest.document))
-        warnings += [str(problem) for problem in chips.chip_problems(manifest.document)]
+        warnings += [str(problem) for problem in check.spec_warnings(manifest.document)]
     return warnings
 
 
@@ -274,7 +275,7 @@ def placement_or_refuse(
     """`check_placement`, raising Unschedulable (a request no node could ever hold) or
     ApplyFailed (another error) before anything is written."""
     placement = check_placement(cluster, manifests, claims, allow_pending=allow_pending)
-    placement.warnings += chip_warnings(manifests)
+    placement.warnings += spec_warnings(manifests)
     if placement.infeasible:
         raise Unschedulable(placement.infeasible, nothing)
     if placement.errors:

@@ -3,7 +3,12 @@ Lease went unchanged for its duration (on the standby's own clock) or was given 
 
 from __future__ import annotations
 
-from gpuctl.controller.leader import LeaseElector, Timing
+import os
+import subprocess
+import sys
+
+from gpuctl.controller.leader import LeaseElector, Timing, unique_identity
+from gpuctl.controller.operator import RunOptions
 from tests.conftest import Env
 
 
@@ -53,3 +58,38 @@ def test_a_released_lease_is_taken_at_once(env: Env) -> None:
     assert holder(env) == ""
     assert b.try_acquire_or_renew() is True
     assert holder(env) == "b"
+
+
+def identity_of_a_process(pod_name: str | None) -> str:
+    """The identity `controller run` takes, in a process of its own."""
+    environ = {k: v for k, v in os.environ.items() if k != "POD_NAME"}
+    if pod_name is not None:
+        environ["POD_NAME"] = pod_name
+    code = (
+        "from gpuctl.controller.operator import RunOptions; "
+        "print(RunOptions('ns', 0, 0, True).identity)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=environ, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_two_controllers_on_one_host_are_two_candidates_and_one_leads(env: Env) -> None:
+    """Outside a pod both would be the host's name; in a pod restarted in place, both the pod's
+    name: each process still gets an identity of its own."""
+    for pod_name in (None, "gpu-orchestrator-7d9f-abcde"):
+        first, second = identity_of_a_process(pod_name), identity_of_a_process(pod_name)
+        assert first != second
+        if pod_name is not None:
+            assert first.startswith(pod_name + "_")
+    timing = Timing(lease_seconds=15, renew_deadline=10, retry_period=2)
+    a = LeaseElector(env.cluster, "default", "lock", RunOptions("ns", 0, 0, True).identity, timing)
+    b = LeaseElector(env.cluster, "default", "lock", RunOptions("ns", 0, 0, True).identity, timing)
+    assert a.try_acquire_or_renew() is True
+    assert b.try_acquire_or_renew() is False
+
+
+def test_an_identity_names_the_host_and_process() -> None:
+    name, pid, suffix = unique_identity("host-1").split("_")
+    assert (name, pid, len(suffix)) == ("host-1", str(os.getpid()), 8)

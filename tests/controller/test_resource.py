@@ -77,12 +77,14 @@ def test_manifests_install_a_hardened_least_privilege_controller() -> None:
         "PriorityClass",
         "PriorityClass",
         "PriorityClass",
+        "PriorityClass",
         "Namespace",
         "ServiceAccount",
         "Role",
         "RoleBinding",
         "ClusterRole",
         "ClusterRoleBinding",
+        "NetworkPolicy",
         "Deployment",
     ]
     version = by_kind["CustomResourceDefinition"]["spec"]["versions"][0]
@@ -99,9 +101,14 @@ def test_manifests_install_a_hardened_least_privilege_controller() -> None:
         ("nodes", ("list", "watch")),
         ("pods", ("list", "watch")),
     }
-    # in its own namespace: only its Lease
-    namespaced = {r["resources"][0]: set(r["verbs"]) for r in by_kind["Role"]["rules"]}
-    assert namespaced == {"leases": {"get", "create", "update"}}
+    # in its own namespace: only its Lease, read and renewed by name
+    namespaced = [
+        (r["resources"], set(r["verbs"]), r.get("resourceNames")) for r in by_kind["Role"]["rules"]
+    ]
+    assert namespaced == [
+        (["leases"], {"get", "update"}, ["gpu-orchestrator"]),
+        (["leases"], {"create"}, None),  # a name cannot limit create
+    ]
     assert by_kind["Role"]["metadata"]["namespace"] == "gpu-system"
     assert by_kind["ClusterRoleBinding"]["subjects"][0]["namespace"] == "gpu-system"
 
@@ -140,3 +147,45 @@ def test_kubectl_get_prints_the_crd_columns(crd_env: Env) -> None:
     assert wide[0].split()[-4:] == ["RETRIES", "JOB", "MESSAGE", "AGE"]
     assert wide[1].split()[7] == "j"  # and an empty MESSAGE
     assert len(wide[1].split()) == 9
+
+
+def test_manifests_shield_the_controller_and_let_prometheus_scrape_it() -> None:
+    objects = manifests("--namespace", "gpu-system")
+    by_kind = {obj["kind"]: obj for obj in objects}
+    policy = by_kind["NetworkPolicy"]["spec"]
+    assert policy["podSelector"] == by_kind["Deployment"]["spec"]["selector"]
+    assert policy["policyTypes"] == ["Ingress", "Egress"]
+    assert policy["ingress"] == [{"ports": [{"protocol": "TCP", "port": resource.METRICS_PORT}]}]
+    allowed_out = {(p["protocol"], p["port"]) for rule in policy["egress"] for p in rule["ports"]}
+    assert allowed_out == {("UDP", 53), ("TCP", 53), ("TCP", 443), ("TCP", 6443)}
+
+    template = by_kind["Deployment"]["spec"]["template"]
+    assert template["metadata"]["annotations"] == {
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": str(resource.METRICS_PORT),
+        "prometheus.io/path": "/metrics",
+    }
+    classes = {o["metadata"]["name"]: o["value"] for o in objects if o["kind"] == "PriorityClass"}
+    own = classes.pop(template["spec"]["priorityClassName"])
+    assert sorted(classes) == ["gpuctl-high", "gpuctl-low", "gpuctl-medium"]
+    assert max(classes.values()) < own < 1_000_000_000  # above the jobs, below system classes
+    # one replica: nothing to spread or keep during a drain
+    assert "affinity" not in template["spec"]
+    assert "PodDisruptionBudget" not in by_kind
+
+
+def test_two_replicas_are_spread_over_nodes_and_a_drain_keeps_one() -> None:
+    objects = manifests("--namespace", "gpu-system", "--replicas", "2")
+    by_kind = {obj["kind"]: obj for obj in objects}
+    deployment = by_kind["Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    [term] = pod["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+    assert term["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname"
+    assert term["podAffinityTerm"]["labelSelector"] == deployment["spec"]["selector"]
+    budget = by_kind["PodDisruptionBudget"]
+    assert budget["metadata"]["namespace"] == "gpu-system"
+    assert budget["spec"] == {
+        "minAvailable": 1,
+        "unhealthyPodEvictionPolicy": "AlwaysAllow",
+        "selector": deployment["spec"]["selector"],
+    }

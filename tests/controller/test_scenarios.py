@@ -6,6 +6,8 @@ workload placed again."""
 
 from __future__ import annotations
 
+import json
+import re
 import signal
 import time
 
@@ -92,7 +94,8 @@ def test_a_restarted_controller_creates_no_duplicate_job(scene: Scene) -> None:
         before = scene.wait_phase("first", "Scheduled")
         running.process.kill()  # no clean shutdown: the Lease is still held
         running.process.wait()
-    with scene.controller() as running:  # the same replica comes back
+    # the same pod comes back, as a new candidate: it leads once the killed one's Lease expired
+    with scene.controller() as running:
         scene.create("second", 2)
         scene.wait_phase("second", "Scheduled")
         assert scene.jobs() == ["first", "second"]
@@ -105,7 +108,7 @@ def test_of_two_replicas_only_the_leader_acts_and_a_standby_takes_over(scene: Sc
     series = 'warp_gpuworkload_scheduled_total{strategy="leastLoaded"}'
     with scene.controller("replica-a") as first, scene.controller("replica-b") as second:
         lease = scene.client.get("Lease", resource.NAME, scene.namespace)
-        assert lease["spec"]["holderIdentity"] == "replica-a"
+        assert lease["spec"]["holderIdentity"].startswith("replica-a_")
         assert first.metric("warp_gpuworkload_leader") == 1
         assert second.metric("warp_gpuworkload_leader") == 0
         scene.create("one", 1)
@@ -116,12 +119,11 @@ def test_of_two_replicas_only_the_leader_acts_and_a_standby_takes_over(scene: Sc
         first.process.send_signal(signal.SIGTERM)  # a clean stop gives the Lease up
         assert first.process.wait(timeout=20) == 0
         wait_for(
-            lambda: (
+            lambda: str(
                 scene.client.get("Lease", resource.NAME, scene.namespace)["spec"].get(
                     "holderIdentity"
                 )
-                == "replica-b"
-            ),
+            ).startswith("replica-b_"),
             timeout=15,
             what="replica-b to lead",
         )
@@ -224,3 +226,18 @@ def test_a_workload_applied_with_a_status_block_is_placed_once_and_replaced_neve
         assert scene.pod_node("with-status") == big
         assert running.metric("warp_gpuworkload_replaced_total") == 0
         assert running.metric('warp_gpuworkload_scheduled_total{strategy="leastLoaded"}') == 1
+
+
+def test_json_logs_are_one_object_a_line(scene: Scene) -> None:
+    placement_nodes(scene)
+    with scene.controller(extra=("--log-format", "json")) as running:
+        scene.create("logged", 1)
+        scene.wait_phase("logged", "Scheduled")
+    lines = [json.loads(line) for line in running.output().splitlines()]
+    assert lines and all({"ts", "level", "logger", "msg"} <= line.keys() for line in lines)
+    assert all(
+        re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", line["ts"]) for line in lines
+    )
+    leading = [line for line in lines if line["msg"].startswith("became the leader")]
+    assert leading and leading[0]["level"] == "info"
+    assert leading[0]["logger"] == "gpuctl.controller.leader"

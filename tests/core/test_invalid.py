@@ -143,6 +143,7 @@ def _alias_bomb(levels: int, width: int) -> bytes:
 _PNG_LIKE = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00" + bytes(range(256)) * 4
 _TRAINING_HEAD = "kind: training\nversion: v0.1\njob:\n  name: qwen2-sft\n"
 _DEPTH = 5000
+_COMPUTE_HEAD = _TRAINING_HEAD.replace("training", "compute") + "environment:\n  image: nginx\n"
 
 GENERATED: dict[str, tuple[bytes, Expected]] = {
     "empty-file": (b"", Expected(1, "-", "empty")),
@@ -163,6 +164,18 @@ GENERATED: dict[str, tuple[bytes, Expected]] = {
     "deeply-nested-lists": (
         (_TRAINING_HEAD + "environment: " + "[" * _DEPTH + "]" * _DEPTH + "\n").encode(),
         Expected(5, "-", ""),
+    ),
+    "replicas-4001-digits": (
+        (_COMPUTE_HEAD + "service:\n  replicas: 1" + "0" * 4000 + "\n").encode(),
+        Expected(8, "service.replicas", "number is too long"),
+    ),
+    "cpu-5000-digits": (
+        (_COMPUTE_HEAD + "resources:\n  memory: 1Gi\n  cpu: " + "9" * 5000 + "\n").encode(),
+        Expected(9, "resources.cpu", "number is too long"),
+    ),
+    "cpu-5000-digits-quoted": (
+        (_COMPUTE_HEAD + 'resources:\n  memory: 1Gi\n  cpu: "' + "9" * 5000 + '"\n').encode(),
+        Expected(9, "resources.cpu", "(5000 characters)"),
     ),
     "deeply-nested-mappings": (
         (_TRAINING_HEAD + "environment: " + "{a: " * _DEPTH + "1" + "}" * _DEPTH + "\n").encode(),

@@ -46,7 +46,9 @@ def test_a_crash_loop_names_the_code_the_restarts_and_the_previous_lines() -> No
     assert explain.log_requests(pod(LOOP)) == [("trainer", True)]
     assert texts(explain.explain_pods([pod(LOOP)], [], logs)) == [
         "container `trainer` of pod p-1 keeps crashing (CrashLoopBackOff): exited with code 3, "
-        "restarted 4 times; last log lines: loading | shard 7 is ?[31mcorrupt | " + "x" * 199 + "…"
+        "restarted 4 times; last log lines: loading | shard 7 is \\x1b[31mcorrupt | "
+        + "x" * 199
+        + "…"
     ]
 
 

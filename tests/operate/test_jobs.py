@@ -85,7 +85,8 @@ def _wait(predicate: Any, timeout: float = 10.0) -> None:
 
 @pytest.fixture
 def every_status(env: Env) -> Env:
-    Apply(env.cluster).run(env.render("---\n".join(EVERY_STATUS.values())))
+    # the pending job's pool has no node: it waits, as it would for nodes that join
+    Apply(env.cluster, allow_pending=True).run(env.render("---\n".join(EVERY_STATUS.values())))
     env.gpuctl("pause", "paused")
 
     def settled() -> bool:
@@ -261,7 +262,9 @@ def test_pause_and_resume_a_deployment_and_a_job(env: Env) -> None:
     assert env.cluster.get("Deployment", "web", "default")["spec"]["replicas"] == 2
 
     # a job that waits for a node stays unfinished (a finished one cannot be paused)
-    Apply(env.cluster).run(env.render(spec("training", "train", pool="no-such-pool")))
+    Apply(env.cluster, allow_pending=True).run(
+        env.render(spec("training", "train", pool="no-such-pool"))
+    )
     assert env.gpuctl("pause", "train").stdout == "job.batch/train paused\n"
     assert env.cluster.get("Job", "train", "default")["spec"]["suspend"] is True
     assert env.gpuctl("resume", "train").stdout == "job.batch/train resumed\n"

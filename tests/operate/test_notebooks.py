@@ -4,6 +4,8 @@ and `cp`, whose exec transport the sandbox lacks: there the command runs on this
 
 from __future__ import annotations
 
+import base64
+import re
 import subprocess
 import tarfile
 from collections.abc import Iterable, Sequence
@@ -42,8 +44,20 @@ def pod(env: Env) -> dict[str, Any]:
     return env.cluster.get("Pod", f"{NAME}-0", "default")
 
 
+def generated_token(env: Env) -> str:
+    secret = env.cluster.get("Secret", f"{NAME}-notebook-token", "default")
+    return base64.b64decode(secret["data"]["token"]).decode()
+
+
 def test_get_notebook_gives_the_address_with_the_token(env: Env) -> None:
+    """The example sets no token: create generated one (in a Secret the server reads as
+    JUPYTER_TOKEN), and the address carries it."""
     start(env)
+    token = generated_token(env)
+    assert re.fullmatch(r"[0-9a-f]{32}", token)
+    container = pod(env)["spec"]["containers"][0]
+    assert {"name": "JUPYTER_TOKEN", "valueFrom": {"secretKeyRef": {
+        "name": f"{NAME}-notebook-token", "key": "token"}}} in container["env"]  # fmt: skip
     done = env.gpuctl("get", "notebook")
     assert done.returncode == 0, done.stderr
     header, row = (line.split() for line in done.stdout.splitlines())
@@ -52,9 +66,23 @@ def test_get_notebook_gives_the_address_with_the_token(env: Env) -> None:
     node = env.cluster.get("Node", pod(env)["spec"]["nodeName"])
     ip = next(a["address"] for a in node["status"]["addresses"] if a["type"] == "InternalIP")
     port = service["spec"]["ports"][0]["nodePort"]
-    assert row[:4] == [NAME, "Running", "1", f"http://{ip}:{port}/?token=ai-gpuctl-2025"]
+    assert row[:4] == [NAME, "Running", "1", f"http://{ip}:{port}/?token={token}"]
     one = env.gpuctl("get", "notebook", NAME, "--no-headers").stdout.split()
     assert one[:4] == row[:4]
+    described = env.gpuctl("describe", "job", NAME).stdout
+    assert f"/?token={token}\n" in described
+
+    applied = env.gpuctl("apply", "-f", "-", stdin=NOTEBOOK.replace("memory: 32Gi", "memory: 30Gi"))
+    assert applied.returncode == 0, applied.stderr
+    assert generated_token(env) == token  # an apply keeps it
+
+    deleted = env.gpuctl("delete", "job", NAME, "--wait")
+    assert deleted.returncode == 0, deleted.stderr
+    wait_for(
+        lambda: env.cluster.find("Secret", f"{NAME}-notebook-token", "default") is None,
+        timeout=30,
+        what="the token's Secret collected with its notebook",
+    )
     missing = env.gpuctl("get", "notebook", "nothing-here")
     assert missing.returncode == 1 and "no job named 'nothing-here'" in missing.stderr
 

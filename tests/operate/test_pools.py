@@ -226,13 +226,13 @@ def test_get_pools_snapshot_and_formats(env: NodeEnv, snapshot_text: Any) -> Non
     )
     assert text + "\n" + wide == snapshot_text
     names = env.gpuctl("get", "pools", "-o", "name")
-    assert names.stdout == "pool/cpu\npool/training\n"
+    assert names.stdout == "pool/cpu\npool/training\npool/default\n"  # the nodes in no pool last
     listed = yaml.safe_load(env.gpuctl("get", "pools", "-o", "yaml").stdout)
     training = listed["items"][1]
     assert training["gpuTotal"] == 16 and training["gpuUsed"] == 6 and training["gpuFree"] == 10
     assert training["gpuType"] == {"A100-80G": 16}
     as_json = json.loads(env.gpuctl("get", "pools", "-o", "json").stdout)
-    assert [item["name"] for item in as_json["items"]] == ["cpu", "training"]
+    assert [item["name"] for item in as_json["items"]] == ["cpu", "training", "default"]
 
 
 def test_a_labelled_node_counts_even_if_the_record_lacks_it(env: NodeEnv) -> None:

@@ -6,10 +6,13 @@ KUBECONFIG, so a behaviour the sandbox gets wrong shows up as a scenario that fa
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -534,3 +537,40 @@ def test_events_are_selected_by_the_fields_the_api_server_supports(cluster: Clus
     assert names(f"involvedObject.namespace={where},involvedObject.kind=Deployment") == ["e4"]
     assert names("reason=Unhealthy,type=Warning") == ["e1", "e3"]
     assert names("type!=Warning,involvedObject.kind=Pod") == ["e2"]
+
+
+def test_a_count_beyond_its_go_type_is_a_bad_request(cluster: Cluster) -> None:
+    """Deployment.spec.replicas is an int32, Job.spec.completions too: the API server's decoder
+    refuses 2^31 (400 BadRequest: the object "cannot be handled"), and nothing is created."""
+    too_many = _deployment("conf-int32", replicas=2**31)
+    result = cluster.kubectl("create", "-f", _write(cluster, "d.yaml", too_many), check=False)
+    assert result.returncode != 0
+    assert "BadRequest" in result.stderr
+    assert "cannot unmarshal number 2147483648" in result.stderr
+    assert "of type int32" in result.stderr
+    job = _job("conf-int32-job")
+    job["spec"]["completions"] = 99999999999
+    result = cluster.kubectl("create", "-f", _write(cluster, "j.yaml", job), check=False)
+    assert "cannot unmarshal number 99999999999" in result.stderr
+    gone = cluster.kubectl("get", "deployment/conf-int32", "job/conf-int32-job", check=False)
+    assert gone.stderr.count("NotFound") == 2
+
+
+def test_a_number_no_go_type_can_hold_is_a_bad_request(sandbox: SandboxCluster) -> None:
+    """A JSON number beyond float64 (a 4,001-digit integer, 1.0e400) or NaN is refused by the
+    decoder, whatever field it is in; Python's json would take them, and the sandbox would
+    then serve lists no client can read."""
+    written = json.dumps(_deployment("conf-huge"))
+    for number in ("1" + "0" * 4000, "1.0e400", "NaN"):
+        text = written.replace('"replicas": 1', f'"replicas": {number}')
+        request = urllib.request.Request(
+            f"{sandbox.url}/apis/apps/v1/namespaces/{sandbox.namespace}/deployments",
+            data=text.encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 400, number[:10]
+        assert "cannot be handled as a Deployment" in json.loads(refused.value.read())["message"]
+    assert sandbox.kubectl("get", "deployment/conf-huge", check=False).returncode != 0

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from gpuctl.server.app import create_app
 
 from ..conftest import Env
-from .conftest import QUOTA, Api, training, unreachable_cluster
+from .conftest import QUOTA, Api, inference, training, unreachable_cluster
 
 BAD_GPU = training("bad-one").replace("gpu: 1", "gpu: lots")
 
@@ -43,6 +43,28 @@ def test_a_yaml_body_gets_the_same_answer_naming_the_request_body(api: Api) -> N
         "error": "WrongKind",
         "message": "request body: kind quota is not accepted by POST /jobs",
     }
+
+
+def test_numbers_beyond_their_limits_are_400_with_the_field_and_create_nothing(
+    api: Api,
+) -> None:
+    """A 4,001-digit count, a count beyond int32 and a 5,000-digit cpu are each one problem
+    naming its field (they once created an unreadable Deployment, or answered 500)."""
+    huge = inference("huge").replace("replicas: 2", "replicas: 1" + "0" * 4000)
+    beyond = inference("beyond").replace("replicas: 2", "replicas: 2147483648")
+    cpu = training("cpu").replace("cpu: 1", 'cpu: "' + "9" * 5000 + '"')
+    for spec, field in (
+        (huge, "service.replicas"),
+        (beyond, "service.replicas"),
+        (cpu, "resources.cpu"),
+    ):
+        answer = api.call("admin", "POST", "/jobs", json={"yamlContent": spec})
+        assert answer.status_code == 400, answer.text[:300]
+        body = answer.json()
+        assert (body["error"], body["field"]) == ("InvalidYAML", field)
+        assert len(body["message"]) < 300
+    assert api.env.cluster.list("Deployment", None) == []
+    assert api.env.cluster.list("Job", None) == []
 
 
 def test_broken_yaml_syntax_is_400_with_its_position(api: Api) -> None:

@@ -60,7 +60,7 @@ def test_create_read_and_delete_a_pool(api: Api) -> None:
     assert refused.status_code == 422, refused.text
     assert refused.json() == {
         "error": "Refused",
-        "message": "nothing was changed: deployment.apps/p2: pool experiment: 2 of 8 GPUs "
+        "message": "nothing was created: deployment.apps/p2: pool experiment: 2 of 8 GPUs "
         "used, this job asks 7 (cap 8)",
     }
 

@@ -7,6 +7,8 @@ cache (~/.cache/gpuctl-tools), as tests/kube caches its Go builds:
   breaking changes between two versions of the document;
 - oapi-codegen (`github.com/oapi-codegen/oapi-codegen/v2`, `go install` likewise) writes the Go
   SDK's models (sdk/go/types.gen.go) from the document, checked to be up to date.
+- kube-score (`github.com/zegl/kube-score`, `go install` likewise) scores every manifest gpuctl
+  prints (tests/core/test_kube_score.py).
 - the web console's node_modules (`npm ci` of console/package-lock.json, one folder per
   lockfile), which its build check, its unit tests (Vitest) and its browser tests (axe-core)
   use.
@@ -29,6 +31,7 @@ from pathlib import Path
 SPECTRAL = "6.16.3"
 OASDIFF = "v1.37.0"
 OAPI_CODEGEN = "v2.8.2"  # also in sdk/go/generate.go
+KUBE_SCORE = "v1.20.0"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpuctl-tools"
 GO_FALLBACK = Path("/usr/local/go/bin/go")
 CONSOLE = Path(__file__).resolve().parents[2] / "console"
@@ -93,6 +96,11 @@ def oapi_codegen() -> Path:
     return _go_install("oapi-codegen", package, OAPI_CODEGEN)
 
 
+def kube_score() -> Path:
+    """The `kube-score` command, pinned at KUBE_SCORE (go install into the cache)."""
+    return _go_install("kube-score", "github.com/zegl/kube-score/cmd/kube-score", KUBE_SCORE)
+
+
 def _go_install(name: str, package: str, version: str) -> Path:
     """`name`, built by `go install package@version` into the cache when it is not there."""
     home = CACHE / f"{name}-{version}"
@@ -145,4 +153,5 @@ if __name__ == "__main__":
     print(f"spectral: {spectral()}")
     print(f"oasdiff: {oasdiff()}")
     print(f"oapi-codegen: {oapi_codegen()}")
+    print(f"kube-score: {kube_score()}")
     print(f"console node_modules: {console_modules()}")

@@ -149,14 +149,10 @@ def describe(details: Details, at: datetime | None = None) -> str:
         ("Why", reason)
         for reason in reasons(job, pods, details.events, details.logs, details.preempted)
     ]
-    url = access_url(details.service, pods, details.nodes, containers)
+    url = access_url(details.service, pods, details.nodes, containers, details.token)
     if url:
         lines.append(("Access", url))
-    width = max(len(key) for key, _ in lines) + 2
-    text = "".join(
-        f"{key + ':' if i == 0 or key != lines[i - 1][0] else '':<{width}}{value}\n"
-        for i, (key, value) in enumerate(lines)
-    )
+    text = "".join(line + "\n" for line in table.fields(lines, gap=2, repeat_keys=False))
     headers, rows = pod_rows(pods, wide=True, at=at)
     text += "Pods:\n"
     text += _indent(table.table(headers, rows) if rows else "<none>\n")

@@ -85,12 +85,6 @@ def node_rows(
     return rows
 
 
-def fields(pairs: Sequence[tuple[str, str]]) -> list[str]:
-    """`Key:   value` lines aligned as kubectl describe aligns them."""
-    width = max((len(key) for key, _ in pairs), default=0) + 3
-    return [f"{key + ':':<{width}}{value}".rstrip() for key, value in pairs]
-
-
 def indent(text: str, by: str = "  ") -> list[str]:
     return [by + line if line else line for line in text.splitlines()]
 
@@ -109,7 +103,7 @@ def describe_node(
     pools = list(pool_names)
     gpus = node_gpus(node)
     gpus_used = sum(status.pod_gpus(pod) for pod in pods)
-    lines = fields(
+    lines = table.fields(
         [
             ("Name", name),
             ("Status", node_status(node)),

@@ -15,19 +15,16 @@ from gpuctl.inventory.notebooks import selector
 HEADERS = ("NAME", "STATUS", "GPU", "ADDRESS", "AGE")
 
 
-def _containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    template = (obj.get("spec") or {}).get("template") or {}
-    return list((template.get("spec") or {}).get("containers") or [])
-
-
 def rows(
     cluster: ClusterAPI, notebooks: list[dict[str, Any]], at: datetime | None = None
 ) -> list[list[str]]:
     """NAME, STATUS, GPU, ADDRESS (http://<node-ip>:<nodePort>/?token=…), AGE.
 
     GPU is what the notebook's pod has (the StatefulSet's template only while it has no pod);
-    ADDRESS goes through the node the pod runs on, <none> while it runs on none. Three list
-    requests whatever the number of notebooks: services, pods, nodes."""
+    ADDRESS goes through the node the pod runs on, <none> while it runs on none; its token is
+    the command line's, else the one gpuctl generated (its Secret). Three list requests
+    whatever the number of notebooks (services, pods, nodes), and one read of each running
+    notebook's generated token."""
     if not notebooks:
         return []
     namespace = notebooks[0]["metadata"]["namespace"]
@@ -52,7 +49,7 @@ def rows(
             if (node := (p.get("spec") or {}).get("nodeName")) and node in nodes
         }
         service = services.get(c.SERVICE_PREFIX + name)
-        url = jobs.access_url(service, own, placed, _containers(obj)) if placed else ""
+        url = _address(cluster, obj, service, own, placed) if placed else ""
         gpus = sum(status.pod_gpus(p) for p in own) if own else status.workload_gpus(obj)
         result.append(
             [
@@ -64,3 +61,20 @@ def rows(
             ]
         )
     return result
+
+
+def _address(
+    cluster: ClusterAPI,
+    obj: dict[str, Any],
+    service: dict[str, Any] | None,
+    pods: list[dict[str, Any]],
+    nodes: dict[str, dict[str, Any]],
+) -> str:
+    containers = jobs.pod_template_containers(obj)
+    meta = obj["metadata"]
+    token = (
+        jobs.generated_token(cluster, meta["name"], meta["namespace"])
+        if service is not None and jobs.reads_generated_token(containers)
+        else ""
+    )
+    return jobs.access_url(service, pods, nodes, containers, token)

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from gpuctl import constants as c
 from gpuctl.cli import table
-from gpuctl.cli.views.nodes import fields, gpu_cell, indent
+from gpuctl.cli.views.nodes import gpu_cell, indent
 from gpuctl.inventory import status
 from gpuctl.inventory.nodes import NONE, node_gpus, node_name_of, node_status, pool_of
 from gpuctl.inventory.pools import (
@@ -72,7 +72,7 @@ def describe_pool(inventory: Inventory, name: str, at: datetime | None = None) -
     total, used = inventory.gpus(pool)
     stamp = (pool.record or {}).get("metadata", {}).get("creationTimestamp")
     types = inventory.gpu_types(pool)
-    lines = fields(
+    lines = table.fields(
         [
             ("Name", pool.name),
             ("Description", pool.description or NONE),

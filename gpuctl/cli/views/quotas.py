@@ -78,13 +78,15 @@ def render_objects(quotas: list[Quota], output: str) -> str:
 
 def describe(quota: Quota, *, colour: bool = False, at: datetime | None = None) -> str:
     """`describe quota`: who, which quota, and per resource used/hard and percent."""
-    lines = [
-        f"User:         {quota.user}",
-        f"Quota:        {quota.name}",
-        f"Description:  {quota.description or '-'}",
-        f"Age:          {table.age(quota.created, at)}",
-        "",
-    ]
+    lines = table.fields(
+        [
+            ("User", quota.user),
+            ("Quota", quota.name),
+            ("Description", quota.description or "-"),
+            ("Age", table.age(quota.created, at)),
+        ],
+    )
+    lines.append("")
     resources = [["Resource", "Used/Hard", "Usage"]]
     for usage in quota.usages:
         resources.append([usage.resource, usage.fraction(), percent_text(usage, colour)])
@@ -118,6 +120,7 @@ def usage_colour(percent: int | None) -> str:
 
 def _columns(lines: list[list[str]]) -> list[str]:
     """Columns two spaces apart, as kubectl describe's tabwriter."""
+    lines = [[table.cell_text(cell) for cell in line] for line in lines]
     plain = [[_ANSI.sub("", cell) for cell in line] for line in lines]
     widths = [max(len(line[i]) for line in plain) for i in range(len(lines[0]))]
     out = []

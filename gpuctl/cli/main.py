@@ -257,6 +257,15 @@ def progress_line() -> Any:
     return show
 
 
+def _remedy(exc: GpuctlError) -> str:
+    """How the CLI lifts a refusal, where a flag does (the REST API words its own)."""
+    from gpuctl.verbs.errors import Unschedulable
+
+    if isinstance(exc, Unschedulable):
+        return " (--allow-pending accepts it anyway, to wait for nodes that join)"
+    return ""
+
+
 def overwrite_hint(remedy: str) -> str:
     """How the CLI asks to lift a refusal that overwriting would (VerbResult.worded)."""
     return f"add --overwrite to {remedy}"
@@ -394,7 +403,7 @@ def main(argv: list[str] | None = None) -> None:
     except GpuctlError as exc:
         if debug:
             raise
-        click.echo(f"error: {shown(str(exc), multiline=True)}", err=True)
+        click.echo(f"error: {shown(str(exc), multiline=True)}{_remedy(exc)}", err=True)
         sys.exit(exc.exit_code)
     except Exception as exc:  # a bug in gpuctl: still one line, the traceback on request
         if debug:

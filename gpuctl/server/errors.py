@@ -153,6 +153,8 @@ def body_of(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, Overwritable):
         body["message"] = f"{exc}; {overwrite_hint(exc.remedy)}"
         body["field"] = "overwrite"
+    if isinstance(exc, Unschedulable):
+        body["message"] += " (allowPending=true accepts it anyway, to wait for nodes that join)"
     if isinstance(exc, SpecError | Unschedulable) and exc.problems:
         body["field"] = exc.problems[0].path
         body["problems"] = [str(problem) for problem in exc.problems]

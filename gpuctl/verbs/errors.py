@@ -14,15 +14,13 @@ class ApplyFailed(GpuctlError):
 
 class Unschedulable(ApplyFailed):
     """A request no node could hold even with the cluster empty; nothing was written. Each
-    problem names the spec field at fault, what is wrong and the fix."""
+    problem names the spec field at fault, what is wrong and the fix; each front end words
+    how to accept it anyway (the CLI's --allow-pending, the REST API's allowPending=true)."""
 
     def __init__(self, problems: Sequence[Problem], nothing: str = "nothing was changed") -> None:
         self.problems = list(problems)
         lines = "\n".join(str(problem) for problem in self.problems)
-        super().__init__(
-            f"{lines}\n{nothing}: no node could ever run this as asked (--allow-pending "
-            "accepts it anyway, to wait for nodes that join)"
-        )
+        super().__init__(f"{lines}\n{nothing}: no node could ever run this as asked")
 
 
 class WaitTimeout(GpuctlError):

@@ -101,7 +101,7 @@ def check_placement(
                 growth.append(can_add_nodes(cluster))
             if allow_pending:
                 result.warnings.append(
-                    f"{problem} (accepted with --allow-pending: it stays "
+                    f"{problem} (accepted as pending was allowed: it stays "
                     "Pending until this changes)"
                 )
             elif refusal.node_shape and growth[0]:

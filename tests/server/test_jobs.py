@@ -27,8 +27,8 @@ LIST_ROUTES = {
 }
 
 
-def _create(api: Api, text: str, who: str = "admin") -> dict[str, Any]:
-    answer = api.call(who, "POST", "/jobs", json={"yamlContent": text})
+def _create(api: Api, text: str, who: str = "admin", query: str = "") -> dict[str, Any]:
+    answer = api.call(who, "POST", f"/jobs{query}", json={"yamlContent": text})
     assert answer.status_code == 201, answer.text
     body: dict[str, Any] = answer.json()
     return body
@@ -57,17 +57,22 @@ def test_create_answers_201_with_the_documents_fields(api: Api) -> None:
     assert again.json()["error"] == "AlreadyExists"
 
 
-def test_placement_problems_are_warnings_or_a_refusal_before_any_write(api: Api) -> None:
-    lonely = _create(api, training("lonely", pool="empty-pool"))
-    assert lonely["warnings"] == [
-        "job.batch/lonely: pool empty-pool does not exist, so it will stay Pending until the "
-        "pool has nodes: create it with its nodes first: a file with kind: pool, metadata.name: "
-        "empty-pool and nodes: {NODE: {}}, then gpuctl create -f POOL.yaml"
-    ]
+def test_placement_problems_are_refused_before_any_write_unless_pending_is_allowed(
+    api: Api,
+) -> None:
+    lonely = training("lonely", pool="empty-pool")
+    refused = api.call("admin", "POST", "/jobs", json={"yamlContent": lonely})
+    assert refused.status_code == 422
+    assert (refused.json()["error"], refused.json()["field"]) == ("Unschedulable", "resources.pool")
+    assert "pool empty-pool does not exist" in refused.json()["message"]
+    assert api.env.cluster.find("Job", "lonely", "default") is None
+    accepted = api.call("admin", "POST", "/jobs?allowPending=true", json={"yamlContent": lonely})
+    assert accepted.status_code == 201
+    assert "pool empty-pool does not exist" in accepted.json()["warnings"][0]
     wrong_case = training("cased").replace("  gpu: 1\n", "  gpu: 1\n  gpu-type: a100-80g\n")
     answer = api.call("admin", "POST", "/jobs", json={"yamlContent": wrong_case})
     assert answer.status_code == 422
-    assert answer.json()["error"] == "Refused"
+    assert answer.json()["error"] == "Unschedulable"
     assert "differs only in letter case" in answer.json()["message"]
     assert api.env.cluster.find("Job", "cased", "default") is None
 
@@ -138,12 +143,13 @@ def test_details_show_resources_pods_and_why(api: Api) -> None:
     # one pod's resources (never a mix with totals), and the pods asked for
     assert body["resources"] == {
         "gpu": 1,
+        "gpuShare": None,  # whole GPUs, no share
         "gpuType": None,
         "cpu": "1",
         "memory": "1Gi",
         "replicas": 2,
     }
-    assert body["gpu"] == 2  # the item's gpu: the whole job's
+    assert (body["gpu"], body["gpuShare"]) == (2, None)  # the item's gpu: the whole job's
     assert body["k8sResources"]["kind"] == "Deployment"
     assert body["k8sResources"]["service"] == "svc-web"
     assert len(body["k8sResources"]["pods"]) == 2
@@ -151,7 +157,8 @@ def test_details_show_resources_pods_and_why(api: Api) -> None:
     assert body["metrics"] == dict.fromkeys(
         ("gpuUtilization", "memoryUsage", "networkLatency", "throughput")
     )
-    stuck = _create(api, training("stuck", pool="no-such-pool"))
+    # a pool without nodes: accepted to wait for nodes that join
+    stuck = _create(api, training("stuck", pool="no-such-pool"), query="?allowPending=true")
     detail = wait_for(
         lambda: api.call("admin", "GET", f"/jobs/{stuck['jobId']}").json()["why"],
         what="a reason",
@@ -341,3 +348,19 @@ def test_an_unchanged_job_list_is_checked_and_encoded_once(
     assert bodies[0].headers["content-type"] == "application/json"
     assert bodies[0].json()["total"] == 2
     assert len([shape for shape in checked if "JobList" in shape]) == 1
+
+
+def test_a_gpu_share_job_shows_its_share_wherever_gpus_are_shown(api: Api) -> None:
+    shared = INFERENCE.replace("  gpu: 1\n", "  gpu-share: 8Gi\n").replace(
+        "replicas: 2", "replicas: 1"
+    )
+    _create(api, shared)
+    (item,) = api.call("admin", "GET", "/jobs").json()["items"]
+    assert (item["gpu"], item["gpuShare"]) == (0, "8Gi")
+    detail = api.call("admin", "GET", "/jobs/default.web").json()
+    assert (detail["resources"]["gpu"], detail["resources"]["gpuShare"]) == (0, "8Gi")
+    listed = api.env.gpuctl("get", "jobs", "--no-headers")
+    assert "8Gi shared" in listed.stdout
+    wait_for(lambda: _running(api, "default.web"), what="web running")
+    node = next(n for n in api.call("admin", "GET", "/nodes").json()["items"] if n["gpuUsed"])
+    assert (node["nodeName"], node["gpuUsed"]) == ("gpu-t4-0", 1)  # the shared GPU is taken

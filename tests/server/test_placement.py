@@ -30,6 +30,9 @@ def test_post_jobs_refuses_a_job_no_node_could_ever_hold(api: Api) -> None:
     assert answer.status_code == 422
     body = answer.json()
     assert (body["error"], body["field"]) == ("Unschedulable", "resources.gpu")
+    assert body["message"].endswith(
+        "(allowPending=true accepts it anyway, to wait for nodes that join)"
+    )
     assert body["problems"] == [
         "yamlContent:10:8: resources.gpu: a pod asks for 9 nvidia.com/gpu, more than any node in "
         "default-pool (the nodes in no pool) has: the largest, gpu-a100-0, has 8 (split it "
@@ -55,7 +58,7 @@ def test_allow_pending_accepts_what_no_node_could_hold_with_a_warning(api: Api) 
     answer = api.call("admin", "POST", "/jobs?allowPending=true", json={"yamlContent": spec})
     assert answer.status_code == 201, answer.text
     (warning,) = answer.json()["warnings"]
-    assert "no node has GPU type 'H900'" in warning and "accepted with --allow-pending" in warning
+    assert "no node has GPU type 'H900'" in warning and "accepted as pending was allowed" in warning
     assert api.env.cluster.find("Job", "typed", "default") is not None
 
 

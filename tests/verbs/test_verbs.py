@@ -324,7 +324,7 @@ def test_preflight_refuses_what_no_node_could_hold_and_allow_pending_accepts_it(
     assert _infeasible(cluster, pooled) == [has_no_nodes]
     accepted = check_placement(cluster, pooled, allow_pending=True)
     assert not accepted.infeasible and accepted.warnings == [
-        f"{has_no_nodes} (accepted with --allow-pending: it stays Pending until this changes)"
+        f"{has_no_nodes} (accepted as pending was allowed: it stays Pending until this changes)"
     ]
     typed = render(TRAINING.format(nodes=1, extra="  gpu-type: A100-80G\n"))
     assert "'a100-80g' differs only in letter case" in _infeasible(cluster, typed)[0]
@@ -337,7 +337,7 @@ def test_preflight_refuses_what_no_node_could_hold_and_allow_pending_accepts_it(
         in (_infeasible(cluster, unknown)[0])
     )
     warnings = Apply(cluster, allow_pending=True).run(unknown).warnings
-    assert "accepted with --allow-pending" in warnings[0]
+    assert "accepted as pending was allowed" in warnings[0]
     assert any(kind == "Job" for kind, _, _ in cluster.objects)
 
 

@@ -4,7 +4,7 @@ import { API, Client, type JobItem, jobsQuery, logProtocols, logsUrl } from "./a
 function job(n: number): JobItem {
   return {
     jobId: `alice.job-${n}`, name: `job-${n}`, namespace: "alice", kind: "training", pool: "default",
-    status: "running", ready: "1/1", gpu: 1, gpuType: null, createdAt: null, startedAt: null,
+    status: "running", ready: "1/1", gpu: 1, gpuShare: null, gpuType: null, createdAt: null, startedAt: null,
   };
 }
 

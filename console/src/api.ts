@@ -22,6 +22,7 @@ export interface JobItem {
   status: string;
   ready: string;
   gpu: number;
+  gpuShare: string | null; // a gpu-share job's GPU memory in all (e.g. 20Gi), its gpu 0
   gpuType: string | null;
   createdAt: string | null;
   startedAt: string | null;
@@ -255,11 +256,21 @@ export interface JobCreated {
   warnings: string[];
 }
 
+/** How POST /jobs is asked: `allowPending` creates a job no node could hold now (it waits,
+ * Pending, for a node that fits to join) instead of the 422 Unschedulable refusal. */
+export interface CreateOptions {
+  allowPending?: boolean;
+}
+
+/** The refusal of a job no node could ever hold (POST /jobs without allowPending). */
+export const UNSCHEDULABLE = "Unschedulable";
+
 /** POST /jobs with the spec itself (`Content-Type: application/yaml`): the new job, or a
  * SpecRefused with the server's problems. */
 export async function createJob(
   client: Client,
   spec: string,
+  options: CreateOptions = {},
   fetcher: typeof fetch = (input, init) => fetch(input, init),
 ): Promise<JobCreated> {
   const headers = {
@@ -267,7 +278,8 @@ export async function createJob(
     Accept: "application/json",
     "Content-Type": "application/yaml",
   };
-  const answer = await fetcher(`${API}/jobs`, { method: "POST", body: spec, headers });
+  const query = options.allowPending ? "?allowPending=true" : "";
+  const answer = await fetcher(`${API}/jobs${query}`, { method: "POST", body: spec, headers });
   if (answer.ok) return (await answer.json()) as JobCreated;
   const copy = answer.clone();
   const failure = await failureOf(answer);

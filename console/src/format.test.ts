@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { age, statusLabel } from "./format";
+import { age, gpusShown, statusLabel } from "./format";
 
 describe("age", () => {
   const now = Date.parse("2026-01-02T00:00:00Z");
@@ -19,5 +19,14 @@ describe("statusLabel", () => {
   it("writes the API's status words as the status rules do", () => {
     expect(statusLabel("partially-running")).toBe("Partially running");
     expect(statusLabel("running")).toBe("Running");
+  });
+});
+
+describe("gpusShown", () => {
+  it("writes whole GPUs with their type, a gpu-share job's share instead of 0", () => {
+    expect(gpusShown({ gpu: 2, gpuShare: null, gpuType: "A100" })).toBe("2 × A100");
+    expect(gpusShown({ gpu: 0, gpuShare: "20Gi", gpuType: null })).toBe("20Gi shared");
+    expect(gpusShown({ gpu: 0, gpuShare: "4Gi", gpuType: "a10-24g" })).toBe("4Gi shared on a10-24g");
+    expect(gpusShown({ gpu: 0, gpuShare: null, gpuType: null })).toBe("0");
   });
 });

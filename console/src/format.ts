@@ -18,3 +18,13 @@ export function statusLabel(word: string): string {
   const spaced = word.replace(/-/g, " ");
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }
+
+/** A job's GPUs as a list or summary writes them: `2 × A100`; a gpu-share job, which asks
+ * for part of one GPU's memory and no whole GPU, its share: `20Gi shared` (`on A10` when it
+ * names a type); `0` for a CPU-only job. */
+export function gpusShown(job: { gpu: number; gpuShare: string | null; gpuType: string | null }): string {
+  const type = job.gpuType;
+  if (job.gpu > 0) return `${job.gpu}${type ? ` × ${type}` : ""}`;
+  if (job.gpuShare) return `${job.gpuShare} shared${type ? ` on ${type}` : ""}`;
+  return "0";
+}

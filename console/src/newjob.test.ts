@@ -5,7 +5,9 @@ import {
   fieldOffers,
   findings,
   jobSchemas,
+  ALLOW_PENDING_LABEL,
   placeAt,
+  refusalMessage,
   type Schema,
   schemaAt,
   schemaFor,
@@ -227,7 +229,7 @@ describe("POST /jobs from the page", () => {
       sent.push(init ?? {});
       return new Response(JSON.stringify({ jobId: "alice.t1", status: "pending" }), { status: 201 });
     };
-    const created = await createJob(client, TRAINING, fetcher as typeof fetch);
+    const created = await createJob(client, TRAINING, {}, fetcher as typeof fetch);
     expect(created.jobId).toBe("alice.t1");
     const headers = sent[0].headers as Record<string, string>;
     expect(headers["Content-Type"]).toBe("application/yaml");
@@ -243,12 +245,54 @@ describe("POST /jobs from the page", () => {
       problems: ["request body:9:13: storage.workdirs[0].path: host path /x is not allowed"],
     };
     const fetcher = async () => new Response(JSON.stringify(body), { status: 422 });
-    const refused = await createJob(client, TRAINING, fetcher as typeof fetch).catch((e: unknown) => e);
+    const refused = await createJob(client, TRAINING, {}, fetcher as typeof fetch).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SpecRefused);
     expect((refused as SpecRefused).status).toBe(422);
     expect((refused as SpecRefused).problems.map(serverProblem)).toEqual([
       { line: 9, column: 13, message: "storage.workdirs[0].path: host path /x is not allowed" },
     ]);
+  });
+
+  it("asks for allowPending=true only when the checkbox says so", async () => {
+    const urls: string[] = [];
+    const fetcher = async (url: RequestInfo | URL) => {
+      urls.push(String(url));
+      return new Response(JSON.stringify({ jobId: "alice.t1", warnings: [] }), { status: 201 });
+    };
+    await createJob(client, TRAINING, {}, fetcher as typeof fetch);
+    await createJob(client, TRAINING, { allowPending: false }, fetcher as typeof fetch);
+    await createJob(client, TRAINING, { allowPending: true }, fetcher as typeof fetch);
+    expect(urls).toEqual(["/api/v1/jobs", "/api/v1/jobs", "/api/v1/jobs?allowPending=true"]);
+  });
+
+  it("turns Unschedulable into its problems at their lines, and says the checkbox accepts it", async () => {
+    const problem =
+      "yamlContent:12:13: resources.gpu-type: no node has GPU type 'H900' (types that exist: A100)" +
+      " (use one of the types that exist)";
+    const body = { error: "Unschedulable", message: problem, field: "resources.gpu-type", problems: [problem] };
+    const fetcher = async () => new Response(JSON.stringify(body), { status: 422 });
+    const refused = (await createJob(client, TRAINING, {}, fetcher as typeof fetch).catch((e: unknown) => e)) as SpecRefused;
+    expect(refused).toBeInstanceOf(SpecRefused);
+    expect(refused.error).toBe("Unschedulable");
+    const [found] = refused.problems.map(serverProblem);
+    expect(found).toEqual({
+      line: 12,
+      column: 13,
+      message:
+        "resources.gpu-type: no node has GPU type 'H900' (types that exist: A100) (use one of the types that exist)",
+    });
+    const said = refusalMessage(refused.error, refused.message, 1);
+    expect(said).toContain("no node can hold this job (1 problem)");
+    expect(said).toContain(`Check “${ALLOW_PENDING_LABEL}” to create it anyway`);
+  });
+
+  it("words other refusals as before: the count of problems, or the server's message", () => {
+    expect(refusalMessage("HostPathNotAllowed", "m", 2)).toBe("The server refused the spec (2 problems):");
+    expect(refusalMessage("Conflict", "job t1 exists", 0)).toBe("job t1 exists");
+    expect(refusalMessage(null, "offline", 0)).toBe("offline");
+    expect(refusalMessage("Unschedulable", "pool p has no nodes", 0)).toMatch(
+      /^The server refused the spec: pool p has no nodes\. Check “Allow pending/,
+    );
   });
 
   it("is the page at /new", () => {

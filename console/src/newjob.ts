@@ -353,6 +353,25 @@ export function serverFinding(text: string, problem: ServerProblem): Finding {
   return { from, to: Math.max(to, from + 1), message: problem.message };
 }
 
+/** The New job page's checkbox that sends `allowPending=true`. */
+export const ALLOW_PENDING_LABEL = "Allow pending (wait for nodes that join)";
+
+/** What the page's alert says above a refusal's problems: how many there are; for
+ * Unschedulable (no node could ever hold the job) also that the Allow pending checkbox
+ * accepts it, as --allow-pending does on the command line. Without problems: the server's
+ * message. */
+export function refusalMessage(error: string | null, message: string, problems: number): string {
+  const plural = problems > 1 ? "s" : "";
+  if (error === "Unschedulable") {
+    const why = problems > 0 ? `no node can hold this job (${problems} problem${plural})` : message;
+    return (
+      `The server refused the spec: ${why}. Check “${ALLOW_PENDING_LABEL}” to create it anyway: ` +
+      "it stays Pending until a node that fits joins."
+    );
+  }
+  return problems > 0 ? `The server refused the spec (${problems} problem${plural}):` : message;
+}
+
 /** An example file offered as a template. */
 export interface Template {
   name: string; // the file name without .yaml

@@ -137,6 +137,7 @@ func TestLiveAJobsWholeLife(t *testing.T) {
 	if err != nil || len(logs.Logs) == 0 {
 		t.Fatalf("logs %+v, %v", logs, err)
 	}
+	checkLimitBytes(t, ctx, l.user, made.JobId)
 	metrics, err := l.user.JobMetrics(ctx, made.JobId, nil)
 	if prometheus := os.Getenv("GPUCTL_PROMETHEUS_URL"); prometheus != "" {
 		if err != nil || metrics.Source == nil || *metrics.Source != prometheus || metrics.GpuUtilization == nil {
@@ -153,6 +154,28 @@ func TestLiveAJobsWholeLife(t *testing.T) {
 		}
 	}
 	waitGone(t, ctx, l.user, made.JobId)
+}
+
+// checkLimitBytes reads a finished job's logs with room for exactly its first line (that line
+// alone, Truncated when more followed), then one byte less (no line cut in the middle: none,
+// and Truncated).
+func checkLimitBytes(t *testing.T, ctx context.Context, c *Client, jobID string) {
+	t.Helper()
+	whole, err := c.JobLogs(ctx, jobID, &LogOptions{Tail: Ptr(1000)})
+	if err != nil || whole.Truncated || len(whole.Logs) == 0 {
+		t.Fatalf("whole logs %+v, %v", whole, err)
+	}
+	first := whole.Logs[0] // one pod: the line as the pod wrote it, without a [pod] prefix
+	room := len(first) + 1 // with its line end
+	fits, err := c.JobLogs(ctx, jobID, &LogOptions{Tail: Ptr(1000), LimitBytes: Ptr(room)})
+	more := len(whole.Logs) > 1 // lines after the first were left out
+	if err != nil || fits.Truncated != more || !slices.Equal(fits.Logs, []string{first}) {
+		t.Fatalf("the first line within %d bytes: %+v, %v", room, fits, err)
+	}
+	cut, err := c.JobLogs(ctx, jobID, &LogOptions{Tail: Ptr(1000), LimitBytes: Ptr(len(first))})
+	if err != nil || !cut.Truncated || len(cut.Logs) != 0 {
+		t.Fatalf("logs within %d bytes: %+v, %v", len(first), cut, err)
+	}
 }
 
 // followToTheEnd follows a job's logs until the stream ends by itself, as the job does.

@@ -19,6 +19,10 @@ const maxLogLine = 1 << 20
 type LogOptions struct {
 	Tail *int   // the last N lines of each pod first (the server's default: 100)
 	Pod  string // only this pod of the job
+	// LimitBytes caps what JobLogs reads at this many bytes of lines in all, whole lines from
+	// the first of them (the server's default: 1 MiB); JobLogs.Truncated says when lines were
+	// left out for it. A followed stream (FollowLogs) is not cut: it is left out there.
+	LimitBytes *int
 	// Chunked follows over the chunked HTTP stream instead of trying a WebSocket first.
 	Chunked bool
 }
@@ -35,13 +39,19 @@ func (o *LogOptions) query() url.Values {
 	return q
 }
 
-// JobLogs is the last lines of each of the job's pods, as they are now.
+// JobLogs is the last lines of each of the job's pods, as they are now; with
+// opts.LimitBytes, no more than that many bytes of them, and Truncated when some were left
+// out.
 func (c *Client) JobLogs(ctx context.Context, jobID string, opts *LogOptions) (*JobLogs, error) {
 	if err := need(jobID); err != nil {
 		return nil, err
 	}
+	q := opts.query()
+	if opts != nil {
+		setInt(q, "limitBytes", opts.LimitBytes)
+	}
 	var out JobLogs
-	if err := c.get(ctx, "/jobs/"+segment(jobID)+"/logs", opts.query(), &out); err != nil {
+	if err := c.get(ctx, "/jobs/"+segment(jobID)+"/logs", q, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -2,7 +2,8 @@
 driven by Selenium, as the Swagger page's test does: the same browser and driver CI already
 installs, and the test stays in pytest with the sandbox's fixtures), against the installed
 `gpuctl serve` on a sandbox: a wrong token shows the API's message; alice signs in with the
-keyboard, sees her jobs with their statuses and not another tenant's, opens one and sees its
+keyboard, sees her jobs with their statuses (a gpu-share job's GPUs as its share) and not
+another tenant's, opens one and sees its
 log lines arrive live; the admin sees every job and deletes one through the confirmation;
 axe-core finds no serious or critical violation on either page; the headers are checked over
 plain HTTP. Screenshots of each page go to the test's tmp dir (and to $GPUCTL_SCREENSHOTS when
@@ -28,6 +29,11 @@ from .console_browser import Page, chrome, console_url, job_status, post, sign_i
 
 __all__ = ["chrome", "console_url"]  # fixtures used by name
 
+# a gpu-share service: 8Gi of one GPU's memory, no whole GPU
+SHARED = inference("shared", replicas=1, gpu=0).replace(
+    "  memory: 1Gi\n", "  memory: 1Gi\n  gpu-share: 8Gi\n"
+)
+
 
 def test_console_in_a_real_browser(
     env: Env,
@@ -41,6 +47,7 @@ def test_console_in_a_real_browser(
     axe_source = (console_modules() / "axe-core" / "axe.min.js").read_text()
     post(served, "admin", "/quotas", {"yamlContent": QUOTA})
     post(served, "alice", "/jobs", {"yamlContent": inference("web", replicas=1)})
+    post(served, "alice", "/jobs", {"yamlContent": SHARED})
     post(served, "admin", "/jobs", {"yamlContent": training("train")})
     post(served, "bob", "/jobs", {"yamlContent": training("bob-train")})
     wait_for(
@@ -60,12 +67,13 @@ def test_console_in_a_real_browser(
     page.find("#token").clear()
     page.driver.execute_script("document.activeElement.blur()")
     sign_in(page, SECRETS["alice"])
-    page.until(lambda: "alice.web" in page.rows(), "alice.web listed")
+    page.until(lambda: {"alice.web", "alice.shared"} <= set(page.rows()), "alice's jobs listed")
     assert page.find("h1").text == "Your jobs"
     assert page.find("[data-testid=who]").text == "alice (user)"
     rows = page.rows()
-    assert set(rows) == {"alice.web"}  # no job of ops' or bob's
-    assert rows["alice.web"][1:5] == ["inference", "default", "Running", "1/1"]
+    assert set(rows) == {"alice.web", "alice.shared"}  # no job of ops' or bob's
+    assert rows["alice.web"][1:6] == ["inference", "default", "Running", "1/1", "1"]
+    assert rows["alice.shared"][5] == "8Gi shared"  # part of one GPU's memory, not "0"
     assert (
         chrome.execute_script("return sessionStorage.getItem('gpuctl.token')") == SECRETS["alice"]
     )

@@ -4,7 +4,10 @@ fills the editor from the notebook template, breaks a field (the schema's error 
 line as she types, before anything is sent), is asked before a template replaces her text,
 fixes the field, submits a spec the schema accepts but the server refuses (a host path she
 may not mount: the server's `file:line:col` problem is marked on its line and shown in an
-alert), deletes the storage section, submits again and lands on the job's page, Running.
+alert), deletes the storage section, asks for a GPU type no node has (refused as
+Unschedulable: marked on its line, the alert names the Allow pending checkbox, nothing is
+created), checks Allow pending and submits again: she lands on the job's page, Pending, and it
+runs once a node of that type joins (the pool's node relabelled).
 axe-core finds no serious or critical violation; the CSP is never violated (the editor's
 styles are a constructed style sheet in its shadow root, not an inline <style>)."""
 
@@ -39,6 +42,10 @@ JOB = "alice.data-prep-notebook"  # examples/notebook.yaml's job, in alice's nam
 GPU_LINE = 20  # examples/notebook.yaml's `  gpu: 1`
 STORAGE_LINES = 3  # its last lines: storage:, workdirs:, - path: /home/jovyan/work
 HOST_PATH_LINE = 28
+GPU_TYPE_LINE = 21  # its `  gpu-type: a10-24g`
+GPU_TYPE = "a10-24g"
+GPU_TYPE_TEXT = (EXAMPLES / "notebook.yaml").read_text().splitlines()[GPU_TYPE_LINE - 1]
+MISSING_TYPE = "h900"  # a GPU type no node carries until gpu-a10-0 is relabelled
 
 
 @pytest.fixture
@@ -84,8 +91,10 @@ def test_new_job_page_in_a_real_browser(
     assert _marked(page) == [(GPU_LINE, "lots")]
 
     # a template over typed text asks first; "Keep my text" keeps it
+    page.keys(Keys.TAB)  # Tab leaves the editor: the Allow pending checkbox, then Create job
+    assert page.driver.switch_to.active_element.get_attribute("type") == "checkbox"
     page.keys(Keys.TAB)
-    assert page.driver.switch_to.active_element.text == "Create job"  # Tab leaves the editor
+    assert page.driver.switch_to.active_element.text == "Create job"
     page.tab_to(lambda e: e.text == "Use template", limit=25)
     page.keys(Keys.ENTER)
     assert page.find("dialog").get_attribute("open") is not None
@@ -99,7 +108,7 @@ def test_new_job_page_in_a_real_browser(
     _down_to(page, "  gpu: lots")
     page.keys(Keys.END, *[Keys.BACKSPACE] * 4, "1")
     page.until(lambda: _problems(page) == ["No problems found."], "the inline error gone")
-    page.keys(Keys.TAB, Keys.ENTER)
+    page.keys(Keys.TAB, Keys.TAB, Keys.ENTER)
     refusal = page.find("[data-testid=refusal]")
     assert refusal.get_attribute("role") == "alert"
     page.until(lambda: _marked(page), "the server's problem marked")
@@ -125,19 +134,62 @@ def test_new_job_page_in_a_real_browser(
     page.keys(Keys.ENTER)
     page.until(lambda: "  priority: medium\n" in _editor_text(page) + "\n", "medium completed")
 
-    # the storage section deleted: created, on the job's page, Running
+    # the storage section deleted, a GPU type no node has: refused as Unschedulable, on its line
     _chord(page, Keys.CONTROL, Keys.END)
     for _ in range(STORAGE_LINES):
         _chord(page, Keys.SHIFT, Keys.UP)
     page.keys(Keys.BACKSPACE)
     page.until(lambda: _problems(page) == ["No problems found."], "no problem left")
     assert "storage" not in _editor_text(page)
+    _unschedulable_refused(page, served)
+
+    # Allow pending checked (Shift+Tab from Create job, Space): created, Pending, on its page
+    _chord(page, Keys.SHIFT, Keys.TAB)
+    checkbox = page.driver.switch_to.active_element
+    assert checkbox.get_attribute("type") == "checkbox"
+    page.keys(Keys.SPACE)
+    assert checkbox.is_selected()
     page.keys(Keys.TAB, Keys.ENTER)
     page.until(lambda: chrome.current_url == f"{served}/jobs/{JOB}", "on the job's page")
+    assert job_status(served, JOB) == "pending"
+
+    # a node of that type joins the pool (its node relabelled): the job runs
+    labels = {"runwhere.ai/gpu-type": MISSING_TYPE}
+    env.cluster.patch("Node", "gpu-a10-0", None, {"metadata": {"labels": labels}})
     wait_for(lambda: job_status(served, JOB) == "running", timeout=120, what=f"{JOB} running")
     page.until(lambda: "Running" in page.find("[data-testid=summary]").text, "Running shown")
     _assert_no_csp_violation(chrome)
     _copy_screenshots(shots)
+
+
+def _unschedulable_refused(page: Page, served: str) -> None:
+    """The gpu-type changed to one no node has and sent without Allow pending: the server's
+    Unschedulable problem marked on its line and in the alert, which names the checkbox;
+    nothing created. Ends on the Create job button."""
+    from selenium.webdriver.common.keys import Keys
+
+    assert GPU_TYPE_TEXT.startswith(f"  gpu-type: {GPU_TYPE} ")
+    _down_to(page, GPU_TYPE_TEXT)
+    page.keys(Keys.HOME, *[Keys.RIGHT] * len("gpu-type: "))
+    for _ in GPU_TYPE:
+        _chord(page, Keys.SHIFT, Keys.RIGHT)
+    page.keys(MISSING_TYPE)
+    page.until(lambda: f"gpu-type: {MISSING_TYPE}" in _editor_text(page), "the type typed")
+    page.until(lambda: _problems(page) == ["No problems found."], "valid for the schema")
+    page.keys(Keys.TAB, Keys.TAB, Keys.ENTER)
+    page.until(lambda: _marked(page) == [(GPU_TYPE_LINE, MISSING_TYPE)], "Unschedulable marked")
+    refusal = page.find("[data-testid=refusal]")
+    assert refusal.get_attribute("role") == "alert"
+    assert "Allow pending (wait for nodes that join)" in refusal.text
+    assert (
+        f"Line {GPU_TYPE_LINE}:13: resources.gpu-type: no node has GPU type '{MISSING_TYPE}'"
+        in refusal.text
+    )
+    assert "(use one of the types that exist)" in refusal.text  # the server's hint
+    [problem] = _problems(page)
+    assert problem.startswith(f"Line {GPU_TYPE_LINE}: resources.gpu-type: no node has GPU type")
+    assert job_status(served, JOB) == "None"
+    assert page.driver.switch_to.active_element.text == "Create job"
 
 
 def _chord(page: Page, modifier: str, key: str) -> None:

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type Client, type JobDetail, logProtocols, logsUrl } from "../api";
-import { statusLabel } from "../format";
+import { gpusShown, statusLabel } from "../format";
 import { occurrences, segments, stepped } from "../logsearch";
 import { follow, go } from "../router";
 import { Curves } from "./Curves";
@@ -72,7 +72,7 @@ function Summary(props: { job: JobDetail }) {
     ["Kind", job.kind],
     ["Pool", job.pool],
     ["Ready", job.ready],
-    ["GPUs", job.gpu > 0 ? `${job.gpu}${job.gpuType ? ` × ${job.gpuType}` : ""}` : "0"],
+    ["GPUs", gpusShown(job)],
     ["Image", job.image],
     ["Created", job.createdAt ?? "-"],
   ];

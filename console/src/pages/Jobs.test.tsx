@@ -9,7 +9,7 @@ function jobs(count: number): JobItem[] {
   return Array.from({ length: count }, (_, n) => ({
     jobId: `alice.job-${n}`, name: `job-${n}`, namespace: "alice", kind: "training",
     pool: "default", status: n % 2 ? "running" : "partially-running", ready: "1/2", gpu: 2,
-    gpuType: "A100", createdAt: "2026-01-01T00:00:00Z", startedAt: null,
+    gpuShare: null, gpuType: "A100", createdAt: "2026-01-01T00:00:00Z", startedAt: null,
   }));
 }
 
@@ -39,6 +39,14 @@ describe("JobTable", () => {
     expect(svg.getAttribute("aria-label")).toBe("GPU utilisation, last 30 minutes: now 70 %, peak 90 %");
     expect(svg.querySelector("path")?.getAttribute("d")).toMatch(/^M0\.0,18\.0 L/);
     expect(root.querySelector("tr[data-job='alice.job-1']")?.innerHTML).not.toContain("style=");
+  });
+
+  it("shows a gpu-share job's share in the GPUs column, not 0", () => {
+    const root = document.createElement("div");
+    const shared = { ...jobs(1)[0], gpu: 0, gpuShare: "20Gi", gpuType: null };
+    act(() => render(<JobTable jobs={[shared]} now={0} />, root));
+    const cells = root.querySelectorAll("tbody tr[data-job] td");
+    expect(cells[5].textContent).toBe("20Gi shared");
   });
 
   it("says so when no job matches", () => {

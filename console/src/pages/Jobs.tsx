@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Client, Filters, JobItem } from "../api";
-import { age, statusLabel } from "../format";
+import { age, gpusShown, statusLabel } from "../format";
 import { figure, sparklinePath } from "../series";
 import { follow } from "../router";
 import { visibleRows } from "../virtual";
@@ -230,7 +230,7 @@ function JobRow(props: { job: JobItem; now: number; rowIndex: number; utilisatio
         <span class={`status status-${job.status}`}>{statusLabel(job.status)}</span>
       </td>
       <td>{job.ready}</td>
-      <td>{job.gpu > 0 ? `${job.gpu}${job.gpuType ? ` × ${job.gpuType}` : ""}` : "0"}</td>
+      <td>{gpusShown(job)}</td>
       <td>{props.utilisation && props.utilisation.length > 0 ? <Sparkline values={props.utilisation} /> : "–"}</td>
       <td>
         <time dateTime={job.createdAt ?? undefined}>{age(job.createdAt, props.now)}</time>

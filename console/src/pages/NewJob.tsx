@@ -2,7 +2,15 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { type Client, createJob, SpecRefused } from "../api";
 import { TEMPLATES } from "../bundled";
 import { createEditor, type JobEditor } from "../editor";
-import { type Finding, type ServerProblem, serverFinding, serverProblem, type Template } from "../newjob";
+import {
+  ALLOW_PENDING_LABEL,
+  type Finding,
+  refusalMessage,
+  type ServerProblem,
+  serverFinding,
+  serverProblem,
+  type Template,
+} from "../newjob";
 import { go } from "../router";
 
 interface Shown {
@@ -20,6 +28,7 @@ export function NewJobPage(props: { client: Client }) {
   const [found, setFound] = useState<Shown[]>([]);
   const [refusal, setRefusal] = useState<{ message: string; problems: ServerProblem[] } | null>(null);
   const [sending, setSending] = useState(false);
+  const [allowPending, setAllowPending] = useState(false);
   const [ready, setReady] = useState(false);
   const confirm = useRef<HTMLDialogElement>(null);
 
@@ -61,18 +70,13 @@ export function NewJobPage(props: { client: Client }) {
     setSending(true);
     setRefusal(null);
     try {
-      const created = await createJob(props.client, sent);
+      const created = await createJob(props.client, sent, { allowPending });
       go(`/jobs/${encodeURIComponent(created.jobId)}`);
     } catch (failure) {
       const problems = failure instanceof SpecRefused ? failure.problems.map(serverProblem) : [];
       const message = failure instanceof Error ? failure.message : String(failure);
-      setRefusal({
-        message:
-          problems.length > 0
-            ? `The server refused the spec (${problems.length} problem${problems.length > 1 ? "s" : ""}):`
-            : message,
-        problems,
-      });
+      const error = failure instanceof SpecRefused ? failure.error : null;
+      setRefusal({ message: refusalMessage(error, message, problems.length), problems });
       current.showServer(
         sent,
         problems.map((p) => serverFinding(sent, p)),
@@ -123,6 +127,19 @@ export function NewJobPage(props: { client: Client }) {
         )}
         <div ref={host} class="editor" data-testid="editor" />
         <Problems found={found} />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={allowPending}
+            aria-describedby="pending-hint"
+            onChange={(e) => setAllowPending((e.target as HTMLInputElement).checked)}
+          />
+          {ALLOW_PENDING_LABEL}
+        </label>
+        <p class="hint" id="pending-hint">
+          Without it, a job no node could ever hold (a GPU type no node has, more than any node has, a pool
+          without nodes, a cap or quota below it) is refused and nothing is created.
+        </p>
         {/* not disabled while sending: a disabled button would lose the keyboard's focus */}
         <button type="submit" disabled={!ready} aria-busy={sending}>
           {sending ? "Creating…" : "Create job"}

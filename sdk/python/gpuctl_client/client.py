@@ -384,9 +384,25 @@ class Jobs(_Part):
         was not kept."""
         return self._call(get_job_manifests, JobManifests, job_id=job_id)
 
-    def logs(self, job_id: str, *, tail: int = 100, pod: str | None = None) -> JobLogs:
-        """The last `tail` lines of each of the job's pods."""
-        return self._call(get_job_logs, JobLogs, job_id=job_id, tail=tail, pod=_opt(pod))
+    def logs(
+        self,
+        job_id: str,
+        *,
+        tail: int = 100,
+        pod: str | None = None,
+        limit_bytes: int | None = None,
+    ) -> JobLogs:
+        """The last `tail` lines of each of the job's pods, at most `limit_bytes` bytes of
+        them in whole lines (the server's 1 MiB when None); `.truncated` is True when lines
+        were left out to stay within it (ask for fewer with `tail`, or for more bytes)."""
+        return self._call(
+            get_job_logs,
+            JobLogs,
+            job_id=job_id,
+            tail=tail,
+            pod=_opt(pod),
+            limit_bytes=_opt(limit_bytes),
+        )
 
     def follow(
         self, job_id: str, *, tail: int = 100, pod: str | None = None, via: Via = "auto"

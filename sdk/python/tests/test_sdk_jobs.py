@@ -155,3 +155,16 @@ def test_a_job_no_node_could_hold_is_refused_unless_pending_is_allowed(admin: Cl
     assert [(f.index, f.error, f.field) for f in batch.failed] == [
         (0, "Unschedulable", "resources.gpu")
     ]
+
+
+def test_logs_are_cut_to_limit_bytes_in_whole_lines_and_say_so(admin: Client) -> None:
+    admin.jobs.create(spec("sft"))
+    done = admin.jobs.wait("default.sft", timeout=60, poll=0.2)
+    assert done.status == models.JobStatus.SUCCEEDED
+    whole = admin.jobs.logs("default.sft", tail=50)
+    assert whole.truncated is False and whole.logs[-1].endswith(": done")
+    assert len(whole.logs) >= 3, whole.logs
+    first = whole.logs[0]  # one pod: no `[pod]` prefix, the line as the pod wrote it
+    cut = admin.jobs.logs("default.sft", tail=50, limit_bytes=len(first.encode()) + 1)
+    assert cut.truncated is True
+    assert cut.logs == [first]  # whole lines from the first asked for, none cut in the middle

@@ -28,10 +28,10 @@ def jobs_named(cluster: Cluster, name: str) -> list[str]:
 
 
 def test_a_pod_larger_than_every_node_is_refused_and_nothing_is_created(cluster: Cluster) -> None:
-    refused = run_gpuctl(cluster, "create", "-f", "-", stdin=job("huge", "  gpu: 100\n"))
+    refused = run_gpuctl(cluster, "create", "-f", "-", stdin=job("huge", "  gpu: 16\n"))
     assert refused.returncode == 1
     lines = refused.stderr.splitlines()
-    assert lines[0].startswith("error: <stdin>:8:8: resources.gpu: a pod asks for 100 ")
+    assert lines[0].startswith("error: <stdin>:8:8: resources.gpu: a pod asks for 16 ")
     assert "more than any node in default-pool (the nodes in no pool) has: the largest" in lines[0]
     assert "(split it over nodes: node_count: " in lines[0]
     assert lines[1] == (
@@ -41,9 +41,9 @@ def test_a_pod_larger_than_every_node_is_refused_and_nothing_is_created(cluster:
     assert refused.stdout == ""
     assert jobs_named(cluster, "huge") == []
     validated = run_gpuctl(
-        cluster, "create", "--dry-run=server", "-f", "-", stdin=job("huge", "  gpu: 100\n")
+        cluster, "create", "--dry-run=server", "-f", "-", stdin=job("huge", "  gpu: 16\n")
     )
-    assert validated.returncode == 1 and "resources.gpu: a pod asks for 100" in validated.stderr
+    assert validated.returncode == 1 and "resources.gpu: a pod asks for 16" in validated.stderr
 
 
 def test_a_gpu_type_no_node_carries_is_refused_naming_the_types_there_are(

@@ -151,7 +151,7 @@ def test_a_job_no_node_could_hold_is_refused_unless_pending_is_allowed(admin: Cl
     made = admin.jobs.create(typed, allow_pending=True)
     assert made.job_id == "default.typed"
     assert any("accepted as pending was allowed" in warning for warning in made.warnings)
-    batch = admin.jobs.create_batch([spec("typed-2").replace("  gpu: 1\n", "  gpu: 100\n")])
+    batch = admin.jobs.create_batch([spec("typed-2").replace("  gpu: 1\n", "  gpu: 16\n")])
     assert [(f.index, f.error, f.field) for f in batch.failed] == [
         (0, "Unschedulable", "resources.gpu")
     ]

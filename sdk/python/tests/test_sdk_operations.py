@@ -23,6 +23,7 @@ HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options")
 SAMPLE_ARGUMENTS: dict[str, tuple[object, ...]] = {
     "createWebhook": ("https://1.1.1.1/hook", ["job.succeeded"]),
     "pushCustomMetrics": ("default.a", {"loss": 1.0}),
+    "checkAccess": ("jobs", "create"),  # a resource and an action the contract names
 }
 
 

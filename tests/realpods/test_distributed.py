@@ -146,8 +146,14 @@ def test_the_start_barrier_holds_the_first_pod_until_the_second_has_a_node(
     gpu_type = f"barrier-{real_pods.namespace[-8:]}"
     _label_gpu_type(real_pods, "real-0", gpu_type)
     try:
+        # one node of the type so far: accepted only to wait for the second (--allow-pending)
         created = gpuctl(
-            real_pods, "create", "-f", "-", stdin=_distributed("held", **{"gpu-type": gpu_type})
+            real_pods,
+            "create",
+            "--allow-pending",
+            "-f",
+            "-",
+            stdin=_distributed("held", **{"gpu-type": gpu_type}),
         )
         assert created.returncode == 0, created.stderr
         wait_for(lambda: _barrier_running(real_pods, "held-0"), 120, 1, "pod 0 in its barrier")
@@ -185,7 +191,11 @@ def test_the_start_barrier_times_out_fails_the_job_and_frees_the_gpus(real_pods:
     _label_gpu_type(real_pods, "real-0", gpu_type)
     try:
         spec = _distributed("alone", start_timeout=30, gpu=2, **{"gpu-type": gpu_type})
-        created = gpuctl(real_pods, "create", "-f", "-", stdin=spec)
+        refused = gpuctl(real_pods, "create", "-f", "-", stdin=spec)  # no second node of it
+        assert refused.returncode == 1 and "resources.node_count: 2 pods need a node each" in (
+            refused.stderr
+        ), refused.stderr
+        created = gpuctl(real_pods, "create", "--allow-pending", "-f", "-", stdin=spec)
         assert created.returncode == 0, created.stderr
         wait_for(lambda: _barrier_running(real_pods, "alone-0"), 120, 1, "pod 0 in its barrier")
         first = next(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import posixpath
+import re
 import tarfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.verbs.errors import CopyFailed
 
 CHUNK = 256 * 1024
+# a remote path is one line: no line break anywhere (fullmatch, so not even a trailing one)
+_REMOTE_PATH = re.compile(r"[^\r\n]+")
 
 
 @dataclass(frozen=True)
@@ -40,10 +43,11 @@ class Remote:
 
 
 def parse_remote(word: str) -> Remote | None:
-    """`NOTEBOOK:PATH` as a Remote; None for a local path (`./a:b` and `/x:y` stay local)."""
+    """`NOTEBOOK:PATH` as a Remote; None for a local path (`./a:b` and `/x:y` stay local) and
+    for a PATH that is empty or holds a line break."""
     before, colon, path = word.partition(":")
     ref = jobref.parse_or_none(before)
-    if not colon or not path or ref is None:
+    if not colon or ref is None or not _REMOTE_PATH.fullmatch(path):
         return None
     return Remote(ref, path)
 

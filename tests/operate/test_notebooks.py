@@ -324,6 +324,14 @@ def test_cp_takes_the_notebooks_namespace_as_kubectl_cp_does() -> None:
     assert copy.parse_remote("a/b/c:/w") is None  # a local path
 
 
+def test_a_cp_remote_path_is_one_line() -> None:
+    """A line break anywhere in PATH (as a trailing one from a script's `$(...)`) makes the word
+    no NOTEBOOK:PATH, so it is never sent to the pod as part of a path."""
+    assert copy.parse_remote("nb:/w/a.py") == copy.Remote(jobref.parse("nb"), "/w/a.py")
+    for word in ("nb:/w/a.py\n", "nb:/w\n/a.py", "team/nb:/w\r\n", "nb:\n"):
+        assert copy.parse_remote(word) is None, word
+
+
 def _archive(*names: str, link: tuple[str, str] | None = None) -> bytes:
     buffer = BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as archive:

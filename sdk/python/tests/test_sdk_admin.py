@@ -52,7 +52,8 @@ def test_nodes_and_their_labels(admin: Client) -> None:
 def test_pools_quotas_webhooks_and_access(admin: Client, alice: Client) -> None:
     made = admin.pools.create("experiment", nodes=[NODE], gpu_type=["A100-80G"])
     assert made.status == "created"
-    assert [pool.name for pool in admin.pools.list().items] == ["experiment"]
+    # the default pool (the nodes in no pool) is listed last
+    assert [pool.name for pool in admin.pools.list().items] == ["experiment", "default"]
     assert admin.pools.get("experiment").name == "experiment"
     assert admin.pools.delete("experiment").status == "deleted"
 

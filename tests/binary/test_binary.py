@@ -77,6 +77,8 @@ def test_binary_runs_the_sandbox_and_creates_jobs_on_it(
         kubeconfig = exported.strip().removeprefix("export KUBECONFIG=")
         assert kubeconfig.startswith(env["HOME"]), exported
         env = {**env, "KUBECONFIG": kubeconfig}
+        # its pool first (node1 and node2 labelled): create refuses a job no node could run
+        _run(binary, "create", "-f", EXAMPLES / "pool.yaml", cwd=where, env=env)
         created = _run(binary, "create", "-f", EXAMPLES / "training.yaml", cwd=where, env=env)
         assert "qwen2-7b-llamafactory-sft" in created.stdout
         jobs = _run(binary, "get", "jobs", cwd=where, env=env).stdout.splitlines()

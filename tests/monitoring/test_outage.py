@@ -69,8 +69,9 @@ def test_query_pools_shows_a_dash_for_gpu_util(env: Env, broken_url: str) -> Non
     assert env.gpuctl("create", "-f", "-", stdin=POOL).returncode == 0
     done = env.gpuctl("query", "pools", "--prometheus-url", broken_url)
     assert done.returncode == 0, done.stderr
-    header, row = table(done.stdout)
+    header, row, default = table(done.stdout)  # the nodes in no pool come last
     assert header[-1] == "GPU-UTIL" and row[0] == "training" and row[-1] == "-"
+    assert default[0] == "default" and default[-1] == "-"
     assert done.stderr.startswith(f"warning: GPU-UTIL: Prometheus at {broken_url} ")
     assert len(done.stderr.splitlines()) == 1
 

@@ -225,8 +225,8 @@ def test_query_pools_adds_the_pools_gpu_utilisation(
     gpus = serve(env, exporter, prometheus_url, pool="training")  # its nodes take its jobs only
     done = env.gpuctl("query", "pools", "--prometheus-url", prometheus_url)
     assert done.returncode == 0, done.stderr
-    header, row = table(done.stdout)
-    assert header[-1] == "GPU-UTIL" and row[0] == "training"
+    header, row, default = table(done.stdout)  # the nodes in no pool come last
+    assert header[-1] == "GPU-UTIL" and row[0] == "training" and default[0] == "default"
     own = [g for g in gpus if g.node in ("gpu-a100-0", "gpu-a100-1")]
     assert len(own) == 3  # both jobs ask for A100-80G
     assert row[-1] == f"{sum(g.util for g in own) / len(own):.0f}%"

@@ -33,6 +33,14 @@ def sandbox_config() -> SandboxConfig:
     return SandboxConfig.fast(nodes=nodes, job_run_seconds=3600)
 
 
+def create_examples(env: Env) -> None:
+    """The example pool first (its nodes then carry training-pool: create refuses a job whose
+    pool has no node), then the training job it runs and the example quota."""
+    for example in ("pool.yaml", "training.yaml", "quota.yaml"):
+        created = env.gpuctl("create", "-f", str(EXAMPLES / example))
+        assert created.returncode == 0, created.stderr
+
+
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """The installed command with exactly these arguments (no --kubeconfig added)."""
     environ = {key: value for key, value in os.environ.items() if key != "KUBECONFIG"}
@@ -95,8 +103,7 @@ def names(output: str) -> list[str]:
 def test_singular_plural_and_short_names(
     env: Env, words: tuple[str, ...], same_as: tuple[str, ...]
 ) -> None:
-    for example in ("training.yaml", "pool.yaml", "quota.yaml"):
-        assert env.gpuctl("create", "-f", str(EXAMPLES / example)).returncode == 0
+    create_examples(env)
     alias = env.gpuctl(*words)
     canonical = env.gpuctl(*same_as)
     assert alias.returncode == 0, alias.stderr
@@ -105,7 +112,8 @@ def test_singular_plural_and_short_names(
 
 
 def test_delete_takes_job_or_jobs(env: Env) -> None:
-    assert env.gpuctl("create", "-f", TRAINING).returncode == 0
+    # the test sandbox has no training-pool here: the job waits for it
+    assert env.gpuctl("create", "-f", TRAINING, "--allow-pending").returncode == 0
     done = env.gpuctl("delete", "jobs", "qwen2-7b-llamafactory-sft", "--wait")  # foreground
     assert done.returncode == 0, done.stderr
     assert "job.batch/qwen2-7b-llamafactory-sft deleted" in done.stdout
@@ -173,12 +181,13 @@ def test_render_never_reads_the_kubeconfig_given_before_it(tmp_path: Path) -> No
 
 
 def test_dry_run_alone_means_client(env: Env) -> None:
-    alone = env.gpuctl("apply", "-f", TRAINING, "--dry-run")
-    client = env.gpuctl("apply", "--dry-run=client", "-f", TRAINING)
+    # the test sandbox has no training-pool here: the job would wait for it
+    alone = env.gpuctl("apply", "-f", TRAINING, "--dry-run", "--allow-pending")
+    client = env.gpuctl("apply", "--dry-run=client", "-f", TRAINING, "--allow-pending")
     assert alone.returncode == 0, alone.stderr
     assert alone.stdout == client.stdout
     assert "(dry run)" in alone.stdout and "server" not in alone.stdout
-    create = env.gpuctl("create", "--dry-run", "-f", TRAINING)
+    create = env.gpuctl("create", "--dry-run", "-f", TRAINING, "--allow-pending")
     assert create.returncode == 0 and create.stdout == client.stdout
     assert env.objects("Job") == {}
 
@@ -213,8 +222,7 @@ def test_namespaced_commands_keep_the_namespace_option() -> None:
 
 
 def test_names_complete_from_the_cluster(env: Env) -> None:
-    for example in ("training.yaml", "pool.yaml", "quota.yaml"):
-        assert env.gpuctl("create", "-f", str(EXAMPLES / example)).returncode == 0
+    create_examples(env)
     k = f"--kubeconfig {env.kubeconfig}"
     assert complete(f"gpuctl describe job {k} qw") == ["plain,qwen2-7b-llamafactory-sft"]
     assert complete(f"gpuctl {k} logs ") == ["plain,qwen2-7b-llamafactory-sft"]

@@ -34,7 +34,9 @@ def _event(name: str, about: str, second: int, uid: str = "") -> dict[str, Any]:
 
 
 def test_a_jobs_events_are_read_by_field_selector_and_capped(env: Env) -> None:
-    Apply(env.cluster).run(env.render(spec("training", "lonely", pool="no-such-pool")))
+    # a pool no node is in keeps the pod Pending, with events: allow_pending accepts the job
+    lonely = env.render(spec("training", "lonely", pool="no-such-pool"))
+    Apply(env.cluster, allow_pending=True).run(lonely)
     pod = wait_for(
         lambda: jobs.pods_of(env.cluster, jobs.find_job(env.cluster, "lonely", "default")),
         what="lonely's pod",

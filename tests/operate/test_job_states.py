@@ -86,7 +86,16 @@ def test_a_job_over_its_quota_says_which_quota_and_how_much_is_used(cluster: Clu
         "spec": {"hard": {"requests.nvidia.com/gpu": "2"}},
     }
     cluster.kubectl("create", "-f", "-", input=json.dumps(quota))
-    done = run_gpuctl(cluster, "create", "-f", "-", stdin=training("over-quota", 3))
+    refused = run_gpuctl(cluster, "create", "-f", "-", stdin=training("over-quota", 3))
+    assert refused.returncode == 1, refused.stdout
+    said = refused.stderr.splitlines()[0]
+    assert "resources.gpu: " in said and f"namespace {cluster.namespace}'s quota allows 2" in said
+    assert "nothing was created" in refused.stderr and "--allow-pending" in refused.stderr
+    assert cluster.kubectl("get", "jobs", "-o", "name").stdout == ""
+    # accepted anyway, the job waits, and its pods' refusals say which quota and how much
+    done = run_gpuctl(
+        cluster, "create", "-f", "-", "--allow-pending", stdin=training("over-quota", 3)
+    )
     assert done.returncode == 0, done.stderr
     wait(lambda: failed_creates(cluster, "over-quota"), "the quota's refusal")
 
@@ -189,7 +198,9 @@ def test_creating_a_half_deleted_job_again_removes_its_leftovers_first(cluster: 
 def test_started_at_is_null_until_a_pod_started(cluster: Cluster) -> None:
     """The Job controller sets the Job's `status.startTime` at once, even when no node can take
     its pod; `startedAt` is when a container of the job first ran."""
-    made = run_gpuctl(cluster, "create", "-f", "-", stdin=training("waits", 1, pool="nowhere"))
+    # no node is in pool nowhere: the job waits for one (a pod that cannot be scheduled)
+    waits = training("waits", 1, pool="nowhere")
+    made = run_gpuctl(cluster, "create", "-f", "-", "--allow-pending", stdin=waits)
     assert made.returncode == 0, made.stderr
 
     def unschedulable() -> bool:

@@ -33,9 +33,11 @@ def test_query_pools_shows_gpu_occupancy(env: NodeEnv) -> None:
     assert rows(done.stdout) == [
         ["NAME", "NODES", "GPU-TOTAL", "GPU-USED", "GPU-FREE", "OCCUPANCY", "GPU-TYPES"],
         ["training", "2", "16", "6", "10", "38%", "A100-80G:16"],
+        ["default", "2", "4", "1", "3", "25%", "T4-16G:4"],  # the nodes in no pool come last
     ]
-    (item,) = json.loads(env.gpuctl("query", "pools", "-o", "json").stdout)["items"]
+    item, default = json.loads(env.gpuctl("query", "pools", "-o", "json").stdout)["items"]
     assert (item["gpuTotal"], item["gpuUsed"], item["gpuFree"]) == (16, 6, 10)
+    assert (default["name"], default["gpuTotal"], default["gpuUsed"]) == ("default", 4, 1)
 
 
 def test_get_gpu_type_all_lists_gpu_labels_and_pool(env: NodeEnv) -> None:

@@ -186,7 +186,9 @@ def test_scale_refuses_a_gpu_share_on_a_notebook_with_whole_gpus(env: Env) -> No
 
 def test_scale_refuses_what_is_not_a_notebook(env: Env) -> None:
     training = (EXAMPLES / "compute.yaml").read_text()
-    assert env.gpuctl("create", "-f", "-", stdin=training).returncode == 0
+    # the test sandbox has no test-pool: the job waits for it
+    created = env.gpuctl("create", "-f", "-", "--allow-pending", stdin=training)
+    assert created.returncode == 0, created.stderr
     name = env.render(training)[-1].name
     done = env.gpuctl("scale", "notebook", name, "--gpu", "1")
     assert done.returncode == 1

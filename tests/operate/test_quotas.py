@@ -216,6 +216,13 @@ def test_describe_quota_at_its_limit(busy: QuotaEnv) -> None:
         ["requests.memory", "8Gi/8Gi", "100%"],
         ["limits.memory", "8Gi/8Gi", "100%"],
         ["requests.nvidia.com/gpu", "4/4", "100%"],
+        # gpu: 4 limits every vendor's GPUs, the ones no pod uses too
+        ["requests.amd.com/gpu", "0/4", "0%"],
+        ["requests.gpu.intel.com/i915", "0/4", "0%"],
+        ["requests.gpu.intel.com/xe", "0/4", "0%"],
+        ["requests.huawei.com/Ascend910", "0/4", "0%"],
+        ["requests.huawei.com/Ascend310P", "0/4", "0%"],
+        ["requests.huawei.com/Ascend310", "0/4", "0%"],
     ]
 
 

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from gpuctl import constants as c
 from gpuctl.cli.main import cli, file_option, given_or_global
 
 if TYPE_CHECKING:
-    from gpuctl.render.engine import NodeLabels
+    from gpuctl.render.engine import Manifest, NodeLabels
 
 
 @click.command()
@@ -45,7 +46,8 @@ def render(
     name (gpuctl-high/-medium/-low, as `gpuctl priority-classes` prints them; only those
     named), so that a cluster without them admits the pods. What no object can carry is
     printed on stderr as kubectl commands: the labels (and the taint) a pool file puts on
-    its nodes, which `gpuctl create` writes.
+    its nodes, and the token Secret of a notebook that sets no token (each render prints a
+    new random token), which `gpuctl create` writes.
 
     \b
     gpuctl render -f examples/training.yaml
@@ -60,11 +62,12 @@ def render(
     manifests = engine.with_priority_classes(engine.render_specs(specs, options))
     text = engine.to_json(manifests) if output == "json" else engine.to_yaml(manifests)
     click.echo(text, nl=False)
-    commands = node_commands(engine.node_labels(specs))
+    commands = node_commands(engine.node_labels(specs)) + token_commands(manifests)
     if commands:
         click.echo(
-            "# Nodes are not printed (they are not gpuctl's to replace): `gpuctl create` "
-            "labels a pool's nodes; with kubectl:",
+            "# Nodes and notebook tokens are not printed (nodes are not gpuctl's to replace; "
+            "a token is a secret): `gpuctl create` labels a pool's nodes and makes the "
+            "tokens; with kubectl:",
             err=True,
         )
         for command in commands:
@@ -81,6 +84,25 @@ def node_commands(claims: Sequence[NodeLabels]) -> list[str]:
         commands.append(f"kubectl label node {claim.node} {labels}")
         if claim.taint:
             commands.append(f"kubectl taint node {claim.node} {claim.taint}")
+    return commands
+
+
+def token_commands(manifests: Sequence[Manifest]) -> list[str]:
+    """The kubectl commands that make the token Secret of each notebook that sets no token,
+    with a random token (32 hex digits, as create's). Unlike create's, such a Secret is owned
+    by nothing: deleting the notebook leaves it."""
+    import secrets
+
+    from gpuctl.render.notebook_token import secret_name
+
+    commands = []
+    for manifest in manifests:
+        name = secret_name(manifest)
+        if name is not None:
+            commands.append(
+                f"kubectl create secret generic {name} -n {manifest.namespace} "
+                f"--from-literal={c.NOTEBOOK_TOKEN_KEY}={secrets.token_hex(16)}"
+            )
     return commands
 
 

@@ -20,23 +20,11 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError, NotFound
-from gpuctl.inventory.jobs import pod_template_containers
 from gpuctl.render.engine import Manifest
+from gpuctl.render.notebook_token import secret_name
 from gpuctl.verbs.common import DryRun, ObjectResult, VerbResult
 
 TOKEN_BYTES = 16
-
-
-def secret_name(manifest: Manifest) -> str | None:
-    """The token Secret a rendered StatefulSet's container reads, None when it reads none."""
-    if manifest.kind != "StatefulSet":
-        return None
-    for container in pod_template_containers(manifest.obj):
-        for item in container.get("env") or []:
-            ref = (item.get("valueFrom") or {}).get("secretKeyRef") or {}
-            if item.get("name") == c.NOTEBOOK_TOKEN_ENV and ref.get("name"):
-                return str(ref["name"])
-    return None
 
 
 def ensure(cluster: ClusterAPI, manifests: Sequence[Manifest], dry_run: DryRun) -> VerbResult:

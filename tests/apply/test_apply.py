@@ -19,10 +19,12 @@ from .conftest import EXAMPLES, Env
 TRAINING = (EXAMPLES / "training.yaml").read_text()
 INFERENCE = (EXAMPLES / "inference.yaml").read_text()
 QUOTA = (EXAMPLES / "quota.yaml").read_text()
+# The test sandbox has no training-pool or inference-pool: jobs that ask for them are applied
+# with allow_pending (they wait for the pool's nodes); these tests are about the objects only.
 
 
 def test_first_apply_creates_everything_with_a_fingerprint(env: Env) -> None:
-    lines = Apply(env.cluster).run(env.render(INFERENCE)).lines()
+    lines = Apply(env.cluster, allow_pending=True).run(env.render(INFERENCE)).lines()
     assert lines == [
         "service/svc-llama3-8b-inference created",
         "deployment.apps/llama3-8b-inference created",
@@ -33,9 +35,13 @@ def test_first_apply_creates_everything_with_a_fingerprint(env: Env) -> None:
 
 
 def test_unchanged_apply_only_reads(env: Env) -> None:
-    Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE))
+    Apply(env.cluster, allow_pending=True).run(env.render(TRAINING + "---\n" + INFERENCE))
     env.sandbox.requests.clear()
-    lines = Apply(env.cluster).run(env.render(TRAINING + "---\n" + INFERENCE)).lines()
+    lines = (
+        Apply(env.cluster, allow_pending=True)
+        .run(env.render(TRAINING + "---\n" + INFERENCE))
+        .lines()
+    )
     # the DeepSpeed ConfigMap, the inference Service, Deployment and disruption budget, the
     # training Job
     assert all(line.endswith(" unchanged") for line in lines) and len(lines) == 5
@@ -43,9 +49,15 @@ def test_unchanged_apply_only_reads(env: Env) -> None:
 
 
 def test_a_changed_job_is_replaced_and_its_pods_are_gone_first(env: Env) -> None:
-    Apply(env.cluster).run(env.render(TRAINING.replace("A100-100G", "A100-80G")))
+    Apply(env.cluster, allow_pending=True).run(
+        env.render(TRAINING.replace("A100-100G", "A100-80G"))
+    )
     old = env.objects("Job")["qwen2-7b-llamafactory-sft"]
-    lines = Apply(env.cluster).run(env.render(TRAINING.replace("gpu: 4", "gpu: 2"))).lines()
+    lines = (
+        Apply(env.cluster, allow_pending=True)
+        .run(env.render(TRAINING.replace("gpu: 4", "gpu: 2")))
+        .lines()
+    )
     assert lines == [
         "configmap/qwen2-7b-llamafactory-sft-deepspeed unchanged",
         "job.batch/qwen2-7b-llamafactory-sft replaced",
@@ -66,7 +78,7 @@ def test_a_spec_edited_only_in_its_text_keeps_the_job_and_stores_the_new_text(en
     """A comment added: the objects render the same, so the Job is neither replaced nor
     restarted; only the spec text kept on it is patched (what GET /jobs/{id} answers)."""
     name = "qwen2-7b-llamafactory-sft"
-    Apply(env.cluster).run(env.render(TRAINING))
+    Apply(env.cluster, allow_pending=True).run(env.render(TRAINING))
     old = env.objects("Job")[name]
     edited = "# lr from Tuesday's sweep\n" + TRAINING
     shown = env.gpuctl("diff", "-f", "-", stdin=edited)
@@ -75,7 +87,7 @@ def test_a_spec_edited_only_in_its_text_keeps_the_job_and_stores_the_new_text(en
         f"# default/job.batch/{name}: will be configured (only the spec text kept with it)\n"
     )
     env.sandbox.requests.clear()
-    lines = Apply(env.cluster).run(env.render(edited)).lines()
+    lines = Apply(env.cluster, allow_pending=True).run(env.render(edited)).lines()
     assert lines == [f"configmap/{name}-deepspeed unchanged", f"job.batch/{name} configured"]
     job_writes = [r for r in env.sandbox.requests.writes() if r.resource == "jobs"]
     assert [(r.verb, r.name) for r in job_writes] == [("patch", name)]
@@ -83,17 +95,17 @@ def test_a_spec_edited_only_in_its_text_keeps_the_job_and_stores_the_new_text(en
     assert new["metadata"]["uid"] == old["metadata"]["uid"]
     assert new["metadata"]["annotations"][SPEC_ANNOTATION] == edited
     env.sandbox.requests.clear()
-    again = Apply(env.cluster).run(env.render(edited)).lines()
+    again = Apply(env.cluster, allow_pending=True).run(env.render(edited)).lines()
     assert all(line.endswith(" unchanged") for line in again)
     assert env.sandbox.requests.only_reads()
 
 
 def test_a_changed_deployment_is_updated_in_place_and_keeps_its_node_port(env: Env) -> None:
-    Apply(env.cluster).run(env.render(INFERENCE))
+    Apply(env.cluster, allow_pending=True).run(env.render(INFERENCE))
     before = env.objects("Deployment")["llama3-8b-inference"]
     port = env.objects("Service")["svc-llama3-8b-inference"]["spec"]["ports"][0]["nodePort"]
     changed = INFERENCE.replace("replicas: 2", "replicas: 3").replace("port: 8000", "port: 8080")
-    lines = Apply(env.cluster).run(env.render(changed)).lines()
+    lines = Apply(env.cluster, allow_pending=True).run(env.render(changed)).lines()
     assert lines == [
         "service/svc-llama3-8b-inference configured",
         "deployment.apps/llama3-8b-inference configured",
@@ -121,7 +133,7 @@ def test_objects_not_made_by_gpuctl_are_not_taken_over(env: Env) -> None:
     foreign = {**job, "metadata": {**job["metadata"], "labels": {"team": "x"}}}
     env.cluster.create(foreign)
     with pytest.raises(ApplyFailed, match="not managed by gpuctl"):
-        Apply(env.cluster).run(env.render(TRAINING))
+        Apply(env.cluster, allow_pending=True).run(env.render(TRAINING))
     assert env.cluster.get("Job", "qwen2-7b-llamafactory-sft", "default")["metadata"]["labels"] == {
         "team": "x"
     }
@@ -129,10 +141,10 @@ def test_objects_not_made_by_gpuctl_are_not_taken_over(env: Env) -> None:
 
 @pytest.mark.parametrize("mode", [DryRun.CLIENT, DryRun.SERVER])
 def test_dry_runs_write_nothing(env: Env, mode: DryRun) -> None:
-    Apply(env.cluster).run(env.render(TRAINING))
+    Apply(env.cluster, allow_pending=True).run(env.render(TRAINING))
     env.sandbox.requests.clear()
     lines = (
-        Apply(env.cluster, dry_run=mode)
+        Apply(env.cluster, dry_run=mode, allow_pending=True)
         .run(env.render(TRAINING.replace("gpu: 4", "gpu: 2") + "---\n" + INFERENCE))
         .lines()
     )
@@ -145,12 +157,12 @@ def test_dry_runs_write_nothing(env: Env, mode: DryRun) -> None:
 
 
 def test_server_refusal_before_any_delete_changes_nothing(env: Env) -> None:
-    Apply(env.cluster).run(env.render(TRAINING))
+    Apply(env.cluster, allow_pending=True).run(env.render(TRAINING))
     old = env.objects("Job")["qwen2-7b-llamafactory-sft"]
     env.sandbox.requests.clear()
     env.sandbox.faults.fail("POST", "jobs", status=422, message="spec.template: Invalid value")
     with pytest.raises(ApplyFailed, match="nothing was changed"):
-        Apply(env.cluster).run(env.render(TRAINING.replace("gpu: 4", "gpu: 2")))
+        Apply(env.cluster, allow_pending=True).run(env.render(TRAINING.replace("gpu: 4", "gpu: 2")))
     assert (
         env.objects("Job")["qwen2-7b-llamafactory-sft"]["metadata"]["uid"] == old["metadata"]["uid"]
     )
@@ -191,7 +203,7 @@ def test_wait_running_quotes_the_scheduler_when_nothing_fits(env: Env) -> None:
     too_big = env.render(
         TRAINING.replace("gpu: 4", "gpu: 64").replace("pool: training-pool", "pool: default")
     )
-    Apply(env.cluster).run(too_big)
+    Apply(env.cluster, allow_pending=True).run(too_big)  # no node holds 64 GPUs: it waits
     with pytest.raises(GpuctlError, match="unschedulable: 0/4 nodes are available"):
         Wait(env.cluster, timeout=20, settle=0, unschedulable_grace=0.5).run(too_big)
 

@@ -10,16 +10,19 @@ TRAINING = str(EXAMPLES / "training.yaml")
 TRAINING_TEXT = (EXAMPLES / "training.yaml").read_text()
 QUOTA = str(EXAMPLES / "quota.yaml")
 COMPUTE = (EXAMPLES / "compute.yaml").read_text().replace("pool: test-pool", "pool: default")
+# The test sandbox has no training-pool: the training example is created with --allow-pending
+# (it waits for the pool's nodes) where a test needs a job, not its pods.
+PENDING = "--allow-pending"
 
 
 def test_create_then_create_again_names_the_existing_object(env: Env) -> None:
-    first = env.gpuctl("create", "-f", TRAINING)
+    first = env.gpuctl("create", "-f", TRAINING, PENDING)
     assert first.returncode == 0, first.stderr
     assert first.stdout == (
         "configmap/qwen2-7b-llamafactory-sft-deepspeed created\n"
         "job.batch/qwen2-7b-llamafactory-sft created\n"
     )
-    again = env.gpuctl("create", "-f", TRAINING)
+    again = env.gpuctl("create", "-f", TRAINING, PENDING)
     assert again.returncode == 1
     assert "configmap/qwen2-7b-llamafactory-sft-deepspeed: already exists" in again.stderr
     assert "Traceback" not in again.stderr
@@ -36,7 +39,7 @@ def test_create_leaves_nothing_of_a_document_half_created(env: Env) -> None:
 
 
 def test_create_many_documents_and_namespaces_first(env: Env) -> None:
-    done = env.gpuctl("create", "-f", QUOTA, "-f", TRAINING, "-f", "-", stdin=COMPUTE)
+    done = env.gpuctl("create", "-f", QUOTA, "-f", TRAINING, "-f", "-", PENDING, stdin=COMPUTE)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[:2] == ["namespace/elon-musk created", "namespace/sam-altman created"]
@@ -66,7 +69,7 @@ def test_apply_reports_each_object_and_is_idempotent(env: Env) -> None:
 
 
 def test_apply_dry_run_server_writes_nothing(env: Env) -> None:
-    done = env.gpuctl("apply", "--dry-run=server", "-f", TRAINING)
+    done = env.gpuctl("apply", "--dry-run=server", "-f", TRAINING, PENDING)
     assert done.stdout == (
         "configmap/qwen2-7b-llamafactory-sft-deepspeed created (server dry run)\n"
         "job.batch/qwen2-7b-llamafactory-sft created (server dry run)\n"
@@ -77,7 +80,7 @@ def test_apply_dry_run_server_writes_nothing(env: Env) -> None:
 def test_diff_exit_codes_and_an_immutable_change(env: Env) -> None:
     missing = env.gpuctl("diff", "-f", TRAINING)
     assert missing.returncode == 1 and "+kind: Job" in missing.stdout
-    env.gpuctl("apply", "-f", TRAINING)
+    env.gpuctl("apply", "-f", TRAINING, PENDING)
     same = env.gpuctl("diff", "-f", TRAINING)
     assert (same.returncode, same.stdout) == (0, ""), same.stderr
     changed = env.gpuctl("diff", "-f", "-", stdin=TRAINING_TEXT.replace("gpu: 4", "gpu: 2"))
@@ -98,19 +101,27 @@ def test_delete_by_file_keeps_namespaces_unless_asked(env: Env) -> None:
     assert "namespace/elon-musk deleted" in done.stdout
 
 
-def test_the_missing_pool_warning_suggests_commands_that_work(env: Env, tmp_path: Path) -> None:
+def test_the_missing_pool_refusal_suggests_commands_that_work(env: Env, tmp_path: Path) -> None:
     job = COMPUTE.replace("pool: default", "pool: new-pool")
-    made = env.gpuctl("create", "-f", "-", stdin=job)
+    refused = env.gpuctl("create", "-f", "-", stdin=job)
+    assert refused.returncode == 1
+    assert "resources.pool: pool new-pool does not exist" in refused.stderr
+    assert "then gpuctl create -f POOL.yaml" in refused.stderr and "add node" not in refused.stderr
+    assert "nothing was created" in refused.stderr and "--allow-pending" in refused.stderr
+    assert "test-nginx" not in env.objects("Deployment")
+    made = env.gpuctl("create", "-f", "-", PENDING, stdin=job)  # it waits for the pool
     assert made.returncode == 0, made.stderr
     assert "pool new-pool does not exist" in made.stderr
-    assert "then gpuctl create -f POOL.yaml" in made.stderr and "add node" not in made.stderr
     pool = tmp_path / "pool.yaml"
     pool.write_text("kind: pool\nversion: v0.1\nmetadata: {name: new-pool}\nnodes: {}\n")
-    assert env.gpuctl("create", "-f", str(pool)).returncode == 0  # as the warning says
+    assert env.gpuctl("create", "-f", str(pool)).returncode == 0  # as the message says
     again = env.gpuctl("apply", "-f", "-", stdin=job)
+    assert again.returncode == 1 and "nothing was changed" in again.stderr
     assert "gpuctl add node NODE --pool new-pool" in again.stderr
     added = env.gpuctl("add", "node", "gpu-a100-0", "--pool", "new-pool")
     assert added.returncode == 0, added.stderr  # and so does this one
+    fits = env.gpuctl("apply", "-f", "-", stdin=job)
+    assert fits.returncode == 0, fits.stderr
 
 
 def test_delete_of_what_is_already_gone_says_not_found_per_object(env: Env) -> None:

@@ -70,7 +70,14 @@ def test_a_training_job_runs_on_a_node_of_its_gpu_type(cluster: Cluster) -> None
 
 
 def test_a_job_asking_for_more_gpus_than_any_node_has_stays_pending(cluster: Cluster) -> None:
-    done = gpuctl(cluster, "create", "-f", "-", stdin=training("too-big", 64))
+    refused_by_gpuctl = gpuctl(cluster, "create", "-f", "-", stdin=training("too-big", 64))
+    assert refused_by_gpuctl.returncode == 1
+    first_line = refused_by_gpuctl.stderr.splitlines()[0]
+    assert "resources.gpu: a pod asks for 64 nvidia.com/gpu, more than any node" in first_line
+    assert "nothing was created" in refused_by_gpuctl.stderr
+    assert pods(cluster, "too-big") == []
+    # --allow-pending accepts it: it waits, Pending, for a node that could hold it
+    done = gpuctl(cluster, "create", "-f", "-", "--allow-pending", stdin=training("too-big", 64))
     assert done.returncode == 0, done.stderr
 
     def refused() -> list[dict[str, Any]]:
@@ -145,7 +152,13 @@ def test_a_quota_refusal_leaves_the_job_without_pods_and_the_cluster_working(
         "spec": {"hard": {"requests.nvidia.com/gpu": "1"}},
     }
     cluster.kubectl("create", "-f", "-", input=json.dumps(quota))
-    done = gpuctl(cluster, "create", "-f", "-", stdin=training("over-quota", 2))
+    over = training("over-quota", 2)
+    refused_by_gpuctl = gpuctl(cluster, "create", "-f", "-", stdin=over)
+    assert refused_by_gpuctl.returncode == 1
+    assert "resources.gpu: namespace " in refused_by_gpuctl.stderr.splitlines()[0]
+    assert "allows 1 nvidia.com/gpu in all, and the job asks for 2" in refused_by_gpuctl.stderr
+    # --allow-pending accepts it: the API server's quota then refuses its pods
+    done = gpuctl(cluster, "create", "-f", "-", "--allow-pending", stdin=over)
     assert done.returncode == 0, done.stderr
 
     def refused() -> list[dict[str, Any]]:
@@ -317,7 +330,8 @@ def test_describe_leaves_out_scheduling_failures_from_before_the_pod_was_schedul
     the old FailedScheduling warnings are no longer true, so describe does not show them."""
     empty = POOL_OF_ONE.replace("nodes:\n  cpu-0: {}\n", "nodes: {}\n")
     assert gpuctl(cluster, "create", "-f", "-", stdin=empty).returncode == 0
-    created = gpuctl(cluster, "create", "-f", "-", stdin=POOLED)
+    # the pool has no node yet: --allow-pending lets the job wait for the one added below
+    created = gpuctl(cluster, "create", "-f", "-", "--allow-pending", stdin=POOLED)
     assert created.returncode == 0, created.stderr
     wait(lambda: len(scheduling_failures(cluster)) >= 2, 60, "both pods failing to schedule")
     pending = gpuctl(cluster, "describe", "job", "e2e-pooled")

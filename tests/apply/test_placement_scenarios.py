@@ -84,10 +84,10 @@ def test_create_refuses_a_job_no_node_of_its_pool_fits(
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.startswith(
-        "error: nothing was created: job.batch/toobig: binpack found no node for 1 pod of 9 "
-        f"GPU(s) in pool {name}: no Ready, schedulable node has 9 free GPU(s)"
-    )
-    assert f"{nodes['big']} (8 of 8 GPUs free)" in done.stderr
+        "error: <stdin>:9:8: resources.gpu: a pod asks for 9 nvidia.com/gpu, more than any node "
+        f"in pool {name} has: the largest, {nodes['big']}, has 8"
+    ), done.stderr
+    assert "nothing was created" in done.stderr
     listed = cluster.kubectl("get", "jobs,services", "-o", "name").stdout
     assert listed.strip() == ""
 

@@ -45,7 +45,7 @@ def test_a_job_beyond_the_pools_cap_is_refused(sandbox: SandboxCluster) -> None:
     refused = gpuctl(sandbox, "create", "-f", "-", stdin=in_capped("cap-second", 4))
     assert refused.returncode == 1
     assert refused.stderr.strip() == (
-        "error: nothing was changed: job.batch/cap-second: pool capped: 6 of 8 GPUs used, "
+        "error: nothing was created: job.batch/cap-second: pool capped: 6 of 8 GPUs used, "
         "this job asks 4 (cap 8)"
     ), refused.stderr
     assert sandbox.kubectl("get", "job", "cap-second", check=False).returncode != 0

@@ -88,7 +88,15 @@ def test_an_isolated_pool_takes_only_its_own_jobs(cluster: Cluster) -> None:
     assert f"node/{name} tainted" in applied.stdout.splitlines(), applied.stdout
     assert pool_taints(cluster, name) == [taint_of("iso-pool")]
     try:
-        outside = gpuctl(cluster, "create", "-f", "-", stdin=training("no-pool", 1, gpu_type))
+        # no node outside the pool has its GPU type: create refuses the job that names no pool
+        refused = gpuctl(cluster, "create", "-f", "-", stdin=training("no-pool", 1, gpu_type))
+        assert refused.returncode == 1
+        assert "resources.gpu-type: no node in default-pool" in refused.stderr.splitlines()[0]
+        assert "nodes of that type are in pool iso-pool" in refused.stderr
+        # --allow-pending accepts it, and the pool's taint keeps it off the pool's node
+        outside = gpuctl(
+            cluster, "create", "-f", "-", "--allow-pending", stdin=training("no-pool", 1, gpu_type)
+        )
         assert outside.returncode == 0, outside.stderr
         cluster.kubectl("apply", "-f", "-", input=plain_pod("plain-on-pool", name))
         inside = gpuctl(cluster, "create", "-f", "-", stdin=in_pool("pooled", "iso-pool", gpu_type))

@@ -92,9 +92,9 @@ def test_the_render_pipe_makes_pods_that_run(fresh: Cluster) -> None:
     assert commands
     if fresh.is_sandbox:
         # first what no object carries, as `create` writes it before the workloads: the
-        # pools' node labels and taints
+        # pools' node labels and taints, and the token Secret of the notebook
         for command in commands:
-            fresh.kubectl(*shlex.split(command)[1:], namespaced=False)
+            _run(fresh, shlex.split(command)[1:])
         text = done.stdout
         must_run = set(workloads)  # gpuctl refuses what no example node could hold
     else:
@@ -123,6 +123,23 @@ def test_the_render_pipe_makes_pods_that_run(fresh: Cluster) -> None:
     except AssertionError:
         pytest.fail(f"no pod (or none that ran) of {not_running()}")
     assert _failed_creates(fresh) == []
+
+
+def _run(cluster: Cluster, args: list[str]) -> None:
+    """One kubectl command of render's stderr. `create secret generic` sends a protobuf body,
+    which the sandbox does not read: the same Secret goes as JSON through `kubectl create`."""
+    if args[:3] != ["create", "secret", "generic"]:
+        cluster.kubectl(*args, namespaced=False)
+        return
+    name, _, namespace, literal = args[3:]
+    key, value = literal.removeprefix("--from-literal=").split("=", 1)
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name, "namespace": namespace},
+        "stringData": {key: value},
+    }
+    cluster.kubectl("create", "-f", "-", input=json.dumps(secret), namespaced=False)
 
 
 def _ran(pod: dict[str, Any]) -> bool:

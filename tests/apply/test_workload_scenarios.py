@@ -226,8 +226,10 @@ def test_scaling_a_notebook_whose_pod_cannot_start_replaces_the_pod(
     refused = gpuctl(cluster, "scale", "notebook", "e2e-nb", "--gpu", "64")
     assert refused.returncode == 1
     assert (
-        f"a pod asks for 64 GPUs, more than any node in pool {pool} with GPU type T4-16G"
+        f"resources.gpu: a pod asks for 64 nvidia.com/gpu, more than any node in pool {pool} "
+        "with GPU type T4-16G"
     ) in refused.stderr
+    assert "nothing was changed" in refused.stderr
     assert f"the largest, {t4_node}, has 4" in refused.stderr
     assert pod_with(cluster, "1", "Running"), "a refused scale changes nothing"
 

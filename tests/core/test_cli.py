@@ -223,3 +223,25 @@ def test_render_prints_the_pool_nodes_labels_as_kubectl_commands() -> None:
     untainted = run_gpuctl("render", "-f", "-", stdin=shared)
     assert [line.split()[1] for line in untainted.stderr.splitlines()[1:]] == ["label", "label"]
     assert run_gpuctl("render", "-f", TRAINING).stderr == ""
+
+
+def test_render_prints_the_command_that_makes_a_notebooks_token_secret() -> None:
+    """A notebook that sets no token reads its token from a Secret create makes; render's
+    output alone would leave its pod waiting for it, so render prints the kubectl command."""
+    notebook = str(EXAMPLES / "notebook.yaml")
+    first, second = (run_gpuctl("render", "-f", notebook, "-n", "lab") for _ in range(2))
+    assert first.returncode == 0, first.stderr
+    assert "kind: Secret" not in first.stdout  # a token is never printed as an object
+    (command,) = [line for line in first.stderr.splitlines() if line.startswith("kubectl ")]
+    prefix = "kubectl create secret generic data-prep-notebook-notebook-token -n lab "
+    assert command.startswith(prefix + "--from-literal=token=")
+    token = command.rsplit("=", 1)[1]
+    assert len(token) == 32 and int(token, 16) >= 0
+    assert first.stdout == second.stdout and first.stderr != second.stderr  # a fresh token
+    with_token = (
+        (EXAMPLES / "notebook.yaml")
+        .read_text()
+        .replace('"--no-browser"]', '"--no-browser", "--ServerApp.token=mine"]')
+    )
+    own = run_gpuctl("render", "-f", "-", stdin=with_token)
+    assert own.returncode == 0 and "kubectl " not in own.stderr, own.stderr

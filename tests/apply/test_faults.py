@@ -35,7 +35,7 @@ OLD = TRAINING + "---\n" + INFERENCE
 # Every kind of step: the headless Service and the Job change (update + replace), the
 # inference Service and Deployment change in place, and the compute objects are new.
 NEW = (
-    TRAINING.replace("gpu: 8", "gpu: 4").replace("full fine-tuning", "full fine-tuning v2")
+    TRAINING.replace("gpu: 4", "gpu: 2").replace("full fine-tuning", "full fine-tuning v2")
     + "---\n"
     + INFERENCE.replace("replicas: 2", "replicas: 3").replace("llama3推理任务", "v2")
     + "---\n"
@@ -131,7 +131,7 @@ def test_a_failure_after_a_text_only_change_puts_the_old_text_back(env: Env) -> 
         SPEC_ANNOTATION
     ]
     commented = INFERENCE.replace("replicas: 2", "replicas: 2  # enough for now")
-    new = env.render(commented + "---\n" + TRAINING.replace("gpu: 8", "gpu: 4"))
+    new = env.render(commented + "---\n" + TRAINING.replace("gpu: 4", "gpu: 2"))
     env.sandbox.faults.fail("POST", "jobs", status=500).after = 1  # the dry run passes
     env.sandbox.requests.clear()
     with pytest.raises(ApplyFailed, match="rolled back") as failed:

@@ -27,6 +27,7 @@ from gpuctl.constants import Labels
 from gpuctl.errors import GpuctlError
 from gpuctl.inventory import explain, preemption, status, visibility
 from gpuctl.inventory.nodes import ACTIVE_PODS
+from gpuctl.placement.affinity import required_gpu_type
 from gpuctl.spec import accelerators, runtime
 from gpuctl.workloads import WorkloadAdapter
 
@@ -404,7 +405,7 @@ def _unschedulable(job: dict[str, Any], pods: list[dict[str, Any]]) -> list[str]
         message = status.unschedulable_message(pod)
         if message:
             pool = labels_of(job).get(Labels.POOL, "")
-            return [explain_unschedulable(message, pool, _required_gpu_type(template))]
+            return [explain_unschedulable(message, pool, template_gpu_type(template))]
     return []
 
 
@@ -474,14 +475,9 @@ def _amounts(text: str) -> dict[str, str]:
 POD_SECURITY_REFUSAL = re.compile(r'violates PodSecurity "([^"]+)": (.+)$')
 
 
-def _required_gpu_type(template: dict[str, Any]) -> str | None:
-    affinity = ((template.get("spec") or {}).get("affinity") or {}).get("nodeAffinity") or {}
-    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
-    for term in required.get("nodeSelectorTerms") or []:
-        for expression in term.get("matchExpressions") or []:
-            if expression.get("key") in c.GPU_TYPE_NODE_LABELS and expression.get("values"):
-                return str(expression["values"][0])
-    return None
+def template_gpu_type(template: dict[str, Any]) -> str | None:
+    """The GPU type a pod template requires (placement.affinity.required_gpu_type)."""
+    return required_gpu_type(template.get("spec") or {})
 
 
 def notebook_token(containers: list[dict[str, Any]], generated: str = "") -> str:

@@ -10,6 +10,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpuctl import constants as c
 from gpuctl import shapes
 from gpuctl.placement.capacity import HOSTNAME_LABEL, pinned_nodes, required_node_terms
 
@@ -32,6 +33,16 @@ def pin_to_nodes(pod_spec: dict[str, Any], nodes: Sequence[str]) -> None:
         terms.append({})
     for term in terms:
         term.setdefault("matchExpressions", []).append(copy.deepcopy(pinned))
+
+
+def required_gpu_type(pod_spec: Mapping[str, Any]) -> str | None:
+    """The GPU type a pod spec requires: the first value of its required node affinity on a
+    GPU-type label (constants.GPU_TYPE_NODE_LABELS); None when it requires none."""
+    for term in required_node_terms(pod_spec):
+        for expression in term.get("matchExpressions") or []:
+            if expression.get("key") in c.GPU_TYPE_NODE_LABELS and expression.get("values"):
+                return str(expression["values"][0])
+    return None
 
 
 def pinned_node(job: Mapping[str, Any]) -> str:

@@ -53,7 +53,7 @@ def job_item(job: dict[str, Any], started: str | None) -> dict[str, Any]:
         "ready": status.workload_ready(job),
         "gpu": status.workload_gpus(job),
         "gpuShare": _share(status.workload_share(job)),
-        "gpuType": jobs._required_gpu_type(_template(job)),
+        "gpuType": jobs.template_gpu_type(_template(job)),
         "createdAt": meta.get("creationTimestamp"),
         "startedAt": started,
     }

@@ -32,13 +32,19 @@ from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.inventory.nodes import active_pods
 from gpuctl.inventory.status import pod_gpu_resource, pod_gpus
-from gpuctl.placement.affinity import may_run_on, one_pod_per_node, pin_to_nodes, pod_spec_of
+from gpuctl.placement.affinity import (
+    may_run_on,
+    one_pod_per_node,
+    pin_to_nodes,
+    pod_spec_of,
+    required_gpu_type,
+)
 from gpuctl.placement.capacity import NodeGpus, node_gpus, pinned_claims, pinned_nodes
 from gpuctl.placement.strategies import Placement, strategy
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.verbs.errors import ApplyFailed
-from gpuctl.verbs.preflight import labelled_as_claimed, wanted_gpu_type
+from gpuctl.verbs.preflight import labelled_as_claimed
 from gpuctl.workloads import WorkloadAdapter
 
 
@@ -273,7 +279,7 @@ def _refusal(
     failed: Placement,
 ) -> str:
     pool = (pod_spec.get("nodeSelector") or {}).get(c.Labels.POOL)
-    gpu_type = wanted_gpu_type(pod_spec)
+    gpu_type = required_gpu_type(pod_spec)
     where = (f"pool {pool}" if pool else "the cluster") + (
         f" with GPU type {gpu_type}" if gpu_type else ""
     )

@@ -32,7 +32,7 @@ from gpuctl.inventory.nodes import active_pods, name_of
 from gpuctl.inventory.pools import gpu_cap, read_record, record_name
 from gpuctl.inventory.status import pod_gpu_resource
 from gpuctl.placement import feasibility
-from gpuctl.placement.affinity import one_pod_per_node
+from gpuctl.placement.affinity import one_pod_per_node, required_gpu_type
 from gpuctl.placement.capacity import count_of, pod_devices, pod_share, pool_claimed
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.spec import check
@@ -49,18 +49,6 @@ class Placement:
 def _pod_spec(manifest: Manifest) -> dict[str, Any] | None:
     adapter = workloads.adapter(manifest.kind)
     return None if adapter is None else adapter.pod_spec(manifest.obj)
-
-
-def wanted_gpu_type(pod_spec: Mapping[str, Any]) -> str | None:
-    """The GPU type the pod template requires (its node affinity on a GPU-type label)."""
-    affinity = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ) or {}
-    for term in affinity.get("nodeSelectorTerms") or []:
-        for expression in term.get("matchExpressions") or []:
-            if expression.get("key") in c.GPU_TYPE_NODE_LABELS and expression.get("values"):
-                return str(expression["values"][0])
-    return None
 
 
 def check_placement(
@@ -119,7 +107,7 @@ def request_of(manifest: Manifest, pod_spec: Mapping[str, Any]) -> feasibility.R
     labels = manifest.obj["metadata"].get("labels") or {}
     return feasibility.Request(
         pool=(pod_spec.get("nodeSelector") or {}).get(c.Labels.POOL) or c.DEFAULT_POOL,
-        gpu_type=wanted_gpu_type(pod_spec),
+        gpu_type=required_gpu_type(pod_spec),
         resource=pod_gpu_resource(pod),
         gpus=pod_devices(pod),
         share_gib=pod_share(pod),

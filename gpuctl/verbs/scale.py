@@ -39,13 +39,13 @@ from gpuctl.cluster.api import SubresourceCluster
 from gpuctl.cluster.errors import Invalid, KubeError, NotFound
 from gpuctl.inventory import notebooks
 from gpuctl.inventory.status import pod_gpus
+from gpuctl.placement.affinity import required_gpu_type
 from gpuctl.render.engine import Manifest
 from gpuctl.spec import accelerators, quantity, runtime
 from gpuctl.spec.document import Document
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, VerbResult, no_progress
 from gpuctl.verbs.errors import ScaleRefused
-from gpuctl.verbs.preflight import wanted_gpu_type
 from gpuctl.workloads.adapter import container_gpu_resource
 
 ON_DELETE = {"type": "OnDelete"}
@@ -101,7 +101,7 @@ def with_size(
     resources = container.setdefault("resources", {})
     # GPUs of the vendor the notebook has, else of its GPU type's (NVIDIA's without one)
     resource = container_gpu_resource(container) or (
-        accelerators.lookup(wanted_gpu_type(pod)).resource
+        accelerators.lookup(required_gpu_type(pod)).resource
     )
     for part in ("requests", "limits"):
         amounts = resources.setdefault(part, {})

@@ -12,7 +12,8 @@ line naming the pod and the container; the most important comes first:
 - an image that cannot be pulled, with the image and the runtime's message;
 - a container the kubelet cannot configure (a missing Secret or ConfigMap key);
 - a volume that cannot be mounted (a hostPath of type File that is not a file on the node);
-- a container that runs but is not ready: its failing readiness probe, and how often it failed.
+- a container that runs but is not ready: its failing startup or readiness probe, and how often
+  it failed.
 """
 
 from __future__ import annotations
@@ -175,7 +176,7 @@ def _explain_container(
         lines = _lines(logs.get((pod_name, name)))
         return made("restarts", f"{who} restarted {_times(restarts)}, last {how}{lines}")
     if state.get("running") is not None and not container.get("ready"):
-        probe = _probe_failures(name, events)
+        probe = _probe_failures(name, events, ("Startup", "Readiness"))
         if probe:
             return made("probe", f"{who} is not ready: {probe}")
     return None
@@ -247,25 +248,28 @@ def _failed_mount(pod: shapes.Obj, events: Sequence[dict[str, Any]]) -> str:
 def _liveness(container: str, events: Sequence[dict[str, Any]]) -> str:
     """` after failing its liveness probe: <message> (N times)` when the kubelet restarted the
     container for its liveness probe, else ""."""
-    failing = _probe_failures(container, events, "Liveness")
+    failing = _probe_failures(container, events, ("Liveness",))
     said = failing.removeprefix("Liveness probe failed: ")
     return f" after failing its liveness probe: {said}" if failing else ""
 
 
 def _probe_failures(
-    container: str, events: Sequence[dict[str, Any]], probe: str = "Readiness"
+    container: str, events: Sequence[dict[str, Any]], probes: tuple[str, ...]
 ) -> str:
     """`<Probe> probe failed: <message> (N times)` from the kubelet's Unhealthy events about
-    this container; "" when there are none."""
-    failing = [
+    this container for the newest of these probes (a container with a startup probe fails that
+    one, never its readiness probe, until it starts); "" when there are none."""
+    said = [
         event
         for event in events
         if event.get("reason") == "Unhealthy"
-        and str(event.get("message") or "").startswith(f"{probe} probe")
+        and str(event.get("message") or "").startswith(tuple(f"{p} probe" for p in probes))
         and _about_container(event, container)
     ]
-    if not failing:
+    if not said:
         return ""
+    newest_probe = str(said[-1].get("message") or "").split(" ", 1)[0]
+    failing = [e for e in said if str(e.get("message") or "").startswith(newest_probe + " ")]
     count = sum(int(event.get("count") or 1) for event in failing)
     newest = str(failing[-1].get("message") or "").strip()
     return f"{newest} ({_times(count)})"

@@ -121,6 +121,19 @@ def test_a_readiness_probe_counts_the_failures_of_its_own_container() -> None:
     ]
 
 
+def test_a_failing_startup_probe_is_named_and_counted_apart_from_an_older_readiness_one() -> None:
+    unready = {"name": "server", "ready": False, "state": {"running": {}}}
+    startup = "Startup probe failed: HTTP probe failed with statuscode: 500"
+    events = [
+        event("Unhealthy", "Readiness probe failed: refused", 4, "server"),
+        event("Unhealthy", startup, 2, "server"),
+        event("Unhealthy", startup, 1, "server"),
+    ]
+    assert texts(explain.explain_pods([pod(unready)], events)) == [
+        f"container `server` of pod p-1 is not ready: {startup} (3 times)"
+    ]
+
+
 def test_a_failed_mount_names_the_volume_the_path_and_the_node() -> None:
     creating = {"name": "trainer", "state": {"waiting": {"reason": "ContainerCreating"}}}
     mount = event(

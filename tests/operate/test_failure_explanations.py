@@ -108,12 +108,18 @@ def test_a_container_killed_for_its_memory_is_explained(env: Env) -> None:
     # restarted again and again: a crash loop that runs out of memory each time
     looping = job_spec("inference", "hungry", ["sh", "-c", "echo warming up; tail /dev/zero"])
     assert created(env, looping.replace("memory: 1Gi", "memory: 256Mi")).returncode == 0
-    wait_for(lambda: "CrashLoopBackOff" in " ".join(why(env, "hungry")), 30, 0.2, "the loop")
+    # the answer seen while the kubelet backs off (between two back-offs it runs again)
+    said = wait_for(
+        lambda: lines if "CrashLoopBackOff" in " ".join(lines := why(env, "hungry")) else [],
+        30,
+        0.2,
+        "the loop",
+    )
     assert re.match(
         r"container `hungry` of pod hungry-\w+-\w+ keeps crashing \(CrashLoopBackOff\): ran "
         r"out of memory: killed for using more memory than its limit \(256Mi\), restarted "
         r"\d+ times; last log lines: warming up$",
-        why(env, "hungry")[0],
+        said[0],
     )
 
 
@@ -157,15 +163,15 @@ def test_a_hostpath_file_missing_on_the_node_is_explained(env: Env) -> None:
     )
 
 
-def test_a_failing_readiness_probe_is_explained(env: Env) -> None:
+def test_a_failing_startup_probe_is_explained(env: Env) -> None:
     service = {"replicas": 1, "port": 8000, "health_check": "/unhealthy"}
     spec = job_spec("inference", "sick", service=service)
     done = created(env, spec, "--wait", "--timeout", "3s")
     assert done.returncode != 0
-    assert "Readiness probe failed: HTTP probe failed with statuscode: 500" in done.stderr
+    assert "Startup probe failed: HTTP probe failed with statuscode: 500" in done.stderr
     first = why(env, "sick")[0]
     assert re.fullmatch(
-        r"container `sick` of pod sick-\w+-\w+ is not ready: Readiness probe failed: HTTP probe "
+        r"container `sick` of pod sick-\w+-\w+ is not ready: Startup probe failed: HTTP probe "
         r"failed with statuscode: 500 \((\d+) times\)",
         first,
     ), first

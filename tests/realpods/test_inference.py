@@ -96,10 +96,8 @@ def test_a_failing_probe_is_explained(real_pods: Cluster) -> None:
         real_pods, "create", "-f", "-", "--wait", "--timeout", "40", stdin=yaml.safe_dump(spec)
     )
     assert created.returncode != 0
-    assert "Readiness probe failed: HTTP probe failed with statuscode: 500" in created.stderr
+    assert "Startup probe failed: HTTP probe failed with statuscode: 500" in created.stderr
     described = gpuctl(real_pods, "describe", "job", "sick").stdout
     why = re.search(r"^Why:\s+(.*)$", described, re.M)
     assert why, described
-    assert "not ready: Readiness probe failed: HTTP probe failed with statuscode: 500" in why.group(
-        1
-    )
+    assert "not ready: Startup probe failed: HTTP probe failed with statuscode: 500" in why.group(1)

@@ -124,6 +124,20 @@ def test_a_readiness_probe_answered_with_500_keeps_the_pod_unready(
     assert ready["status"] == "False"
 
 
+def test_a_failing_startup_probe_is_the_one_the_kubelet_names_and_the_container_not_started(
+    sandbox: SandboxCluster,
+) -> None:
+    probe = {"httpGet": {"path": "/unhealthy", "port": 8000}, "periodSeconds": 10}
+    container = {"startupProbe": probe, "readinessProbe": probe}
+    clients.core(sandbox).create_namespaced_pod("default", _pod("slow", container=container))
+    wait_for(lambda: sum((e.count or 1) for e in _events(sandbox, "slow", "Unhealthy")) >= 2)
+    assert {(e.type, e.message) for e in _events(sandbox, "slow", "Unhealthy")} == {
+        ("Warning", "Startup probe failed: HTTP probe failed with statuscode: 500")
+    }
+    status = _container(sandbox, "slow")
+    assert status["ready"] is False and status["started"] is False
+
+
 def test_env_from_a_missing_secret_key_is_a_config_error(sandbox: SandboxCluster) -> None:
     ref = {"secretKeyRef": {"name": "db", "key": "password"}}
     pod = _pod("conf", container={"env": [{"name": "PASSWORD", "valueFrom": ref}]})

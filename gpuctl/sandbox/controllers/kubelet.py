@@ -127,17 +127,21 @@ class Kubelet(CrashLoops):
         self.set_status(self.pods, pod, status)
 
     def _probe(self, pod: Obj, status: Obj, runtime: PodRuntime, now: float) -> None:
-        """Running containers whose readiness probe gets HTTP 500 (config.failing_probe_paths)
-        stay not ready; the kubelet says Unhealthy every period after the initial delay."""
+        """Running containers whose startup or readiness probe gets HTTP 500
+        (config.failing_probe_paths) stay not ready; the kubelet says Unhealthy every period
+        after the initial delay."""
         failing = [
-            c for c in (pod.get("spec") or {}).get("containers") or [] if self._readiness_fails(c)
+            (c["name"], probe)
+            for c in (pod.get("spec") or {}).get("containers") or []
+            for probe in [self._failing_probe(c)]
+            if probe is not None
         ]
         if not failing:
             return
         scale = self.config.probe_time_scale
         next_at = runtime.extra.get("probe_at")
         if next_at is None:
-            probe = failing[0]["readinessProbe"]
+            probe = failing[0][1][1]
             started = runtime.container_started_at or runtime.started_at or now
             next_at = started + float(probe.get("initialDelaySeconds") or 0) * scale
             runtime.extra["probe_at"] = next_at
@@ -149,15 +153,15 @@ class Kubelet(CrashLoops):
             for cs in status.get("containerStatuses") or []
             if (cs.get("state") or {}).get("running") is not None
         }
-        for container in failing:
-            if container["name"] in running:
+        for name, (said, _) in failing:
+            if name in running:
                 self._event(
                     pod,
                     "Warning",
                     "Unhealthy",
-                    "Readiness probe failed: HTTP probe failed with statuscode: 500",
+                    f"{said} probe failed: HTTP probe failed with statuscode: 500",
                 )
-        period = float(failing[0]["readinessProbe"].get("periodSeconds") or 10)
+        period = float(failing[0][1][1].get("periodSeconds") or 10)
         runtime.extra["probe_at"] = now + period * scale
         self.due(runtime.extra["probe_at"])
 

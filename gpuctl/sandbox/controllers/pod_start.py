@@ -201,7 +201,7 @@ class PodStart(Controller):
                     "image": image,
                     "imageID": f"{image.split(':')[0]}@sha256:{sha(image)}",
                     "containerID": f"containerd://{sha(pod['metadata']['uid'] + c['name'])}",
-                    "started": True,
+                    "started": not self._startup_fails(c),
                     # what the container runs with: the sign of a kubelet that can resize
                     "resources": copy.deepcopy(c.get("resources") or {}),
                 }
@@ -213,8 +213,25 @@ class PodStart(Controller):
         self.set_status(self.pods, pod, status)
 
     def _readiness_fails(self, container: Obj) -> bool:
-        http = (container.get("readinessProbe") or {}).get("httpGet") or {}
-        return bool(http) and self.config.probe_fails(str(http.get("path") or "/"))
+        return self._failing_probe(container) is not None
+
+    def _failing_probe(self, container: Obj) -> tuple[str, Obj] | None:
+        """The probe that keeps this container unready when its path answers HTTP 500
+        (config.failing_probe_paths), and its name as the kubelet's events say it: the
+        startup probe when there is one (the kubelet runs no readiness probe until it passes),
+        else the readiness probe; None when neither fails."""
+        for field, said in (("startupProbe", "Startup"), ("readinessProbe", "Readiness")):
+            probe = container.get(field) or {}
+            http = probe.get("httpGet") or {}
+            if http:
+                return (
+                    (said, probe) if self.config.probe_fails(str(http.get("path") or "/")) else None
+                )
+        return None
+
+    def _startup_fails(self, container: Obj) -> bool:
+        failing = self._failing_probe(container)
+        return failing is not None and failing[0] == "Startup"
 
     def _node_ip(self, node_name: str) -> str:
         node = self.store.get(self.nodes.key, "", node_name) or {}

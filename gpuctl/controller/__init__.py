@@ -5,7 +5,7 @@ the free-GPU accounting in gpuctl.placement.capacity; backoff is pure (no cluste
 resource builds the CRD and the deployment manifests; workload turns a GPUWorkload into the Job
 gpuctl writes for a training spec; reconcile is the reconcile step on a gpuctl cluster
 connection (its state machine), view what it reads of the cluster and where workloads would go,
-ledger the GPUs its placements take, nodeloss whether a placed workload lost its node, status
-the status it writes; queue is the work queue; operator feeds the queue from the GPUWorkload
-watch and runs the workers, the probes and the Lease.
+placer where a workload goes (on the capacity model of gpuctl.placement), nodeloss whether a
+placed workload lost its node, status the status it writes; queue is the work queue; operator
+feeds the queue from the GPUWorkload watch and runs the workers, the probes and the Lease.
 """

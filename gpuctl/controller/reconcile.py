@@ -18,7 +18,7 @@ The rules:
 - Placements run one at a time, and each sees the GPUs the previous ones took (in a read of
   the cluster made after their Job and status were written, or added to a read at most
   SNAPSHOT_SECONDS old), so two workloads never both take a node's last free GPUs
-  (gpuctl.controller.ledger; what is read: gpuctl.controller.view).
+  (gpuctl.controller.placer over the capacity model; what is read: gpuctl.controller.view).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from gpuctl import constants as c
 from gpuctl.cluster.api import StatusCluster
 from gpuctl.cluster.errors import AlreadyExists, KubeError
 from gpuctl.controller.cache import ClusterCache
-from gpuctl.controller.ledger import SNAPSHOT_SECONDS, GpuLedger
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.nodeloss import NOT_READY_GRACE_SECONDS, NodeCheck
+from gpuctl.controller.placer import SNAPSHOT_SECONDS, Placer
 from gpuctl.controller.resource import Phase
 from gpuctl.controller.status import Outcome, Reason, StatusWriter
 from gpuctl.controller.workload import Workload, WorkloadInvalid, render_job
@@ -70,12 +70,12 @@ class Reconciler:
         self.clock = clock
         self.node_check_seconds = node_check_seconds
         node_selector = node_selector or None
-        self.ledger = GpuLedger(cluster, cache, node_selector, snapshot_seconds)
+        self.placer = Placer(cluster, cache, node_selector, snapshot_seconds)
         self.nodes = NodeCheck(
-            cluster, self.ledger.cached, cache, node_selector, clock, not_ready_grace_seconds
+            cluster, self.placer.cached, cache, node_selector, clock, not_ready_grace_seconds
         )
         self.status = StatusWriter(cluster, self.metrics, self.rng, clock)
-        self.metrics.fragmentation.set_function(self.ledger.fragmented_gpus)
+        self.metrics.fragmentation.set_function(self.placer.fragmented_gpus)
 
     def reconcile(self, obj: dict[str, Any]) -> Outcome:
         started = time.monotonic()
@@ -119,7 +119,7 @@ class Reconciler:
         lost = self.nodes.lost(workload.namespace, node)
         if not lost:
             return Outcome("unchanged", self.node_check_seconds)
-        with self.ledger.freeing(workload):  # the GPUs promised there are free again
+        with self.placer.freeing(workload):  # the GPUs promised there are free again
             return self._replace(workload, node, lost)
 
     def _replace(self, workload: Workload, node: str, lost: str) -> Outcome:
@@ -158,7 +158,7 @@ class Reconciler:
                 return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
             if job is not None:
                 return self._adopt(workload, job)
-        placement = self.ledger.choose(workload, self.rng)
+        placement = self.placer.choose(workload, self.rng)
         if placement.chosen is None:
             return self.status.no_node(workload, placement.reason)
         node = placement.chosen.name
@@ -166,16 +166,16 @@ class Reconciler:
             job = render_job(workload, node, placement.chosen.labels.get(c.Labels.POOL))
             self.cluster.create(job)
         except WorkloadInvalid as exc:
-            self.ledger.release(workload, node)
+            self.placer.release(workload, node)
             return self.status.fail(workload, Reason.INVALID_SPEC, str(exc))
         except AlreadyExists:  # made meanwhile by someone else: adopt it if it is ours
-            self.ledger.release(workload, node)
+            self.placer.release(workload, node)
             existing = self.cluster.get("Job", workload.job_name, workload.namespace)
             if terminating(existing):
                 return Outcome("waiting", TERMINATING_RETRY_SECONDS, "the old Job is terminating")
             return self._adopt(workload, existing)
         except BaseException:
-            self.ledger.reread()  # the Job may or may not have been made
+            self.placer.reread()  # the Job may or may not have been made
             raise
         self.metrics.scheduled.labels(workload.strategy).inc()
         self.status.write(

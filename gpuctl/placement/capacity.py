@@ -272,6 +272,20 @@ def pool_claimed(
     return total + len(unplaced)
 
 
+def beyond_cap(used: int, cap: int, asks: Iterable[int]) -> list[int | None]:
+    """For each ask of GPUs in a pool, in order: the GPUs claimed before it when it would
+    take the pool beyond its cap (it is refused, and claims nothing), else None (it fits,
+    and counts against the cap for the asks after it)."""
+    verdicts: list[int | None] = []
+    for gpus in asks:
+        if used + gpus > cap:
+            verdicts.append(used)
+        else:
+            verdicts.append(None)
+            used += gpus
+    return verdicts
+
+
 def pinned_claims(
     workloads: Iterable[Mapping[str, Any]], pods: Iterable[Mapping[str, Any]]
 ) -> dict[str, int]:

@@ -40,7 +40,8 @@ from gpuctl.placement.affinity import (
     required_gpu_type,
 )
 from gpuctl.placement.capacity import NodeGpus, node_gpus, pinned_claims, pinned_nodes
-from gpuctl.placement.strategies import Placement, strategy
+from gpuctl.placement.claims import fill_pinned, place_pods
+from gpuctl.placement.strategies import Placement
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.verbs.errors import ApplyFailed
@@ -93,47 +94,6 @@ def ask_of(manifest: Manifest) -> Ask | None:
         pod_gpus({"spec": pod_spec}),
         one_pod_per_node(pod_spec),
     )
-
-
-def choose(
-    ask: Ask, nodes: Sequence[NodeGpus], rng: random.Random
-) -> tuple[list[Placement], Placement | None]:
-    """One placement per pod, each seeing the GPUs the previous ones took; (placements, the
-    one that found no node, or None when every pod has one)."""
-    rule = strategy(ask.strategy, rng)
-    view = list(nodes)
-    made: list[Placement] = []
-    for _ in range(ask.pods):
-        placement = rule.place(view, ask.gpus)
-        node = placement.chosen
-        if node is None:
-            return made, placement
-        made.append(placement)
-        if ask.distinct:
-            view = [n for n in view if n.name != node.name]
-        else:
-            view = [
-                dataclasses.replace(n, used=n.used + ask.gpus) if n.name == node.name else n
-                for n in view
-            ]
-    return made, None
-
-
-def fill(ask: Ask, pinned: Sequence[str], nodes: Sequence[NodeGpus]) -> dict[str, int] | None:
-    """node -> GPUs when the pinned nodes can host every pod of `ask` (filled in order, at
-    most one pod per node when `ask.distinct`); None when they cannot."""
-    by_name = {n.name: n for n in nodes}
-    if not pinned or any(name not in by_name or by_name[name].problem for name in pinned):
-        return None
-    gpus: dict[str, int] = {}
-    left = ask.pods
-    for name in pinned:
-        room = by_name[name].free // ask.gpus if ask.gpus else left
-        here = min(left, 1 if ask.distinct else room, room)
-        if here > 0:
-            gpus[name] = here * ask.gpus
-            left -= here
-    return gpus if left == 0 else None
 
 
 # --------------------------------------------------------------------------- the step
@@ -233,7 +193,7 @@ class Pinning:
         kept = self._kept(ask, view)
         if kept is not None:
             return kept, ""
-        made, failed = choose(ask, view, self.rng)
+        made, failed = place_pods(ask.strategy, ask.pods, ask.gpus, ask.distinct, view, self.rng)
         if failed is not None:
             return None, _refusal(ask, pod_spec, view, made, failed)
         return _pin_of(ask, made), ""
@@ -250,7 +210,7 @@ class Pinning:
         pinned = pinned_nodes(pod_spec_of(live))
         if annotations.get(c.PLACEMENT_ANNOTATION) != ask.strategy:
             return None
-        gpus = fill(ask, pinned, view)
+        gpus = fill_pinned(ask.pods, ask.gpus, ask.distinct, pinned, view)
         if gpus is None:
             return None
         why = f"kept from the live {m.kind}: {ask.strategy} placed it there and it still fits"

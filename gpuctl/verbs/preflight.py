@@ -33,7 +33,13 @@ from gpuctl.inventory.pools import gpu_cap, read_record, record_name
 from gpuctl.inventory.status import pod_gpu_resource
 from gpuctl.placement import feasibility
 from gpuctl.placement.affinity import one_pod_per_node, required_gpu_type
-from gpuctl.placement.capacity import count_of, pod_devices, pod_share, pool_claimed
+from gpuctl.placement.capacity import (
+    beyond_cap,
+    count_of,
+    pod_devices,
+    pod_share,
+    pool_claimed,
+)
 from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.spec import check
 from gpuctl.verbs.errors import ApplyFailed, Unschedulable
@@ -227,15 +233,14 @@ def _check_caps(
     ours = {(m.namespace or "", m.name) for m in manifests if _pod_spec(m) is not None}
     by_name = {name_of(node): node for node in nodes}
     for pool, cap in sorted(caps.items()):
-        used = pool_claimed(pods, pool, by_name, ours)
-        for manifest, gpus in asks[pool]:
-            if used + gpus > cap:
+        claimed = pool_claimed(pods, pool, by_name, ours)
+        verdicts = beyond_cap(claimed, cap, [gpus for _, gpus in asks[pool]])
+        for (manifest, gpus), used in zip(asks[pool], verdicts, strict=True):
+            if used is not None:
                 result.errors.append(
                     f"{manifest.ref}: pool {pool}: {used} of {cap} GPUs used, this job asks "
                     f"{gpus} (cap {cap})"
                 )
-            else:
-                used += gpus
 
 
 def spec_warnings(manifests: Sequence[Manifest]) -> list[str]:

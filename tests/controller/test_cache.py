@@ -98,10 +98,10 @@ def test_a_placed_workload_counts_once_whether_its_pod_exists_or_not() -> None:
     bound = {**pod, "spec": {**pod["spec"], "nodeName": "a"}, "status": {"phase": "Running"}}
     for pods in ([], [pod], [bound]):
         view = view_of([node("a", 8)], [slim_pod(p) for p in pods], [placed])
-        assert [(n.name, n.used) for n in view.nodes] == [("a", 4)], pods
+        assert [(n.name, n.used) for n in view.capacity.nodes] == [("a", 4)], pods
     finished = {**bound, "status": {"phase": "Succeeded"}}
     view = view_of([node("a", 8)], [slim_pod(finished)], [placed])
-    assert [(n.name, n.used) for n in view.nodes] == [("a", 0)]
+    assert [(n.name, n.used) for n in view.capacity.nodes] == [("a", 0)]
 
 
 def test_an_informer_tells_its_handlers_each_change(sandbox: SandboxCluster) -> None:

@@ -207,7 +207,7 @@ def test_the_controller_places_gpuworkloads_on_nvidia_gpus_only() -> None:
         }
 
     view = view_of([node("amd-0", "amd.com/gpu"), node("nv-0", "nvidia.com/gpu")], [], [])
-    assert {n.name: n.gpus for n in view.nodes} == {"amd-0": 0, "nv-0": 8}
+    assert {n.name: n.gpus for n in view.capacity.nodes} == {"amd-0": 0, "nv-0": 8}
 
 
 def test_scaling_a_notebook_keeps_its_vendors_gpus() -> None:

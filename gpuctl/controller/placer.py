@@ -1,7 +1,8 @@
-"""The GPUs the controller's placements take. Placements run one at a time, and each sees the
-GPUs the previous ones took: one read of the cluster (from the caches when they can vouch for
-it) serves successive placements for SNAPSHOT_SECONDS, each placement added to it at once and
-remembered until a read shows it, so two workloads never both take a node's last free GPUs.
+"""Where the controller places a workload: one placement at a time, each on the capacity model
+(gpuctl.placement) as the previous ones left it, so two workloads never both take a node's last
+free GPUs. One read of the cluster (from the caches when they can vouch for it) serves
+successive placements for SNAPSHOT_SECONDS; the placements made that a read does not show yet
+are the capacity model's remembered claims (placement.claims.RecentPlacements).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import KubeError
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.resource import Phase
-from gpuctl.controller.view import ClusterGpus, plan, read_cluster, view_of
+from gpuctl.controller.view import ClusterGpus, Objects, plan, read_objects, view_of
 from gpuctl.controller.workload import Workload
 from gpuctl.placement import strategies
+from gpuctl.placement.claims import RecentPlacements
 
 log = logging.getLogger("gpuctl.controller")
 
@@ -28,10 +30,9 @@ log = logging.getLogger("gpuctl.controller")
 # is added to it at once). A burst of new workloads then costs one read, not one each; GPUs
 # freed meanwhile are seen at the next read.
 SNAPSHOT_SECONDS: Final = 2.0
-PLACED_MEMORY_SECONDS: Final = 30.0
 
 
-class GpuLedger:
+class Placer:
     def __init__(
         self,
         cluster: ClusterAPI,
@@ -45,9 +46,7 @@ class GpuLedger:
         self.snapshot_seconds = snapshot_seconds
         self._placing = threading.Lock()  # held while a snapshot is read, used and updated
         self._snapshot: tuple[float, str, ClusterGpus] | None = None
-        # (namespace, name) -> (node, GPUs, when): placements made, counted until a read shows
-        # them (a cache may lag behind this controller's own writes)
-        self._placed: dict[tuple[str, str], tuple[str, int, float]] = {}
+        self.recent = RecentPlacements()
         self._namespace: str | None = None  # of the last read, for a metric read without cache
         self._fragmented = 0
 
@@ -58,16 +57,15 @@ class GpuLedger:
         cache = self.cache
         try:
             if cache is not None:
-                objects = (cache.nodes, cache.pods, cache.workloads)
-                view = view_of(*(informer.objects() for informer in objects))
+                view = view_of(*_cached_objects(cache))
             elif self._namespace is not None:
-                view = read_cluster(self.cluster, self._namespace, self.node_selector)
+                view = view_of(*read_objects(self.cluster, self._namespace, self.node_selector))
             else:  # nothing read yet
                 return self._fragmented
         except KubeError as exc:
             log.warning("fragmented GPUs not measured, the last value stays: %s", exc)
             return self._fragmented
-        self._fragmented = strategies.fragmentation(view.nodes, view.largest_pending)
+        self._fragmented = view.capacity.fragmented(view.largest_pending)
         return self._fragmented
 
     def cached(self, namespace: str) -> ClusterCache | None:
@@ -86,17 +84,16 @@ class GpuLedger:
             # a GPUWorkload names no pool (its Job joins the chosen node's pool)
             (placement,) = plan(view, [workload], rng)
             if placement.chosen is not None:
-                node = placement.chosen.name
                 key = (workload.namespace, workload.name)
-                self._placed[key] = (node, workload.gpus, time.monotonic())
+                self.recent.add(key, placement.chosen.name, workload.gpus, time.monotonic())
             return placement
 
     def release(self, workload: Workload, node: str) -> None:
         """Give back the GPUs `choose` took: no Job was made for them."""
         with self._placing:
-            self._placed.pop((workload.namespace, workload.name), None)
+            self.recent.drop((workload.namespace, workload.name))
             if self._snapshot is not None:
-                self._snapshot[2].take(node, -workload.gpus)
+                self._snapshot[2].capacity.take(node, -workload.gpus)
 
     def reread(self) -> None:
         """Read the cluster again for the next placement (a Job may or may not have been
@@ -110,7 +107,7 @@ class GpuLedger:
         the cluster again (the GPUs promised to it are free again)."""
         with self._placing:
             self._snapshot = None
-            self._placed.pop((workload.namespace, workload.name), None)
+            self.recent.drop((workload.namespace, workload.name))
             yield
 
     def _view(self, namespace: str) -> ClusterGpus:
@@ -123,31 +120,27 @@ class GpuLedger:
             taken, where, view = self._snapshot
             if where == scope and now - taken < self.snapshot_seconds:
                 return view
-        view = self._read(namespace)
+        nodes, pods, workloads = (
+            _cached_objects(cache)
+            if cache is not None
+            else read_objects(self.cluster, namespace, self.node_selector)
+        )
+        remembered = self.recent.unseen(_scheduled_on(workloads), now)
+        view = view_of(nodes, pods, workloads, remembered)
         self._namespace = namespace
-        self._count_own_placements(view, now)
         self._snapshot = (now, scope, view)
         return view
 
-    def _read(self, namespace: str) -> ClusterGpus:
-        cache = self.cached(namespace)
-        if cache is None:
-            return read_cluster(self.cluster, namespace, self.node_selector)
-        return view_of(cache.nodes.objects(), cache.pods.objects(), cache.workloads.objects())
 
-    def _count_own_placements(self, view: ClusterGpus, now: float) -> None:
-        """Add the placements made that the read does not show yet (their workload is not
-        Scheduled on that node in it); forget those it shows, and those older than
-        PLACED_MEMORY_SECONDS (any read shows them by then)."""
-        shown = {
-            (Workload.of(obj).namespace, Workload.of(obj).name): (obj.get("status") or {}).get(
-                "assignedNode"
-            )
-            for obj in view.workloads
-            if (obj.get("status") or {}).get("phase") == Phase.SCHEDULED
-        }
-        for key, (node, gpus, when) in list(self._placed.items()):
-            if shown.get(key) == node or now - when > PLACED_MEMORY_SECONDS:
-                del self._placed[key]
-            else:
-                view.take(node, gpus)
+def _cached_objects(cache: ClusterCache) -> Objects:
+    return cache.nodes.objects(), cache.pods.objects(), cache.workloads.objects()
+
+
+def _scheduled_on(workloads: list[dict[str, object]]) -> dict[tuple[str, str], str]:
+    """(namespace, name) -> the node of each Scheduled workload, as read."""
+    shown: dict[tuple[str, str], str] = {}
+    for obj in workloads:
+        workload = Workload.of(obj)
+        if workload.status.get("phase") == Phase.SCHEDULED:
+            shown[(workload.namespace, workload.name)] = str(workload.status.get("assignedNode"))
+    return shown

@@ -8,7 +8,9 @@ cache (~/.cache/gpuctl-tools), as tests/kube caches its Go builds:
 - oapi-codegen (`github.com/oapi-codegen/oapi-codegen/v2`, `go install` likewise) writes the Go
   SDK's models (sdk/go/types.gen.go) from the document, checked to be up to date.
 - kube-score (`github.com/zegl/kube-score`, `go install` likewise) scores every manifest gpuctl
-  prints (tests/core/test_kube_score.py).
+  prints (tests/core/test_manifest_checkers.py).
+- checkov (PyPI, `pip install` into a virtual environment of its own: its pins would move the
+  project's own packages) checks every manifest gpuctl prints (tests/core/test_manifest_checkers.py).
 - the web console's node_modules (`npm ci` of console/package-lock.json, one folder per
   lockfile), which its build check, its unit tests (Vitest) and its browser tests (axe-core)
   use.
@@ -24,6 +26,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +35,7 @@ SPECTRAL = "6.16.3"
 OASDIFF = "v1.37.0"
 OAPI_CODEGEN = "v2.8.2"  # also in sdk/go/generate.go
 KUBE_SCORE = "v1.20.0"
+CHECKOV = "3.2.533"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpuctl-tools"
 GO_FALLBACK = Path("/usr/local/go/bin/go")
 CONSOLE = Path(__file__).resolve().parents[2] / "console"
@@ -101,6 +105,19 @@ def kube_score() -> Path:
     return _go_install("kube-score", "github.com/zegl/kube-score/cmd/kube-score", KUBE_SCORE)
 
 
+def checkov() -> Path:
+    """The `checkov` command, pinned at CHECKOV (a virtual environment in the cache)."""
+    home = CACHE / f"checkov-{CHECKOV}"
+    binary = home / "bin" / "checkov"
+    with _locked("checkov"):
+        if not binary.exists():
+            python = shutil.which("python3") or sys.executable
+            _run([python, "-m", "venv", "--clear", str(home)], CACHE, "making checkov's venv")
+            pip = [str(home / "bin" / "pip"), "install", "--quiet", f"checkov=={CHECKOV}"]
+            _run(pip, home, f"installing checkov {CHECKOV}")
+    return binary
+
+
 def _go_install(name: str, package: str, version: str) -> Path:
     """`name`, built by `go install package@version` into the cache when it is not there."""
     home = CACHE / f"{name}-{version}"
@@ -154,4 +171,5 @@ if __name__ == "__main__":
     print(f"oasdiff: {oasdiff()}")
     print(f"oapi-codegen: {oapi_codegen()}")
     print(f"kube-score: {kube_score()}")
+    print(f"checkov: {checkov()}")
     print(f"console node_modules: {console_modules()}")

@@ -89,9 +89,9 @@ def kube_score_findings(manifests: Path) -> Findings:
 
 def checkov_findings(manifests: Path) -> Findings:
     """Every Kubernetes check checkov fails."""
+    command = [str(tools.checkov()), "--framework", "kubernetes", "--output", "json"]
     done = subprocess.run(
-        [str(tools.checkov()), "--framework", "kubernetes", "--output", "json", "--quiet"]
-        + ["--file", str(manifests)],
+        [*command, "--quiet", "--file", str(manifests)],
         capture_output=True,
         text=True,
         check=False,

@@ -10,7 +10,7 @@ cache (~/.cache/gpuctl-tools), as tests/kube caches its Go builds:
 - kube-score (`github.com/zegl/kube-score`, `go install` likewise) scores every manifest gpuctl
   prints (tests/core/test_manifest_checkers.py).
 - checkov (PyPI, `pip install` into a virtual environment of its own: its pins would move the
-  project's own packages) checks every manifest gpuctl prints (tests/core/test_manifest_checkers.py).
+  project's own packages) checks every manifest gpuctl prints likewise.
 - the web console's node_modules (`npm ci` of console/package-lock.json, one folder per
   lockfile), which its build check, its unit tests (Vitest) and its browser tests (axe-core)
   use.

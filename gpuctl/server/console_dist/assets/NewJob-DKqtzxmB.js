@@ -1,14 +1,14 @@
-import{A as cs,d as Ti,h as bp,u as Z,c as wp,g as kp,S as _a}from"./index-BGqKN8uJ.js";const vp="https://json-schema.org/draft/2020-12/schema",Sp="Shared definitions for every gpuctl kind (version v0.1). Kinds refer here as common.json#/$defs/<name>. x-hint is shown with an error when a value breaks the rule.",xp="gpuctl shared definitions",Op=JSON.parse(`{"kindVersion":{"description":"the version of the gpuctl spec format","enum":["v0.1"]},"dnsLabel":{"description":"a DNS-1123 label","x-hint":"lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters","type":"string","maxLength":63,"pattern":"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},"dnsSubdomain":{"description":"a DNS-1123 subdomain","x-hint":"lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters","type":"string","maxLength":253,"pattern":"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"},"labelValue":{"description":"a Kubernetes label value","x-hint":"letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters","type":"string","minLength":1,"maxLength":63,"pattern":"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"},"description":{"description":"free text shown by describe commands","type":"string"},"job":{"description":"what the job is called and how it ranks","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"a DNS-1123 label of at most 59 characters","x-hint":"lower-case letters, digits and '-', starting and ending with a letter or digit; at most 59 characters so that svc-<name> fits 63","type":"string","maxLength":59,"pattern":"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},"priority":{"description":"scheduling priority","enum":["high","medium","low"],"default":"medium"},"description":{"$ref":"#/$defs/description","default":""},"namespace":{"$ref":"#/$defs/dnsLabel","description":"the namespace to run in; -n/--namespace on the command line wins"}}},"environment":{"description":"the container: image, command and environment variables","type":"object","additionalProperties":false,"required":["image"],"properties":{"image":{"description":"the container image","x-hint":"printable ASCII without spaces, e.g. registry.example.com/team/trainer:v1","type":"string","minLength":1,"pattern":"^[\\\\x21-\\\\x7e]+$"},"imagePullSecret":{"$ref":"#/$defs/dnsSubdomain","description":"the name of a Secret holding registry credentials"},"command":{"$ref":"#/$defs/stringList","description":"the command run in the container (the image's entrypoint when absent)"},"args":{"$ref":"#/$defs/stringList","description":"the arguments to the command"},"env":{"description":"environment variables","type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"an environment variable name","x-hint":"letters, digits and '_', not starting with a digit","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"value":{"description":"the value; numbers and booleans become the text you wrote","x-hint":"write text, a number or true/false; quote an empty value as \\"\\"","type":["string","number","boolean"]}}}}}},"stringList":{"type":"array","items":{"type":"string","x-hint":"put quotes around it"}},"replicas":{"description":"how many copies run","type":"integer","minimum":0,"maximum":1000,"default":1},"port":{"description":"the TCP port the container listens on","type":"integer","minimum":1,"maximum":65535},"healthCheck":{"description":"an HTTP path on the service port; becomes readiness and liveness probes, and a startup probe that holds them off while the service starts (startup_timeout)","x-hint":"an HTTP path such as /health, in printable ASCII without spaces","type":"string","pattern":"^/[\\\\x21-\\\\x7e]*$"},"startupTimeout":{"description":"with a health check: seconds the container may take to start (load a model, install kernels) before the liveness probe counts; a startup probe checks the health check every 10 s for this long, and a container that has not passed it by then is restarted","type":"integer","minimum":10,"maximum":86400,"default":600},"metrics":{"description":"the job's own Prometheus metrics endpoint: its pods get prometheus.io/scrape, prometheus.io/port and prometheus.io/path annotations (a plain Prometheus scrapes them), and the PodMonitor of \`gpuctl monitoring manifests\` scrapes them with the Prometheus Operator","type":"object","additionalProperties":false,"required":["port"],"examples":[{"port":9100,"path":"/metrics"}],"properties":{"port":{"$ref":"#/$defs/port","description":"the TCP port the container serves its metrics on (may be the service port)"},"path":{"description":"the HTTP path of the metrics","x-hint":"an HTTP path such as /metrics, in printable ASCII without spaces","type":"string","pattern":"^/[\\\\x21-\\\\x7e]*$","default":"/metrics"}}},"security":{"description":"the pods' security settings: baseline (the image's own user; workdirs are host paths) or restricted (passes the Pod Security level restricted that a quota's pod_security may enforce: runAsNonRoot, no privilege escalation, every capability dropped, the RuntimeDefault seccomp profile; no storage.workdirs, which are host paths). A restricted pod's image must run as a numeric non-root user","enum":["baseline","restricted"],"default":"baseline"},"autoscaling":{"description":"scale on GPU utilisation (an autoscaling/v2 HorizontalPodAutoscaler on DCGM_FI_DEV_GPU_UTIL)","type":"object","additionalProperties":false,"required":["max_replicas","gpu_utilization"],"properties":{"min_replicas":{"type":"integer","minimum":1,"maximum":1000,"default":1},"max_replicas":{"type":"integer","minimum":1,"maximum":1000},"gpu_utilization":{"description":"target average GPU utilisation per pod, in percent","type":"integer","minimum":1,"maximum":100}}},"cpu":{"description":"a CPU amount in cores: a number or a Kubernetes quantity, at most 1024 cores for a pod","x-hint":"e.g. 8, 0.5 or 500m","oneOf":[{"type":"number","exclusiveMinimum":0,"maximum":1024},{"type":"string","maxLength":32,"pattern":"^([0-9]+(\\\\.[0-9]+)?|\\\\.[0-9]+)m?$"}]},"memory":{"description":"a memory quantity, at most 64Ti for a pod","x-hint":"e.g. 32Gi or 512Mi","oneOf":[{"type":"integer","minimum":1,"maximum":70368744177664},{"type":"string","maxLength":32,"pattern":"^[0-9]+(\\\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"}]},"quotaCpu":{"description":"a CPU amount in cores: a number or a Kubernetes quantity, at most 1000000 cores for a user","x-hint":"e.g. 64, 0.5 or 500m","oneOf":[{"type":"number","exclusiveMinimum":0,"maximum":1000000},{"type":"string","maxLength":32,"pattern":"^([0-9]+(\\\\.[0-9]+)?|\\\\.[0-9]+)m?$"}]},"quotaMemory":{"description":"a memory quantity, at most 1Pi for a user","x-hint":"e.g. 512Gi or 2Ti","oneOf":[{"type":"integer","minimum":1,"maximum":1125899906842624},{"type":"string","maxLength":32,"pattern":"^[0-9]+(\\\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"}]},"gpu":{"description":"whole GPUs (nvidia.com/gpu) for a pod; 0 for a CPU-only job","type":"integer","minimum":0,"maximum":64,"default":0},"gpuShare":{"description":"an amount of GPU memory in Gi, for the GPU-share device plugin (aliyun.com/gpu-mem)","x-hint":"whole Gi, e.g. 2Gi","type":"string","pattern":"^[1-9][0-9]{0,5}Gi$"},"placement":{"description":"how gpuctl picks the node for the job's pods when it creates or applies it, then pins them there (required node affinity on kubernetes.io/hostname): leastLoaded (most free GPUs), binpack (fewest free GPUs that still fit), costOptimized (nodes labelled gpu-orchestrator/cheap-node=true first), random (any node that fits); absent: the Kubernetes scheduler picks. Needs gpu ≥ 1","enum":["leastLoaded","random","costOptimized","binpack"]},"resources":{"description":"what the job needs and where it runs","type":"object","additionalProperties":false,"required":["cpu","memory"],"properties":{"pool":{"$ref":"#/$defs/dnsLabel","description":"the resource pool","default":"default"},"gpu":{"$ref":"#/$defs/gpu"},"gpu-type":{"$ref":"#/$defs/labelValue","description":"the GPU model (any when absent)"},"cpu":{"$ref":"#/$defs/cpu"},"memory":{"$ref":"#/$defs/memory"},"gpu-share":{"$ref":"#/$defs/gpuShare"}}},"gpuResources":{"description":"what the job needs and where it runs","type":"object","additionalProperties":false,"required":["cpu","memory"],"properties":{"pool":{"$ref":"#/$defs/dnsLabel","description":"the resource pool","default":"default"},"gpu":{"$ref":"#/$defs/gpu"},"gpu-type":{"$ref":"#/$defs/labelValue","description":"the GPU model (any when absent)"},"cpu":{"$ref":"#/$defs/cpu"},"memory":{"$ref":"#/$defs/memory"},"gpu-share":{"$ref":"#/$defs/gpuShare"},"placement":{"$ref":"#/$defs/placement"}}},"trainingResources":{"description":"what each node of the training run needs and where it runs","type":"object","additionalProperties":false,"required":["cpu","memory"],"properties":{"pool":{"$ref":"#/$defs/dnsLabel","description":"the resource pool","default":"default"},"gpu":{"$ref":"#/$defs/gpu"},"gpu-type":{"$ref":"#/$defs/labelValue","description":"the GPU model (any when absent)"},"cpu":{"$ref":"#/$defs/cpu"},"memory":{"$ref":"#/$defs/memory"},"gpu-share":{"$ref":"#/$defs/gpuShare"},"placement":{"$ref":"#/$defs/placement"},"node_count":{"description":"how many nodes (pods) the training spans; above 1 it is distributed","type":"integer","minimum":1,"maximum":1024,"default":1},"topology_key":{"description":"with node_count > 1: the node label whose value the job's pods prefer to share (a zone or rack label), so they run close together","x-hint":"a Kubernetes label key such as topology.kubernetes.io/zone or example.com/rack","type":"string","maxLength":316,"pattern":"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$","default":"topology.kubernetes.io/zone"},"start_timeout":{"description":"with node_count > 1: seconds every pod waits for all its peers to get a node; when they do not, the job fails and frees its GPUs","type":"integer","minimum":30,"maximum":86400,"default":600},"queue":{"$ref":"#/$defs/dnsSubdomain","description":"a Kueue LocalQueue: the Job is created suspended with label kueue.x-k8s.io/queue-name and Kueue starts all its pods at once when the queue has room"}}},"storage":{"description":"host directories mounted at the same path in the container","type":"object","additionalProperties":false,"properties":{"workdirs":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"description":"an absolute path, both on the host and in the container","x-hint":"an absolute path such as /data, without control characters","type":"string","pattern":"^/[^\\\\x00-\\\\x1f\\\\x7f]*$"},"type":{"description":"what the path is on the node: file (mounted as a hostPath of type File, which must exist) or directory (DirectoryOrCreate); absent: a last path component with a file extension (data.json) is a file, anything else a directory","enum":["directory","file"]}}}}}},"metadata":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"$ref":"#/$defs/dnsLabel"},"description":{"$ref":"#/$defs/description","default":""}}}}`),Cp={$schema:vp,$comment:Sp,title:xp,$defs:Op},Ap="https://json-schema.org/draft/2020-12/schema",Tp="gpuctl compute service, usually CPU-only (a Deployment and a NodePort Service)",Pp="object",Mp=!1,$p=["kind","version","job","environment","resources"],Dp={kind:{const:"compute",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},job:{$ref:"common.json#/$defs/job"},environment:{$ref:"common.json#/$defs/environment"},service:{description:"how the service runs and is reached",type:"object",additionalProperties:!1,default:{},properties:{replicas:{$ref:"common.json#/$defs/replicas"},port:{$ref:"common.json#/$defs/port",default:80},health_check:{$ref:"common.json#/$defs/healthCheck"},startup_timeout:{$ref:"common.json#/$defs/startupTimeout"}}},resources:{$ref:"common.json#/$defs/resources"},metrics:{$ref:"common.json#/$defs/metrics"},storage:{$ref:"common.json#/$defs/storage"},security:{$ref:"common.json#/$defs/security"}},Rp={$schema:Ap,title:Tp,type:Pp,additionalProperties:Mp,required:$p,properties:Dp},Ip="https://json-schema.org/draft/2020-12/schema",Np="gpuctl inference service (a Deployment and a NodePort Service; an HPA with autoscaling)",Ep="object",Lp=!1,Bp=["kind","version","job","environment","resources"],_p={kind:{const:"inference",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},job:{$ref:"common.json#/$defs/job"},environment:{$ref:"common.json#/$defs/environment"},service:{description:"how the service runs and is reached",type:"object",additionalProperties:!1,default:{},properties:{replicas:{$ref:"common.json#/$defs/replicas"},port:{$ref:"common.json#/$defs/port",default:8e3},health_check:{$ref:"common.json#/$defs/healthCheck"},autoscaling:{$ref:"common.json#/$defs/autoscaling"},startup_timeout:{$ref:"common.json#/$defs/startupTimeout"}}},resources:{$ref:"common.json#/$defs/gpuResources"},metrics:{$ref:"common.json#/$defs/metrics"},storage:{$ref:"common.json#/$defs/storage"},security:{$ref:"common.json#/$defs/security"}},jp={$schema:Ip,title:Np,type:Ep,additionalProperties:Lp,required:Bp,properties:_p},Fp="https://json-schema.org/draft/2020-12/schema",Vp="gpuctl notebook (a StatefulSet of one and a NodePort Service)",qp="object",Wp=!1,Hp=["kind","version","job","environment","resources"],zp={kind:{const:"notebook",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},job:{$ref:"common.json#/$defs/job",properties:{name:{maxLength:52,"x-hint":"a notebook name has at most 52 characters: the StatefulSet controller labels its pod <name>-<revision hash>, which must fit 63"}}},environment:{$ref:"common.json#/$defs/environment"},service:{description:"how the notebook is reached",type:"object",additionalProperties:!1,default:{},properties:{port:{$ref:"common.json#/$defs/port",default:8888},health_check:{$ref:"common.json#/$defs/healthCheck"},startup_timeout:{$ref:"common.json#/$defs/startupTimeout"}}},resources:{$ref:"common.json#/$defs/gpuResources"},metrics:{$ref:"common.json#/$defs/metrics"},storage:{$ref:"common.json#/$defs/storage"},security:{$ref:"common.json#/$defs/security"}},Qp={$schema:Fp,title:Vp,type:qp,additionalProperties:Wp,required:Hp,properties:zp},Up="https://json-schema.org/draft/2020-12/schema",Kp="gpuctl resource pool (a ConfigMap record in gpuctl-system; nodes are labelled by the client)",Gp="kind: resource with a top-level pool: {name, description} is the product requirements' spelling of the same thing; it is accepted and normalised to metadata.",Xp="object",Yp=!1,Jp=["kind","version","nodes"],Zp={kind:{enum:["pool","resource"],description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},metadata:{$ref:"common.json#/$defs/metadata"},pool:{$ref:"common.json#/$defs/metadata",description:"kind: resource spelling of metadata"},"gpu-types":{description:"the GPU models this pool allows (any letter case): every node must carry one of them on runwhere.ai/gpu-type or g8s.host/gpu-type; the nodes' labels are not changed",type:"array",items:{$ref:"common.json#/$defs/labelValue"}},"max-gpus":{description:"the pool's GPU cap: the most GPUs the unfinished pods of its jobs may request together; create and apply refuse a job that would go beyond it, naming the GPUs used and the cap. Where Kueue is installed, the cap is the GPU quota of the pool's Kueue ClusterQueue instead, and a training job beyond it is Queued until there is room",type:"integer",minimum:0,maximum:1e6},isolation:{description:"isolated: the pool's nodes carry the taint runwhere.ai/pool=<name>:NoSchedule, so only the pool's jobs (which tolerate it) are scheduled there; shared: no taint, so pods that are not gpuctl jobs may run there too (jobs without a pool still run only on nodes in no pool)",enum:["isolated","shared"],default:"isolated"},nodes:{description:"the nodes in the pool, each with its GPU model",type:"object",propertyNames:{$ref:"common.json#/$defs/dnsSubdomain"},additionalProperties:{type:"object",additionalProperties:!1,properties:{"gpu-type":{$ref:"common.json#/$defs/labelValue"}}}}},em={required:["pool"],properties:{metadata:{not:{},"x-hint":"with kind: resource the pool is named under pool:"}}},tm={$schema:Up,title:Kp,$comment:Gp,type:Xp,additionalProperties:Yp,required:Jp,properties:Zp,if:{properties:{kind:{const:"resource"}}},then:em,else:{required:["metadata"],properties:{pool:{not:{},"x-hint":"with kind: pool the pool is named under metadata:"}}}},im="https://json-schema.org/draft/2020-12/schema",nm="gpuctl team quota (per user: a Namespace and a ResourceQuota in it)",sm="object",rm=!1,om=["kind","version","metadata","users"],lm={kind:{const:"quota",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},metadata:{$ref:"common.json#/$defs/metadata"},pod_security:{description:"the Pod Security Standard every user namespace of this quota enforces (and warns and audits by): baseline refuses host paths, privileged containers and host namespaces; restricted also requires non-root, hardened containers (gpuctl's job pods do not meet it); privileged refuses nothing",enum:["restricted","baseline","privileged"],default:"baseline"},users:{description:"per user (their namespace): hard limits; a resource left out is not limited",type:"object",minProperties:1,propertyNames:{$ref:"common.json#/$defs/dnsLabel"},additionalProperties:{type:"object",additionalProperties:!1,minProperties:1,properties:{cpu:{$ref:"common.json#/$defs/quotaCpu"},memory:{$ref:"common.json#/$defs/quotaMemory"},gpu:{type:"integer",minimum:0,maximum:1e5,description:"whole accelerators of every vendor: each vendor's device-plugin resource names (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/*, huawei.com/Ascend*) get this hard limit, unless accelerators names the vendor; 0 forbids them all, and GPU-memory shares too (unless gpu-share is given)"},"gpu-share":{type:"string",pattern:"^[0-9]{1,6}Gi$",description:"shared GPU memory in all (aliyun.com/gpu-mem, in Gi, e.g. 40Gi): what gpu-share jobs may take. Left out: 0 when gpu is 0, else not limited"},accelerators:{type:"object",description:"whole accelerators per vendor (nvidia, amd, intel, ascend): each of the vendor's device-plugin resource names gets this hard limit (amd: requests.amd.com/gpu; intel: gpu.intel.com/i915 and gpu.intel.com/xe; ascend: huawei.com/Ascend910, Ascend310P and Ascend310); 0 forbids them; a vendor named here takes this limit instead of gpu's (nvidia and gpu: give one of the two)",additionalProperties:!1,minProperties:1,properties:{nvidia:{type:"integer",minimum:0,maximum:1e5,description:"whole NVIDIA devices"},amd:{type:"integer",minimum:0,maximum:1e5,description:"whole AMD devices"},intel:{type:"integer",minimum:0,maximum:1e5,description:"whole Intel devices"},ascend:{type:"integer",minimum:0,maximum:1e5,description:"whole Huawei Ascend devices"}}}}}}},am={$schema:im,title:nm,type:sm,additionalProperties:rm,required:om,properties:lm},hm="https://json-schema.org/draft/2020-12/schema",cm="gpuctl training job (a Kubernetes Job; an Indexed Job with a headless Service when node_count > 1)",fm="object",um=!1,dm=["kind","version","job","environment","resources"],pm={kind:{const:"training",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},job:{$ref:"common.json#/$defs/job"},environment:{$ref:"common.json#/$defs/environment"},resources:{$ref:"common.json#/$defs/trainingResources"},metrics:{$ref:"common.json#/$defs/metrics"},storage:{$ref:"common.json#/$defs/storage"},security:{$ref:"common.json#/$defs/security"}},mm={$schema:hm,title:cm,type:fm,additionalProperties:um,required:dm,properties:pm},gm=`# nginx-job.yaml
+import{A as cs,d as Ti,h as bp,u as Z,c as wp,g as kp,S as _a}from"./index-DxJ4CoO8.js";const vp="https://json-schema.org/draft/2020-12/schema",Sp="Shared definitions for every gpuctl kind (version v0.1). Kinds refer here as common.json#/$defs/<name>. x-hint is shown with an error when a value breaks the rule.",xp="gpuctl shared definitions",Op=JSON.parse(`{"kindVersion":{"description":"the version of the gpuctl spec format","enum":["v0.1"]},"dnsLabel":{"description":"a DNS-1123 label","x-hint":"lower-case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters","type":"string","maxLength":63,"pattern":"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},"dnsSubdomain":{"description":"a DNS-1123 subdomain","x-hint":"lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters","type":"string","maxLength":253,"pattern":"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"},"labelValue":{"description":"a Kubernetes label value","x-hint":"letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most 63 characters","type":"string","minLength":1,"maxLength":63,"pattern":"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"},"description":{"description":"free text shown by describe commands","type":"string"},"job":{"description":"what the job is called and how it ranks","type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"a DNS-1123 label of at most 59 characters","x-hint":"lower-case letters, digits and '-', starting and ending with a letter or digit; at most 59 characters so that svc-<name> fits 63","type":"string","maxLength":59,"pattern":"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"},"priority":{"description":"scheduling priority","enum":["high","medium","low"],"default":"medium"},"description":{"$ref":"#/$defs/description","default":""},"namespace":{"$ref":"#/$defs/dnsLabel","description":"the namespace to run in; -n/--namespace on the command line wins"}}},"environment":{"description":"the container: image, command and environment variables","type":"object","additionalProperties":false,"required":["image"],"properties":{"image":{"description":"the container image","x-hint":"printable ASCII without spaces, e.g. registry.example.com/team/trainer:v1","type":"string","minLength":1,"pattern":"^[\\\\x21-\\\\x7e]+$"},"imagePullSecret":{"$ref":"#/$defs/dnsSubdomain","description":"the name of a Secret holding registry credentials"},"command":{"$ref":"#/$defs/stringList","description":"the command run in the container (the image's entrypoint when absent)"},"args":{"$ref":"#/$defs/stringList","description":"the arguments to the command"},"env":{"description":"environment variables","type":"array","items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"description":"an environment variable name","x-hint":"letters, digits and '_', not starting with a digit","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"value":{"description":"the value; numbers and booleans become the text you wrote","x-hint":"write text, a number or true/false; quote an empty value as \\"\\"","type":["string","number","boolean"]}}}}}},"stringList":{"type":"array","items":{"type":"string","x-hint":"put quotes around it"}},"replicas":{"description":"how many copies run","type":"integer","minimum":0,"maximum":1000,"default":1},"port":{"description":"the TCP port the container listens on","type":"integer","minimum":1,"maximum":65535},"healthCheck":{"description":"an HTTP path on the service port; becomes readiness and liveness probes, and a startup probe that holds them off while the service starts (startup_timeout)","x-hint":"an HTTP path such as /health, in printable ASCII without spaces","type":"string","pattern":"^/[\\\\x21-\\\\x7e]*$"},"startupTimeout":{"description":"with a health check: seconds the container may take to start (load a model, install kernels) before the liveness probe counts; a startup probe checks the health check every 10 s for this long, and a container that has not passed it by then is restarted","type":"integer","minimum":10,"maximum":86400,"default":600},"metrics":{"description":"the job's own Prometheus metrics endpoint: its pods get prometheus.io/scrape, prometheus.io/port and prometheus.io/path annotations (a plain Prometheus scrapes them), and the PodMonitor of \`gpuctl monitoring manifests\` scrapes them with the Prometheus Operator","type":"object","additionalProperties":false,"required":["port"],"examples":[{"port":9100,"path":"/metrics"}],"properties":{"port":{"$ref":"#/$defs/port","description":"the TCP port the container serves its metrics on (may be the service port)"},"path":{"description":"the HTTP path of the metrics","x-hint":"an HTTP path such as /metrics, in printable ASCII without spaces","type":"string","pattern":"^/[\\\\x21-\\\\x7e]*$","default":"/metrics"}}},"security":{"description":"the pods' security settings: baseline (the image's own user; workdirs are host paths) or restricted (passes the Pod Security level restricted that a quota's pod_security may enforce: runAsNonRoot, no privilege escalation, every capability dropped, the RuntimeDefault seccomp profile; no storage.workdirs, which are host paths). A restricted pod's image must run as a numeric non-root user","enum":["baseline","restricted"],"default":"baseline"},"autoscaling":{"description":"scale on GPU utilisation (an autoscaling/v2 HorizontalPodAutoscaler on DCGM_FI_DEV_GPU_UTIL)","type":"object","additionalProperties":false,"required":["max_replicas","gpu_utilization"],"properties":{"min_replicas":{"type":"integer","minimum":1,"maximum":1000,"default":1},"max_replicas":{"type":"integer","minimum":1,"maximum":1000},"gpu_utilization":{"description":"target average GPU utilisation per pod, in percent","type":"integer","minimum":1,"maximum":100}}},"cpu":{"description":"a CPU amount in cores: a number or a Kubernetes quantity, at most 1024 cores for a pod","x-hint":"e.g. 8, 0.5 or 500m","oneOf":[{"type":"number","exclusiveMinimum":0,"maximum":1024},{"type":"string","maxLength":32,"pattern":"^([0-9]+(\\\\.[0-9]+)?|\\\\.[0-9]+)m?$"}]},"memory":{"description":"a memory quantity, at most 64Ti for a pod","x-hint":"e.g. 32Gi or 512Mi","oneOf":[{"type":"integer","minimum":1,"maximum":70368744177664},{"type":"string","maxLength":32,"pattern":"^[0-9]+(\\\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"}]},"quotaCpu":{"description":"a CPU amount in cores: a number or a Kubernetes quantity, at most 1000000 cores for a user","x-hint":"e.g. 64, 0.5 or 500m","oneOf":[{"type":"number","exclusiveMinimum":0,"maximum":1000000},{"type":"string","maxLength":32,"pattern":"^([0-9]+(\\\\.[0-9]+)?|\\\\.[0-9]+)m?$"}]},"quotaMemory":{"description":"a memory quantity, at most 1Pi for a user","x-hint":"e.g. 512Gi or 2Ti","oneOf":[{"type":"integer","minimum":1,"maximum":1125899906842624},{"type":"string","maxLength":32,"pattern":"^[0-9]+(\\\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"}]},"gpu":{"description":"whole GPUs (nvidia.com/gpu) for a pod; 0 for a CPU-only job","type":"integer","minimum":0,"maximum":64,"default":0},"gpuShare":{"description":"an amount of GPU memory in Gi, for the GPU-share device plugin (aliyun.com/gpu-mem)","x-hint":"whole Gi, e.g. 2Gi","type":"string","pattern":"^[1-9][0-9]{0,5}Gi$"},"placement":{"description":"how gpuctl picks the node for the job's pods when it creates or applies it, then pins them there (required node affinity on kubernetes.io/hostname): leastLoaded (most free GPUs), binpack (fewest free GPUs that still fit), costOptimized (nodes labelled gpu-orchestrator/cheap-node=true first), random (any node that fits); absent: the Kubernetes scheduler picks. Needs gpu ≥ 1","enum":["leastLoaded","random","costOptimized","binpack"]},"resources":{"description":"what the job needs and where it runs","type":"object","additionalProperties":false,"required":["cpu","memory"],"properties":{"pool":{"$ref":"#/$defs/dnsLabel","description":"the resource pool","default":"default"},"gpu":{"$ref":"#/$defs/gpu"},"gpu-type":{"$ref":"#/$defs/labelValue","description":"the GPU model (any when absent)"},"cpu":{"$ref":"#/$defs/cpu"},"memory":{"$ref":"#/$defs/memory"},"gpu-share":{"$ref":"#/$defs/gpuShare"}}},"gpuResources":{"description":"what the job needs and where it runs","type":"object","additionalProperties":false,"required":["cpu","memory"],"properties":{"pool":{"$ref":"#/$defs/dnsLabel","description":"the resource pool","default":"default"},"gpu":{"$ref":"#/$defs/gpu"},"gpu-type":{"$ref":"#/$defs/labelValue","description":"the GPU model (any when absent)"},"cpu":{"$ref":"#/$defs/cpu"},"memory":{"$ref":"#/$defs/memory"},"gpu-share":{"$ref":"#/$defs/gpuShare"},"placement":{"$ref":"#/$defs/placement"}}},"trainingResources":{"description":"what each node of the training run needs and where it runs","type":"object","additionalProperties":false,"required":["cpu","memory"],"properties":{"pool":{"$ref":"#/$defs/dnsLabel","description":"the resource pool","default":"default"},"gpu":{"$ref":"#/$defs/gpu"},"gpu-type":{"$ref":"#/$defs/labelValue","description":"the GPU model (any when absent)"},"cpu":{"$ref":"#/$defs/cpu"},"memory":{"$ref":"#/$defs/memory"},"gpu-share":{"$ref":"#/$defs/gpuShare"},"placement":{"$ref":"#/$defs/placement"},"node_count":{"description":"how many nodes (pods) the training spans; above 1 it is distributed","type":"integer","minimum":1,"maximum":1024,"default":1},"topology_key":{"description":"with node_count > 1: the node label whose value the job's pods prefer to share (a zone or rack label), so they run close together","x-hint":"a Kubernetes label key such as topology.kubernetes.io/zone or example.com/rack","type":"string","maxLength":316,"pattern":"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$","default":"topology.kubernetes.io/zone"},"start_timeout":{"description":"with node_count > 1: seconds every pod waits for all its peers to get a node; when they do not, the job fails and frees its GPUs","type":"integer","minimum":30,"maximum":86400,"default":600},"queue":{"$ref":"#/$defs/dnsSubdomain","description":"a Kueue LocalQueue: the Job is created suspended with label kueue.x-k8s.io/queue-name and Kueue starts all its pods at once when the queue has room"}}},"storage":{"description":"host directories mounted at the same path in the container","type":"object","additionalProperties":false,"properties":{"workdirs":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["path"],"properties":{"path":{"description":"an absolute path, both on the host and in the container","x-hint":"an absolute path such as /data, without control characters","type":"string","pattern":"^/[^\\\\x00-\\\\x1f\\\\x7f]*$"},"type":{"description":"what the path is on the node: file (mounted as a hostPath of type File, which must exist) or directory (DirectoryOrCreate); absent: a last path component with a file extension (data.json) is a file, anything else a directory","enum":["directory","file"]}}}}}},"metadata":{"type":"object","additionalProperties":false,"required":["name"],"properties":{"name":{"$ref":"#/$defs/dnsLabel"},"description":{"$ref":"#/$defs/description","default":""}}}}`),Cp={$schema:vp,$comment:Sp,title:xp,$defs:Op},Ap="https://json-schema.org/draft/2020-12/schema",Tp="gpuctl compute service, usually CPU-only (a Deployment and a NodePort Service)",Pp="object",Mp=!1,$p=["kind","version","job","environment","resources"],Dp={kind:{const:"compute",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},job:{$ref:"common.json#/$defs/job"},environment:{$ref:"common.json#/$defs/environment"},service:{description:"how the service runs and is reached",type:"object",additionalProperties:!1,default:{},properties:{replicas:{$ref:"common.json#/$defs/replicas"},port:{$ref:"common.json#/$defs/port",default:80},health_check:{$ref:"common.json#/$defs/healthCheck"},startup_timeout:{$ref:"common.json#/$defs/startupTimeout"}}},resources:{$ref:"common.json#/$defs/resources"},metrics:{$ref:"common.json#/$defs/metrics"},storage:{$ref:"common.json#/$defs/storage"},security:{$ref:"common.json#/$defs/security"}},Rp={$schema:Ap,title:Tp,type:Pp,additionalProperties:Mp,required:$p,properties:Dp},Ip="https://json-schema.org/draft/2020-12/schema",Np="gpuctl inference service (a Deployment and a NodePort Service; an HPA with autoscaling)",Ep="object",Lp=!1,Bp=["kind","version","job","environment","resources"],_p={kind:{const:"inference",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},job:{$ref:"common.json#/$defs/job"},environment:{$ref:"common.json#/$defs/environment"},service:{description:"how the service runs and is reached",type:"object",additionalProperties:!1,default:{},properties:{replicas:{$ref:"common.json#/$defs/replicas"},port:{$ref:"common.json#/$defs/port",default:8e3},health_check:{$ref:"common.json#/$defs/healthCheck"},autoscaling:{$ref:"common.json#/$defs/autoscaling"},startup_timeout:{$ref:"common.json#/$defs/startupTimeout"}}},resources:{$ref:"common.json#/$defs/gpuResources"},metrics:{$ref:"common.json#/$defs/metrics"},storage:{$ref:"common.json#/$defs/storage"},security:{$ref:"common.json#/$defs/security"}},jp={$schema:Ip,title:Np,type:Ep,additionalProperties:Lp,required:Bp,properties:_p},Fp="https://json-schema.org/draft/2020-12/schema",Vp="gpuctl notebook (a StatefulSet of one and a NodePort Service)",qp="object",Wp=!1,Hp=["kind","version","job","environment","resources"],zp={kind:{const:"notebook",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},job:{$ref:"common.json#/$defs/job",properties:{name:{maxLength:52,"x-hint":"a notebook name has at most 52 characters: the StatefulSet controller labels its pod <name>-<revision hash>, which must fit 63"}}},environment:{$ref:"common.json#/$defs/environment"},service:{description:"how the notebook is reached",type:"object",additionalProperties:!1,default:{},properties:{port:{$ref:"common.json#/$defs/port",default:8888},health_check:{$ref:"common.json#/$defs/healthCheck"},startup_timeout:{$ref:"common.json#/$defs/startupTimeout"}}},resources:{$ref:"common.json#/$defs/gpuResources"},metrics:{$ref:"common.json#/$defs/metrics"},storage:{$ref:"common.json#/$defs/storage"},security:{$ref:"common.json#/$defs/security"}},Qp={$schema:Fp,title:Vp,type:qp,additionalProperties:Wp,required:Hp,properties:zp},Up="https://json-schema.org/draft/2020-12/schema",Kp="gpuctl resource pool (a ConfigMap record in gpuctl-system; nodes are labelled by the client)",Gp="kind: resource with a top-level pool: {name, description} is the product requirements' spelling of the same thing; it is accepted and normalised to metadata.",Xp="object",Yp=!1,Jp=["kind","version","nodes"],Zp={kind:{enum:["pool","resource"],description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},metadata:{$ref:"common.json#/$defs/metadata"},pool:{$ref:"common.json#/$defs/metadata",description:"kind: resource spelling of metadata"},"gpu-types":{description:"the GPU models this pool allows (any letter case): every node must carry one of them on runwhere.ai/gpu-type or g8s.host/gpu-type; the nodes' labels are not changed",type:"array",items:{$ref:"common.json#/$defs/labelValue"}},"max-gpus":{description:"the pool's GPU cap: the most GPUs the unfinished pods of its jobs may request together; create and apply refuse a job that would go beyond it, naming the GPUs used and the cap. Where Kueue is installed, the cap is the GPU quota of the pool's Kueue ClusterQueue instead, and a training job beyond it is Queued until there is room",type:"integer",minimum:0,maximum:1e6},isolation:{description:"isolated: the pool's nodes carry the taint runwhere.ai/pool=<name>:NoSchedule, so only the pool's jobs (which tolerate it) are scheduled there; shared: no taint, so pods that are not gpuctl jobs may run there too (jobs without a pool still run only on nodes in no pool)",enum:["isolated","shared"],default:"isolated"},nodes:{description:"the nodes in the pool, each with its GPU model",type:"object",propertyNames:{$ref:"common.json#/$defs/dnsSubdomain"},additionalProperties:{type:"object",additionalProperties:!1,properties:{"gpu-type":{$ref:"common.json#/$defs/labelValue"}}}}},em={required:["pool"],properties:{metadata:{not:{},"x-hint":"with kind: resource the pool is named under pool:"}}},tm={$schema:Up,title:Kp,$comment:Gp,type:Xp,additionalProperties:Yp,required:Jp,properties:Zp,if:{properties:{kind:{const:"resource"}}},then:em,else:{required:["metadata"],properties:{pool:{not:{},"x-hint":"with kind: pool the pool is named under metadata:"}}}},im="https://json-schema.org/draft/2020-12/schema",nm="gpuctl team quota (per user: a Namespace and a ResourceQuota in it)",sm="object",rm=!1,om=["kind","version","metadata","users"],lm={kind:{const:"quota",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},metadata:{$ref:"common.json#/$defs/metadata"},pod_security:{description:"the Pod Security Standard every user namespace of this quota enforces (and warns and audits by): baseline refuses host paths, privileged containers and host namespaces; restricted also requires non-root, hardened containers (gpuctl's job pods do not meet it); privileged refuses nothing",enum:["restricted","baseline","privileged"],default:"baseline"},users:{description:"per user (their namespace): hard limits; a resource left out is not limited",type:"object",minProperties:1,propertyNames:{$ref:"common.json#/$defs/dnsLabel"},additionalProperties:{type:"object",additionalProperties:!1,minProperties:1,properties:{cpu:{$ref:"common.json#/$defs/quotaCpu"},memory:{$ref:"common.json#/$defs/quotaMemory"},gpu:{type:"integer",minimum:0,maximum:1e5,description:"whole accelerators of every vendor: each vendor's device-plugin resource names (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/*, huawei.com/Ascend*) get this hard limit, unless accelerators names the vendor; 0 forbids them all, and GPU-memory shares too (unless gpu-share is given)"},"gpu-share":{type:"string",pattern:"^[0-9]{1,6}Gi$",description:"shared GPU memory in all (aliyun.com/gpu-mem, in Gi, e.g. 40Gi): what gpu-share jobs may take. Left out: 0 when gpu is 0, else not limited"},accelerators:{type:"object",description:"whole accelerators per vendor (nvidia, amd, intel, ascend): each of the vendor's device-plugin resource names gets this hard limit (amd: requests.amd.com/gpu; intel: gpu.intel.com/i915 and gpu.intel.com/xe; ascend: huawei.com/Ascend910, Ascend310P and Ascend310); 0 forbids them; a vendor named here takes this limit instead of gpu's (nvidia and gpu: give one of the two)",additionalProperties:!1,minProperties:1,properties:{nvidia:{type:"integer",minimum:0,maximum:1e5,description:"whole NVIDIA devices"},amd:{type:"integer",minimum:0,maximum:1e5,description:"whole AMD devices"},intel:{type:"integer",minimum:0,maximum:1e5,description:"whole Intel devices"},ascend:{type:"integer",minimum:0,maximum:1e5,description:"whole Huawei Ascend devices"}}}}}}},am={$schema:im,title:nm,type:sm,additionalProperties:rm,required:om,properties:lm},hm="https://json-schema.org/draft/2020-12/schema",cm="gpuctl training job (a Kubernetes Job; an Indexed Job with a headless Service when node_count > 1)",fm="object",um=!1,dm=["kind","version","job","environment","resources"],pm={kind:{const:"training",description:"what this file describes"},version:{$ref:"common.json#/$defs/kindVersion"},job:{$ref:"common.json#/$defs/job"},environment:{$ref:"common.json#/$defs/environment"},resources:{$ref:"common.json#/$defs/trainingResources"},metrics:{$ref:"common.json#/$defs/metrics"},storage:{$ref:"common.json#/$defs/storage"},security:{$ref:"common.json#/$defs/security"}},mm={$schema:hm,title:cm,type:fm,additionalProperties:um,required:dm,properties:pm},gm=`# compute.yaml: a CPU-only web service (nginx), 2 replicas behind a NodePort Service.
 kind: compute
 version: v0.1
 
-# 任务标识与描述
+# what the job is called and how it ranks
 job:
   name: test-nginx
   priority: "medium"
-  description: "测试nginx web服务"
+  description: "nginx test web service"
 
-# 环境与镜像
+# the image
 environment:
   image: nginx:latest
   command: []
@@ -17,20 +17,20 @@ environment:
     - name: NGINX_PORT
       value: "80"
 
-# 服务配置
+# how the service runs and is reached
 service:
   replicas: 2
   port: 80
   health_check: /health
 
-# 资源规格
+# what each replica needs, and where it runs
 resources:
   pool: test-pool
-  gpu: 0  # CPU任务，设置为0
+  gpu: 0  # a CPU-only job
   cpu: 2
   memory: 4Gi
 
-# 数据与存储配置
+# directories of the node, mounted at the same path
 storage:
   workdirs:
     - path: /etc/nginx/conf.d
@@ -127,20 +127,20 @@ resources:
 
 metrics:
   port: 8000
-`,km=`# inference-service.yaml
+`,km=`# inference.yaml: Llama 3 8B served by vLLM behind a NodePort Service, 2 replicas.
 kind: inference
 version: v0.1  
   
-# 任务标识
+# what the job is called and how it ranks
 job:
   name: llama3-8b-inference
   priority: "medium"
-  description: "llama3推理任务"
+  description: "Llama 3 8B inference with vLLM"
 
-# 环境与镜像（集成VLLM 0.5.0+）
+# the image: vLLM 0.5.0 or later
 environment:
-  image: vllm/vllm-serving:v0.5.0 # 优化过的推理镜像
-  command: ["python", "-m", "vllm.entrypoints.openai.api_server"] # 启动命令
+  image: vllm/vllm-serving:v0.5.0 # an inference-tuned vLLM image
+  command: ["python", "-m", "vllm.entrypoints.openai.api_server"] # the server
   args:
     - "--model"
     - "/home/data/models/llama3-8b"
@@ -150,59 +150,59 @@ environment:
     - "--max-num-seqs"
     - "256"
 
-# 服务配置
+# how the service runs and is reached
 service:
   replicas: 2
   port: 8000
   health_check: /health
 
-# 资源规格（新增pool字段）
+# what each replica needs, and where it runs
 resources:
-  pool: inference-pool # 推理专属资源池,默认default
+  pool: inference-pool # the pool kept for inference; default: the nodes in no pool
   gpu: 1
-  gpu-type: A100-100G #可选，不填就k8s的调度
+  gpu-type: A100-100G # optional: any GPU type when absent
   cpu: 8
   memory: 32Gi
   gpu-share: 2Gi
 
 storage:
   workdirs:
-    - path: /home/data/ # 挂在本地存储目录
-`,vm=`# notebook-job.yaml
+    - path: /home/data/ # a directory of the node, mounted at the same path
+`,vm=`# notebook.yaml: a JupyterLab notebook with one shared GPU, for data preparation.
 kind: notebook
 version: v0.1
 
 job:
   name: data-prep-notebook
   priority: medium
-  description: llama3推理任务
+  description: JupyterLab for data preparation
 
 environment:
   image: registry.example.com/jupyter-ai:v1.0
   command: ["jupyter-lab", "--ip=0.0.0.0", "--port=8888", "--no-browser"] # no token: gpuctl makes one (see gpuctl get notebook)
 
-# 服务配置
+# how the notebook is reached
 service:
   port: 8888
 
 resources:
-  pool: dev-pool #默认default
+  pool: dev-pool # default: the nodes in no pool
   gpu: 1
-  gpu-type: a10-24g #可选，不填就k8s的调度
+  gpu-type: a10-24g # optional: any GPU type when absent
   cpu: 8
   memory: 32Gi
   gpu-share: 2Gi
 
 storage:
   workdirs:
-    - path: /home/jovyan/work # 代码存储目录
+    - path: /home/jovyan/work # the code, kept on the node
 `,Sm=`# Pools for the notebook (dev-pool) and the CPU service (test-pool) examples.
 kind: pool
 version: v0.1
 
 metadata:
   name: dev-pool
-  description: "开发与调试用资源池"
+  description: "for development and debugging"
 
 nodes:
   gpu-a10-0:
@@ -213,17 +213,17 @@ version: v0.1
 
 metadata:
   name: test-pool
-  description: "测试服务用资源池"
+  description: "for test services"
 
 nodes:
   cpu-0: {}
-`,xm=`# train-pool.yaml (the product requirements spelling: kind: resource, named under pool:)
+`,xm=`# pool-resource.yaml: pool train-pool in the older spelling (the product requirements spelling: kind: resource, named under pool:)
 kind: resource
 version: v0.1
 
 pool:
   name: train-pool
-  description: "训练任务专用资源池"
+  description: "kept for fine-tuning runs (older spelling)"
 
 # A node belongs to one pool: these are other nodes than examples/pool.yaml's.
 nodes: 
@@ -235,7 +235,7 @@ version: v0.1
 
 pool:
   name: inference-pool
-  description: "推理任务专用资源池"
+  description: "kept for inference services"
 
 nodes: 
   node3: 
@@ -243,28 +243,28 @@ nodes:
   node4:
     gpu-type: 4090-24G
     
-`,Om=`# train-pool.yaml
+`,Om=`# pool.yaml: the pool training.yaml runs in (training-pool), and its nodes.
 kind: pool
 version: v0.1
 
 metadata:
   name: training-pool
-  description: "训练任务专用资源池"
+  description: "kept for training jobs"
 
 nodes: 
   node1: 
     gpu-type: A100-100G
   node2:
     gpu-type: A800-20G
-`,Cm=`# quota-config.yaml
+`,Cm=`# quota.yaml: per-user limits; each user gets a namespace of their own.
 kind: quota
 version: v0.1
 
 metadata:
   name: team-resource-quota
-  description: "团队资源配额配置"
+  description: "the team's resource quota"
 
-# 用户资源配置（自动为每个用户创建命名空间）
+# per user: their namespace (made for them) and its hard limits
 users:
   elon-musk:
     cpu: 10
@@ -378,21 +378,21 @@ resources:
   cpu: 4
   memory: 16Gi
   placement: binpack
-`,$m=`# training-job.yaml
+`,$m=`# training.yaml: supervised fine-tuning of Qwen2 7B with LLaMA-Factory and DeepSpeed on 4 GPUs.
 kind: training
 version: v0.1
 
-# 任务标识与描述（Llama Factory微调场景）
+# what the job is called and how it ranks
 job:
   name: qwen2-7b-llamafactory-sft
   priority: "high"
-  description: "llama3推理任务"
+  description: "Qwen2 7B supervised fine-tuning (LLaMA-Factory)"
 
-# 环境与镜像 - 集成Llama Factory 0.8.0 + DeepSpeed 0.14.0
+# the image: LLaMA-Factory 0.8.0 with DeepSpeed 0.14.0
 environment:
   image: registry.example.com/llama-factory-deepspeed:v0.8.0
   imagePullSecret: my-secret
-  # Llama Factory微调核心命令
+  # the fine-tuning command
   command: ["llama-factory-cli", "train", "--stage", "sft", "--model_name_or_path", "/models/qwen2-7b", "--dataset", "alpaca-qwen", "--dataset_dir", "/datasets", "--output_dir", "/output/qwen2-sft", "--per_device_train_batch_size", "8", "--gradient_accumulation_steps", "4", "--learning_rate", "2e-5", "--deepspeed", "ds_config.json"]
   env:
     - name: NVIDIA_FLASH_ATTENTION
@@ -400,15 +400,15 @@ environment:
     - name: LLAMA_FACTORY_CACHE
       value: "/cache/llama-factory"
 
-# 资源需求声明（4卡A100）
+# what it needs: 4 A100 GPUs
 resources:
-  pool: training-pool #默认default
+  pool: training-pool # default: the nodes in no pool
   gpu: 4
-  gpu-type: A100-100G #可选，不填就k8s的调度
+  gpu-type: A100-100G # optional: any GPU type when absent
   cpu: 32
   memory: 128Gi
 
-# 数据与模型配置
+# data, model and output directories on the node
 storage:
   workdirs:
     - path: /datasets/alpaca-qwen.json

@@ -164,8 +164,14 @@ KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
 # its record (data key POOL_KUEUE_KEY: "true"): its jobs follow the record, so Kueue appearing
 # later changes nothing until the pool file is applied again.
 POOL_KUEUE_KEY: Final = "kueue"
+# The Kueue API versions gpuctl reads and writes, preferred first: v1beta2 (Kueue v0.15+)
+# where the cluster serves it, else v1beta1 (deprecated there, the only one before). Which
+# one a cluster serves is read from its API discovery (gpuctl.cluster.resources
+# kueue_version); Kueue counts as installed where it serves either. The fields gpuctl writes
+# (a ResourceFlavor's nodeLabels and tolerations, a ClusterQueue's namespaceSelector and
+# resourceGroups, a LocalQueue's clusterQueue) are the same in both.
 KUEUE_GROUP: Final = "kueue.x-k8s.io"
-KUEUE_VERSION: Final = "v1beta1"
+KUEUE_VERSIONS: Final = ("v1beta2", "v1beta1")
 KUEUE_KINDS: Final = ("ResourceFlavor", "ClusterQueue", "LocalQueue")
 KUEUE_FLAVOR_PREFIX: Final = "gpuctl-pool-"
 # A pool caps GPUs only; Kueue admits nothing whose resources its ClusterQueue does not cover,

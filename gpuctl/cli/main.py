@@ -261,7 +261,7 @@ def _remedy(exc: GpuctlError) -> str:
     """How the CLI lifts a refusal, where a flag does (the REST API words its own)."""
     from gpuctl.verbs.errors import Unschedulable
 
-    if isinstance(exc, Unschedulable):
+    if isinstance(exc, Unschedulable) and exc.pending_helps:
         return " (--allow-pending accepts it anyway, to wait for nodes that join)"
     return ""
 

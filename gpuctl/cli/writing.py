@@ -68,13 +68,13 @@ class Session:
             # Only for specs that passed: invalid ones are reported before the Kubernetes
             # client is even imported.
             from gpuctl.cluster import client
-            from gpuctl.inventory.kueue import kueue_installed, kueue_pools
+            from gpuctl.inventory.kueue import kueue_pools, served_kueue_version
 
             self.cluster: LogCluster = client.Cluster.connect(target.kubeconfig, target.context)
             return Options(
                 namespace=target.namespace,
                 default_namespace=self.cluster.namespace,
-                kueue=kueue_installed(self.cluster),
+                kueue=served_kueue_version(self.cluster),
                 kueue_pools=kueue_pools(self.cluster),
             )
 

@@ -74,6 +74,12 @@ class ClusterAPI(Protocol):
         timeout_seconds: int = 30,
     ) -> Iterator[tuple[str, dict[str, Any]]]: ...
 
+    def served_versions(self, group: str) -> tuple[str, ...]:
+        """The versions of API group `group` the cluster serves, from its API discovery
+        (`GET /apis/<group>`); () where it serves none. Forbidden where the caller may not
+        read discovery."""
+        ...
+
 
 class StatusWrites(Protocol):
     def patch_status(

@@ -664,6 +664,9 @@ class CachedReads:
     def find(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         return self.cluster.find(kind, name, namespace)
 
+    def served_versions(self, group: str) -> tuple[str, ...]:
+        return self.cluster.served_versions(group)
+
     def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
         return self.cluster.create(obj, dry_run=dry_run)
 

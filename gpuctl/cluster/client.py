@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 import urllib3
 
+from gpuctl import constants as c
 from gpuctl.cluster import decoding
 from gpuctl.cluster.decoding import UnreadableObject
 from gpuctl.cluster.errors import (
@@ -44,7 +45,15 @@ from gpuctl.cluster.errors import (
     Unreachable,
     _error,
 )
-from gpuctl.cluster.resources import RESOURCES, Resource, clean, ref, resource
+from gpuctl.cluster.resources import (
+    RESOURCES,
+    Resource,
+    at_version,
+    clean,
+    kueue_version,
+    ref,
+    resource,
+)
 from gpuctl.errors import GpuctlError
 
 __all__ = [
@@ -112,6 +121,10 @@ ERROR_CHANNEL = 3  # the exec stream channel that carries the closing Status
 ATTEMPTS = 4  # one try and three retries
 BACKOFF = 0.2  # seconds, doubled each retry, with full jitter
 PAGE_SIZE = 500  # objects a list page: kubectl's --chunk-size
+# How long an answer of API discovery (which versions of a group are served) is kept, per
+# connection: a command asks once; a long-lived server or controller sees Kueue installed,
+# upgraded or removed within this time.
+DISCOVERY_TTL = 60.0
 
 
 # ---------------------------------------------------------------------------- kubeconfig
@@ -244,6 +257,26 @@ def _backoff(attempt: int) -> float:
     return random.uniform(0, BACKOFF * (2**attempt))  # full jitter (AWS architecture blog)
 
 
+class Discovery:
+    """Answers of API discovery, each with when it was read (time.monotonic): one per
+    connection, shared with its impersonating copies (discovery is the same for everyone)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.groups: dict[str, tuple[float, tuple[str, ...]]] = {}
+
+    def held(self, group: str) -> tuple[str, ...] | None:
+        with self.lock:
+            found = self.groups.get(group)
+        if found is None or time.monotonic() - found[0] >= DISCOVERY_TTL:
+            return None
+        return found[1]
+
+    def keep(self, group: str, versions: tuple[str, ...]) -> None:
+        with self.lock:
+            self.groups[group] = (time.monotonic(), versions)
+
+
 class Cluster:
     """A connection to one cluster, the namespace its kubeconfig context names, and that
     context's name (None for a pod's service account)."""
@@ -262,6 +295,7 @@ class Cluster:
         self.read_timeout = read_timeout  # for one answer; watches add their own duration
         self.context = context
         self.impersonation: tuple[tuple[str, str], ...] = ()  # headers sent with every request
+        self.discovery = Discovery()
 
     def impersonating(self, user: str, groups: Sequence[str] = ()) -> Cluster:
         """This connection (its credentials and connection pool), with every request made as
@@ -269,6 +303,7 @@ class Cluster:
         `Impersonate-Group` header per group), so the cluster's RBAC decides for them. The
         credentials need the `impersonate` verb on users and groups (and serviceaccounts)."""
         other = Cluster(self.api, self.namespace, self.server, self.read_timeout, self.context)
+        other.discovery = self.discovery
         other.impersonation = (
             ("Impersonate-User", user),
             *(("Impersonate-Group", group) for group in groups),
@@ -387,10 +422,41 @@ class Cluster:
         raw: urllib3.BaseHTTPResponse = response.response
         return raw
 
+    # -- discovery ----------------------------------------------------------------------
+
+    def served_versions(self, group: str) -> tuple[str, ...]:
+        """The versions of API group `group` the cluster serves (`GET /apis/<group>`, an
+        APIGroup); () where the group is not served. Kept DISCOVERY_TTL seconds."""
+        held = self.discovery.held(group)
+        if held is not None:
+            return held
+        try:
+            answer = self._send("GET", f"/apis/{group}", f"API group {group}")
+        except NotFound:
+            versions: tuple[str, ...] = ()
+        else:
+            listed = answer.get("versions") or []
+            versions = tuple(str(entry.get("version") or "") for entry in listed)
+        self.discovery.keep(group, versions)
+        return versions
+
+    def _resource(self, kind: str) -> Resource:
+        """The resource of `kind` as this cluster serves it: Kueue's at the version its
+        discovery prefers (constants.KUEUE_VERSIONS); where discovery is refused or Kueue is
+        not served, the table's (a request then answers as the cluster does: NotFound)."""
+        res = resource(kind)
+        if res.group != c.KUEUE_GROUP:
+            return res
+        try:
+            version = kueue_version(self.served_versions(res.group))
+        except Forbidden:
+            version = None
+        return at_version(res, version) if version else res
+
     # -- verbs --------------------------------------------------------------------------
 
     def get(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        res = resource(kind)
+        res = self._resource(kind)
         result: dict[str, Any] = self._send("GET", res.path(namespace, name), ref(kind, name))
         return result
 
@@ -424,7 +490,7 @@ class Cluster:
     ) -> Listed:
         """The list and its resourceVersion (the snapshot its pages were taken from), where a
         watch of the same objects starts so that it misses no change."""
-        res = resource(kind)
+        res = self._resource(kind)
         items: list[dict[str, Any]] = []
         pages = self._pages(res, namespace, label_selector, field_selector, kind=kind)
         for page in pages:
@@ -442,7 +508,7 @@ class Cluster:
     ) -> str:
         """The resourceVersion a list of these objects would be at now, from a list of at most
         one object (a cheap sign of life, and of which cluster answers)."""
-        res = resource(kind)
+        res = self._resource(kind)
         query: Query = [("limit", "1")]
         if label_selector:
             query.append(("labelSelector", label_selector))
@@ -462,7 +528,7 @@ class Cluster:
         by column name, with only each object's metadata (includeObject=Metadata), a fraction
         of the objects' size. A server that answers with a plain list (no Table printing) gives
         rows without cells, carrying the whole objects instead, as kubectl then prints them."""
-        res = resource(kind)
+        res = self._resource(kind)
         rows: TableRows = []
         pages = self._pages(
             res,
@@ -564,7 +630,7 @@ class Cluster:
         }[patch_type]
         result: dict[str, Any] = self._send(
             "PATCH",
-            resource(kind).path(namespace, name) + (f"/{subresource}" if subresource else ""),
+            self._resource(kind).path(namespace, name) + (f"/{subresource}" if subresource else ""),
             ref(kind, name),
             body=patch,
             content_type=content_type,
@@ -612,7 +678,9 @@ class Cluster:
         if dry_run:
             body["dryRun"] = ["All"]
         with contextlib.suppress(UnreadableObject):  # the answer (the object) is not needed
-            self._send("DELETE", resource(kind).path(namespace, name), ref(kind, name), body=body)
+            self._send(
+                "DELETE", self._resource(kind).path(namespace, name), ref(kind, name), body=body
+            )
 
     def watch(
         self,
@@ -625,7 +693,7 @@ class Cluster:
         timeout_seconds: int = 30,
     ) -> Iterator[tuple[str, dict[str, Any]]]:
         """(type, object) events from `resource_version` on, until the server ends the watch."""
-        res = resource(kind)
+        res = self._resource(kind)
         query = [
             ("watch", "true"),
             ("resourceVersion", resource_version),
@@ -774,7 +842,12 @@ class Cluster:
         return _drive(client, stdin, timeout, what)
 
     def _locate(self, obj: dict[str, Any]) -> tuple[Resource, str | None, str]:
+        """Where an object is written: at the version its apiVersion names (a Kueue object
+        rendered for this cluster names the version its discovery prefers)."""
         res = resource(obj["kind"])
+        group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+        if group == res.group and version and version != res.version:
+            res = at_version(res, version)
         metadata = obj.get("metadata") or {}
         namespace = metadata.get("namespace") if res.namespaced else None
         return res, namespace, str(metadata.get("name", ""))

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from gpuctl.cluster.errors import AlreadyExists, Conflict, NotFound
-from gpuctl.cluster.resources import resource
+from gpuctl.cluster.resources import RESOURCES, resource
 from gpuctl.times import rfc3339
 
 if TYPE_CHECKING:
@@ -44,6 +44,8 @@ class FakeCluster:
     def __init__(self, namespace: str = "default") -> None:
         self.namespace = namespace
         self.objects: dict[Key, dict[str, Any]] = {}
+        # group -> the versions served; a group not here is served at its table version
+        self.served: dict[str, tuple[str, ...]] = {}
         self.calls: list[tuple[str, str, str]] = []
         self._versions = itertools.count(1)
 
@@ -91,6 +93,11 @@ class FakeCluster:
             and (namespace is None or ns == namespace or not resource(kind).namespaced)
             and _matches(obj["metadata"].get("labels") or {}, label_selector)
         ]
+
+    def served_versions(self, group: str) -> tuple[str, ...]:
+        if group in self.served:
+            return self.served[group]
+        return tuple(sorted({r.version for r in RESOURCES.values() if r.group == group}))
 
     def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         meta = obj["metadata"]

@@ -1,9 +1,12 @@
-"""The resources gpuctl reads and writes: a fixed table instead of API discovery, and
-kubectl's way of naming an object (`job.batch/x`). No Kubernetes client needed."""
+"""The resources gpuctl reads and writes: a fixed table instead of API discovery (but for
+Kueue's, whose version each cluster's discovery decides: `kueue_version`), and kubectl's way
+of naming an object (`job.batch/x`). No Kubernetes client needed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
@@ -59,7 +62,10 @@ RESOURCES: dict[str, Resource] = {
         "apiextensions.k8s.io", "v1", "customresourcedefinitions", False
     ),
     **{
-        kind: Resource(c.KUEUE_GROUP, c.KUEUE_VERSION, kind.lower() + "s", kind == "LocalQueue")
+        # at the oldest version gpuctl supports; each cluster's discovery picks the one used
+        kind: Resource(
+            c.KUEUE_GROUP, c.KUEUE_VERSIONS[-1], kind.lower() + "s", kind == "LocalQueue"
+        )
         for kind in c.KUEUE_KINDS
     },
     "GPUWorkload": Resource(c.WORKLOAD_GROUP, "v1alpha1", "gpuworkloads", True),
@@ -78,6 +84,19 @@ def resource(kind: str) -> Resource:
         return RESOURCES[kind]
     except KeyError:
         raise GpuctlError(f"gpuctl does not handle objects of kind {kind}") from None
+
+
+def kueue_version(served: Iterable[str]) -> str | None:
+    """The Kueue API version gpuctl uses among those a cluster serves: the first of
+    constants.KUEUE_VERSIONS served; None where it serves none of them (no Kueue, for
+    gpuctl)."""
+    found = set(served)
+    return next((version for version in c.KUEUE_VERSIONS if version in found), None)
+
+
+def at_version(res: Resource, version: str) -> Resource:
+    """The same resource, served at another version of its group."""
+    return dataclasses.replace(res, version=version)
 
 
 def ref(kind: str, name: str) -> str:

@@ -353,10 +353,11 @@ def with_priority_classes(manifests: Sequence[Manifest]) -> list[Manifest]:
 LOCAL_QUEUE_TEMPLATE = "_shared/local-queue.yaml.j2"
 
 
-def render_local_queue(pool: str, namespace: str) -> Manifest:
-    """The LocalQueue through which `namespace`'s jobs queue to `pool`'s ClusterQueue."""
+def render_local_queue(pool: str, namespace: str, version: str) -> Manifest:
+    """The LocalQueue through which `namespace`'s jobs queue to `pool`'s ClusterQueue, at
+    Kueue API version `version`."""
     context = {
-        "api_version": f"{c.KUEUE_GROUP}/{c.KUEUE_VERSION}",
+        "api_version": f"{c.KUEUE_GROUP}/{version}",
         "pool": pool,
         "namespace": namespace,
         "labels": {

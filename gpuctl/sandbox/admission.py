@@ -4,7 +4,7 @@ enforced level)."""
 
 from __future__ import annotations
 
-from gpuctl.sandbox import podsecurity
+from gpuctl.placement import podsecurity
 from gpuctl.sandbox.errors import ApiError, forbidden
 from gpuctl.sandbox.resources import Registry, Resource
 from gpuctl.sandbox.store import Obj, Store

@@ -153,7 +153,7 @@ def body_of(exc: Exception) -> dict[str, Any]:
     if isinstance(exc, Overwritable):
         body["message"] = f"{exc}; {overwrite_hint(exc.remedy)}"
         body["field"] = "overwrite"
-    if isinstance(exc, Unschedulable):
+    if isinstance(exc, Unschedulable) and exc.pending_helps:
         body["message"] += " (allowPending=true accepts it anyway, to wait for nodes that join)"
     if isinstance(exc, SpecError | Unschedulable) and exc.problems:
         body["field"] = exc.problems[0].path

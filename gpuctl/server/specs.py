@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Forbidden
 from gpuctl.errors import Problem, SpecError
-from gpuctl.inventory.kueue import kueue_installed, kueue_pools
+from gpuctl.inventory.kueue import kueue_pools, served_kueue_version
 from gpuctl.render import engine
 from gpuctl.server.auth import Policy, Principal
 from gpuctl.server.errors import ApiError, verb_failed
@@ -47,7 +47,7 @@ def workset(
         return Options(
             namespace=forced,
             default_namespace=default or cluster.namespace,
-            kueue=kueue_installed(cluster),
+            kueue=served_kueue_version(cluster),
             kueue_pools=kueue_pools(cluster),
         )
 

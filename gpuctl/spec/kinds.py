@@ -29,7 +29,9 @@ class Options:
     namespace: str | None = None  # -n/--namespace: wins over job.namespace
     default_namespace: str = c.DEFAULT_NAMESPACE  # the kubeconfig context's, for cluster commands
     priority_classes: bool = True  # set priorityClassName gpuctl-<priority>
-    kueue: bool = False  # the cluster serves Kueue's API: pool files render their Kueue objects
+    # the Kueue API version the cluster serves (constants.KUEUE_VERSIONS), None without Kueue:
+    # pool files render their Kueue objects at it
+    kueue: str | None = None
     # the pools whose record says they are Kueue ClusterQueues: their training jobs queue there
     kueue_pools: frozenset[str] = frozenset()
 
@@ -466,7 +468,7 @@ def _pool(
             Labels.INSTANCE: meta["name"],
         },
         "namespace_labels": {Labels.MANAGED_BY: c.MANAGED_BY_VALUE, Labels.INSTANCE: meta["name"]},
-        "kueue": kueue_pool(meta["name"], spec) if options.kueue else None,
+        "kueue": kueue_pool(meta["name"], spec, options.kueue) if options.kueue else None,
         "kueue_key": c.POOL_KUEUE_KEY,
     }
     return context, _reserved_pool_name(document, spec, meta["name"])
@@ -486,8 +488,9 @@ def _reserved_pool_name(document: Document, spec: dict[str, Any], name: str) -> 
     ]
 
 
-def kueue_pool(name: str, spec: dict[str, Any]) -> dict[str, Any]:
-    """A pool's Kueue objects (see constants.KUEUE_GROUP): one ResourceFlavor for the pool's
+def kueue_pool(name: str, spec: dict[str, Any], version: str) -> dict[str, Any]:
+    """A pool's Kueue objects at API version `version` (see constants.KUEUE_GROUP and
+    KUEUE_VERSIONS: the fields written are the same in each): one ResourceFlavor for the pool's
     nodes and a ClusterQueue whose GPU quota is the pool's cap. One flavor, not one per GPU
     type: Kueue's quotas are per flavor, so a flavor per type would cap each type rather than
     the pool. The GPU resources covered are those of the pool's allowed types, else every
@@ -501,7 +504,7 @@ def kueue_pool(name: str, spec: dict[str, Any]) -> dict[str, Any]:
     gpu_quota = str(spec["max-gpus"]) if "max-gpus" in spec else c.KUEUE_UNBOUNDED_QUOTA["gpu"]
     isolated = pool_isolated(spec)
     return {
-        "api_version": f"{c.KUEUE_GROUP}/{c.KUEUE_VERSION}",
+        "api_version": f"{c.KUEUE_GROUP}/{version}",
         "flavor": c.KUEUE_FLAVOR_PREFIX + name,
         "node_labels": {Labels.POOL: name},
         "tolerations": pool_tolerations(name) if isolated else [],

@@ -13,14 +13,28 @@ class ApplyFailed(GpuctlError):
 
 
 class Unschedulable(ApplyFailed):
-    """A request no node could hold even with the cluster empty; nothing was written. Each
-    problem names the spec field at fault, what is wrong and the fix; each front end words
-    how to accept it anyway (the CLI's --allow-pending, the REST API's allowPending=true)."""
+    """A request the cluster could never run as asked; nothing was written. `problems`: those
+    no node could hold even with the cluster empty, and those whose pods the namespace's Pod
+    Security level forbids (`forbidden`, first). Each names the spec field at fault, what is
+    wrong and the fix. Where every problem is one that nodes joining could lift
+    (`pending_helps`), each front end words how to accept it anyway (the CLI's
+    --allow-pending, the REST API's allowPending=true); a forbidden pod is never accepted, as
+    no wait lets the cluster create it."""
 
-    def __init__(self, problems: Sequence[Problem], nothing: str = "nothing was changed") -> None:
-        self.problems = list(problems)
+    def __init__(
+        self,
+        problems: Sequence[Problem],
+        nothing: str = "nothing was changed",
+        *,
+        forbidden: Sequence[Problem] = (),
+    ) -> None:
+        self.problems = [*forbidden, *problems]
+        self.pending_helps = not forbidden
         lines = "\n".join(str(problem) for problem in self.problems)
-        super().__init__(f"{lines}\n{nothing}: no node could ever run this as asked")
+        whys = ["no node could ever run this as asked"] if problems else []
+        if forbidden:
+            whys.append("the namespace's Pod Security level forbids its pods")
+        super().__init__(f"{lines}\n{nothing}: {'; '.join(whys)}")
 
 
 class WaitTimeout(GpuctlError):

@@ -15,6 +15,7 @@ from gpuctl import constants as c
 from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Forbidden, KubeError, NotFound
+from gpuctl.inventory.kueue import served_kueue_version
 from gpuctl.render.engine import Manifest, render_local_queue
 from gpuctl.verbs.common import DryRun, ObjectResult, VerbResult
 from gpuctl.verbs.plan import desired_object
@@ -40,8 +41,11 @@ def ensure(cluster: ClusterAPI, manifests: Sequence[Manifest], dry_run: DryRun) 
     """Create the LocalQueues the jobs need and lack. One that cannot be created is a warning
     (the job exists, and stays Queued until the LocalQueue does)."""
     result = VerbResult(dry_run=dry_run)
-    for pool, namespace in wanted(manifests):
-        manifest = render_local_queue(pool, namespace)
+    pairs = wanted(manifests)
+    # where Kueue is gone, the oldest version: the create then says so, as a warning
+    version = (served_kueue_version(cluster) or c.KUEUE_VERSIONS[-1]) if pairs else ""
+    for pool, namespace in pairs:
+        manifest = render_local_queue(pool, namespace, version)
         try:
             if dry_run is not DryRun.NONE:
                 if cluster.find("LocalQueue", pool, namespace) is None:

@@ -14,6 +14,14 @@ compare with yet.
 
 A job that would take a pool without Kueue beyond its cap, counting what runs there now, is
 refused too (with Kueue it waits, Queued).
+
+Pod Security: a job whose pods its namespace's enforced level (the label
+`pod-security.kubernetes.io/enforce`, as a quota's `pod_security` sets it) forbids is refused
+too, in the API server's words (gpuctl.placement.podsecurity), at the spec field at fault with
+the fix. The namespace is the one this run writes (a quota among the files), else the
+cluster's; one that does not exist yet enforces nothing. `allow_pending` does not accept it:
+the API server refuses each of its pods, so the Job's controller fails to create them for as
+long as it waits (FailedCreate), and no node joining changes that.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from gpuctl.errors import Problem
 from gpuctl.inventory.nodes import active_pods, name_of
 from gpuctl.inventory.pools import gpu_cap, read_record, record_name
 from gpuctl.inventory.status import pod_gpu_resource
-from gpuctl.placement import feasibility
+from gpuctl.placement import feasibility, podsecurity
 from gpuctl.placement.affinity import one_pod_per_node, required_gpu_type
 from gpuctl.placement.capacity import (
     beyond_cap,
@@ -50,6 +58,7 @@ class Placement:
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     infeasible: list[Problem] = field(default_factory=list)  # refused: Unschedulable
+    forbidden: list[Problem] = field(default_factory=list)  # by Pod Security: Unschedulable
 
 
 def _pod_spec(manifest: Manifest) -> dict[str, Any] | None:
@@ -70,6 +79,7 @@ def check_placement(
     result = Placement()
     if not asks:
         return result
+    _check_pod_security(cluster, manifests, asks, result)
     try:
         nodes = labelled_as_claimed(cluster.list("Node"), claims)
     except Forbidden:  # e.g. a user whose RBAC covers only their namespace
@@ -243,6 +253,79 @@ def _check_caps(
                 )
 
 
+# Where a Pod Security check points in a job spec, and what lifts it there: the workdirs are
+# the only host paths (and the only volumes restricted forbids) gpuctl's pods mount;
+# `security: restricted` meets restricted's container and pod settings. gpuctl's pods never
+# ask for host namespaces or privileged containers; those point at the document.
+_POD_SECURITY_FIXES: Mapping[str, tuple[tuple[str, ...], str]] = {
+    "hostPathVolumes": (("storage", "workdirs"), "remove storage.workdirs"),
+    "restrictedVolumes": (("storage", "workdirs"), "remove storage.workdirs"),
+    "allowPrivilegeEscalation": (("security",), "set security: restricted"),
+    "capabilities_restricted": (("security",), "set security: restricted"),
+    "runAsNonRoot": (("security",), "set security: restricted"),
+    "seccompProfile_restricted": (("security",), "set security: restricted"),
+}
+
+
+def _check_pod_security(
+    cluster: ClusterAPI,
+    manifests: Sequence[Manifest],
+    asks: Sequence[tuple[Manifest, dict[str, Any]]],
+    result: Placement,
+) -> None:
+    """Each workload whose pod template its namespace's enforced Pod Security level forbids
+    is refused (`result.forbidden`), once per namespace read."""
+    namespaces: dict[str, Mapping[str, Any] | None] = {}
+    for manifest, pod_spec in asks:
+        name = manifest.namespace
+        if not name:
+            continue
+        if name not in namespaces:
+            namespaces[name] = _namespace(cluster, name, manifests, result)
+        namespace = namespaces[name]
+        if namespace is None:
+            continue
+        found = podsecurity.verdict(namespace, {"spec": pod_spec})
+        if found.violations:
+            result.forbidden.append(_pod_security_problem(manifest, found))
+
+
+def _namespace(
+    cluster: ClusterAPI, name: str, manifests: Sequence[Manifest], result: Placement
+) -> Mapping[str, Any] | None:
+    """The namespace as this run writes it (a quota's), else the cluster's; an empty one
+    (nothing enforced) when it does not exist yet; None, with a warning, when it may not be
+    read."""
+    for m in manifests:
+        if m.kind == "Namespace" and m.name == name:
+            return m.obj
+    try:
+        return cluster.find("Namespace", name) or {}
+    except Forbidden:
+        result.warnings.append(f"Pod Security not checked: you may not read namespace {name}")
+        return None
+
+
+def _pod_security_problem(manifest: Manifest, found: podsecurity.Verdict) -> Problem:
+    """The refusal at the spec field of its first check gpuctl's spec can lift, with each
+    fix, or a laxer level from an admin."""
+    fixes: list[str] = []
+    at: tuple[str, ...] = ()
+    for violation in found.violations:
+        path, fix = _POD_SECURITY_FIXES.get(violation.check, ((), ""))
+        at = at or path
+        if fix and fix not in fixes:
+            fixes.append(fix)
+    host_paths = any(
+        v.level == "baseline" or v.check == "restrictedVolumes" for v in found.violations
+    )
+    laxer = "privileged" if host_paths else "baseline"
+    admin = f"ask an admin for a quota with pod_security: {laxer}"
+    hint = f"{' and '.join(fixes)}, or {admin}" if fixes else admin
+    where = f"namespace {manifest.namespace} refuses the pods of {manifest.ref}: "
+    return manifest.document.problem(at, where + str(found), hint)
+
+
 def spec_warnings(manifests: Sequence[Manifest]) -> list[str]:
     """The warnings of each job spec among the manifests, once per spec (gpuctl.spec.check.
     spec_warnings): an image or command that targets another vendor than the GPU type's, a
@@ -269,8 +352,8 @@ def placement_or_refuse(
     ApplyFailed (another error) before anything is written."""
     placement = check_placement(cluster, manifests, claims, allow_pending=allow_pending)
     placement.warnings += spec_warnings(manifests)
-    if placement.infeasible:
-        raise Unschedulable(placement.infeasible, nothing)
+    if placement.infeasible or placement.forbidden:
+        raise Unschedulable(placement.infeasible, nothing, forbidden=placement.forbidden)
     if placement.errors:
         raise ApplyFailed(f"{nothing}: " + "; ".join(placement.errors))
     return placement

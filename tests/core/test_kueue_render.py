@@ -39,7 +39,7 @@ def test_a_pool_renders_its_kueue_objects_only_where_kueue_is(snapshot_yaml: Any
     text = (EXAMPLES / "pool.yaml").read_text()
     without = _render(text, Options())
     assert "ClusterQueue" not in _kinds(without)
-    with_kueue = _render(text, Options(kueue=True))
+    with_kueue = _render(text, Options(kueue="v1beta1"))
     assert _kinds(with_kueue) == ["Namespace", "ResourceFlavor", "ClusterQueue", "ConfigMap"]
     records = [m.obj["data"] for m in (*without, *with_kueue) if m.kind == "ConfigMap"]
     assert [record.get(c.POOL_KUEUE_KEY) for record in records] == [None, "true"]
@@ -47,7 +47,7 @@ def test_a_pool_renders_its_kueue_objects_only_where_kueue_is(snapshot_yaml: Any
 
 
 def test_a_capped_pools_gpu_quota_is_its_cap_for_its_types_resources() -> None:
-    manifests = _render(CAPPED_POOL, Options(kueue=True))
+    manifests = _render(CAPPED_POOL, Options(kueue="v1beta1"))
     flavor = next(m.obj for m in manifests if m.kind == "ResourceFlavor")
     assert flavor["spec"] == {"nodeLabels": {c.Labels.POOL: "capped"}}  # shared: no toleration
     queue = next(m.obj for m in manifests if m.kind == "ClusterQueue")
@@ -86,8 +86,9 @@ def test_resources_queue_wins_over_the_pools_queue() -> None:
 
 
 def test_the_local_queue_points_at_the_pools_cluster_queue() -> None:
-    queue = engine.render_local_queue("training-pool", "alice").obj
+    queue = engine.render_local_queue("training-pool", "alice", "v1beta2").obj
     assert (queue["kind"], queue["metadata"]["namespace"]) == ("LocalQueue", "alice")
+    assert queue["apiVersion"] == "kueue.x-k8s.io/v1beta2"
     assert queue["spec"] == {"clusterQueue": "training-pool"}
 
 

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from gpuctl.errors import SpecError
+from gpuctl.placement import podsecurity
 from gpuctl.render import engine
-from gpuctl.sandbox import podsecurity
 from gpuctl.spec.check import spec_warnings
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
@@ -280,8 +280,8 @@ def _pod(manifests: list[engine.Manifest]) -> dict[str, Any]:
     ],
 )
 def test_security_restricted_pods_pass_pod_security_restricted(kind: str, resources: str) -> None:
-    """As the API server's Pod Security admission judges them (the sandbox's copy of its
-    checks); the default (baseline) pods do not pass."""
+    """As the API server's Pod Security admission judges them (gpuctl.placement.podsecurity,
+    its checks); the default (baseline) pods do not pass."""
     restricted = _pod(render_text(spec(kind, resources, "security: restricted\n")))
     assert podsecurity.refusal(RESTRICTED_NAMESPACE, restricted) == ""
     assert restricted["spec"]["securityContext"] == {

@@ -27,6 +27,7 @@ from tests.kube import controlplane
 from tests.support.ports import free_port
 
 KUEUE = "v0.12.3"
+SERVED_VERSION = "v1beta1"  # the only Kueue API version KUEUE serves (v1beta2 came in v0.15)
 MODULE = "sigs.k8s.io/kueue"
 BINARY = controlplane.CACHE / f"kueue-{KUEUE}" / "kueue"
 NAMESPACE = "kueue-system"

@@ -178,7 +178,7 @@ def test_kueue_evicts_a_queued_multi_node_job_whose_pods_do_not_all_start(
     assert "initContainers" not in job["spec"]["template"]["spec"]  # no start barrier
     keep = {f"pod-complete.stage.kwok.x-k8s.io/{key}": "1h" for key in ("delay", "jitter-delay")}
     job["spec"]["template"]["metadata"].setdefault("annotations", {}).update(keep)
-    queue = engine.render_local_queue(pool, cluster.namespace).obj
+    queue = engine.render_local_queue(pool, cluster.namespace, kueue.SERVED_VERSION).obj
     listed = {"apiVersion": "v1", "kind": "List", "items": [*objects, queue]}
     cluster.kubectl("create", "-f", "-", input=json.dumps(listed))
 

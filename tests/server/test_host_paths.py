@@ -1,11 +1,13 @@
 """Host paths over the REST API: a token-file user mounts a host path (`storage.workdirs`) only at
 or under a prefix the admin allows (`serve --allow-host-path`), on every route that creates
-workloads; admins, and the CLI, are the cluster's to decide."""
+workloads, and only in a namespace whose Pod Security level admits hostPath pods (a quota's
+`pod_security: privileged`); admins, and the CLI, are the cluster's to decide."""
 
 from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +28,25 @@ def with_workdirs(name: str, paths: list[str]) -> str:
     return training(name) + f"storage:\n  workdirs:{listed}\n"
 
 
-@pytest.fixture
-def allowing(api: Api, token_file: Path) -> Iterator[Api]:
-    """The API of `api`'s sandbox with `--allow-host-path /data --allow-host-path /scratch/`."""
+PRIVILEGED_QUOTA = QUOTA.replace("users:", "pod_security: privileged\nusers:")
+
+
+@contextmanager
+def allowing_api(api: Api, token_file: Path, quota: str) -> Iterator[Api]:
+    """The API of `api`'s sandbox with `--allow-host-path /data --allow-host-path /scratch/`,
+    once an admin created `quota`."""
     policy = Policy(allowed_prefixes(["/data", "/scratch/"]))
     app = create_app(api.env.cluster, Tokens.load(str(token_file)), policy=policy)
     with TestClient(app, raise_server_exceptions=False) as client:
         made = Api(client, api.env)
-        assert made.call("admin", "POST", "/quotas", json={"yamlContent": QUOTA}).status_code == 201
+        assert made.call("admin", "POST", "/quotas", json={"yamlContent": quota}).status_code == 201
+        yield made
+
+
+@pytest.fixture
+def allowing(api: Api, token_file: Path) -> Iterator[Api]:
+    """`allowing_api` where the quota lets its namespaces run hostPath pods."""
+    with allowing_api(api, token_file, PRIVILEGED_QUOTA) as made:
         yield made
 
 
@@ -102,6 +115,28 @@ def test_allowed_prefixes_hold_their_subpaths_and_nothing_else(allowing: Api) ->
         assert f"host path {path} is not" in answer.json()["message"]
         assert "/data, /scratch" in answer.json()["message"] or ".." in answer.json()["message"]
     assert _jobs(allowing, "alice") == ["ok"]
+
+
+def test_an_allowed_host_path_in_a_baseline_namespace_is_unschedulable(
+    api: Api, token_file: Path
+) -> None:
+    """The namespace would refuse every pod of the job: 422 before anything is written, and
+    allowPending=true does not accept it (no wait lets the cluster create the pods)."""
+    with allowing_api(api, token_file, QUOTA) as baseline:
+        text = with_workdirs("rooted", ["/data"])
+        for query in ("", "?allowPending=true"):
+            answer = baseline.call("alice", "POST", f"/jobs{query}", json={"yamlContent": text})
+            assert answer.status_code == 422, answer.text
+            body = answer.json()
+            assert body["error"] == "Unschedulable"
+            assert body["field"] == "storage.workdirs"
+            assert (
+                'violates PodSecurity "baseline:latest": hostPath volumes (volume "workdir-0")'
+            ) in body["message"]
+            hint = "remove storage.workdirs, or ask an admin for a quota with pod_security: "
+            assert f"({hint}privileged)" in body["message"]
+            assert "allowPending" not in body["message"]
+            assert _jobs(baseline, "alice") == []
 
 
 def test_admins_mount_what_the_cluster_lets_them(api: Api) -> None:

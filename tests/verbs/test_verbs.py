@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from gpuctl import constants as c
+from gpuctl.cluster.errors import Forbidden
 from gpuctl.cluster.fake import FakeCluster
 from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.render import engine
@@ -339,6 +340,45 @@ def test_preflight_refuses_what_no_node_could_hold_and_allow_pending_accepts_it(
     warnings = Apply(cluster, allow_pending=True).run(unknown).warnings
     assert "accepted as pending was allowed" in warnings[0]
     assert any(kind == "Job" for kind, _, _ in cluster.objects)
+
+
+WORKDIR = "storage:\n  workdirs:\n    - path: /data\n"
+
+
+def _namespace(name: str, level: str) -> dict[str, Any]:
+    labels = {"pod-security.kubernetes.io/enforce": level}
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+
+
+class NoNamespaces(FakeCluster):
+    def find(self, kind: str, name: str, namespace: str | None = None) -> Any:
+        if kind == "Namespace":
+            raise Forbidden(f'namespaces "{name}" is forbidden', status=403)
+        return super().find(kind, name, namespace)
+
+
+def test_preflight_reads_the_pod_security_of_the_namespace_as_the_run_leaves_it() -> None:
+    """The namespace a quota of the same run writes wins over the cluster's; one that does not
+    exist enforces nothing; one that may not be read is a warning, not a refusal."""
+    job = render(TRAINING.format(nodes=1, extra=WORKDIR))
+    assert check_placement(FakeCluster(), job).forbidden == []  # no namespace yet
+    cluster = FakeCluster()
+    cluster.add(_namespace("default", "baseline"))
+    (refused,) = check_placement(cluster, job).forbidden
+    assert refused.path == "storage.workdirs"
+    assert 'violates PodSecurity "baseline:latest": hostPath volumes' in refused.message
+    with pytest.raises(Unschedulable) as raised:
+        Apply(cluster, allow_pending=True).run(job)  # waiting would not help
+    assert not raised.value.pending_helps
+    assert not any(kind == "Job" for kind, _, _ in cluster.objects)
+    lifted = render(
+        "kind: quota\nversion: v0.1\nmetadata: {name: team}\npod_security: privileged\n"
+        "users:\n  default: {gpu: 8}\n"
+    )
+    assert check_placement(cluster, [*lifted, *job]).forbidden == []
+    unread = check_placement(NoNamespaces(), job)
+    assert unread.forbidden == []
+    assert "Pod Security not checked: you may not read namespace default" in unread.warnings
 
 
 def test_prune_lists_each_kind_once_per_namespace_whatever_the_number_of_jobs() -> None:

@@ -2,11 +2,19 @@
 pods can meet: a namespace's `pod-security.kubernetes.io/enforce` level (privileged when
 unset) refuses a pod that breaks it, in the real server's words. Baseline: host namespaces,
 hostPath volumes, privileged containers. Restricted adds: allowPrivilegeEscalation,
-capabilities, volume types, runAsNonRoot and seccompProfile."""
+capabilities, volume types, runAsNonRoot and seccompProfile.
+
+The one evaluator, in gpuctl.placement because it is a rule about where a pod may run (which
+namespaces admit it) and, like the rest of the package, pure: the sandbox's admission enforces
+it, and create/apply's preflight (gpuctl.verbs.preflight) refuses a job the namespace would
+refuse the pods of, before anything is written. Namespace and pod objects in, words out;
+no Kubernetes client.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 Obj = dict[str, Any]
@@ -24,19 +32,54 @@ RESTRICTED_VOLUMES = (
 )
 
 
+@dataclass(frozen=True)
+class Violation:
+    """One check a pod fails: the check's ID as Pod Security names it (`hostPathVolumes`),
+    the level that brings it (baseline, restricted) and the real server's words for it."""
+
+    check: str
+    level: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a namespace's enforced level finds wrong with a pod (nothing: admitted)."""
+
+    level: str
+    version: str
+    violations: tuple[Violation, ...] = ()
+
+    def __str__(self) -> str:
+        """`violates PodSecurity "baseline:latest": ...`; "" when the pod is admitted."""
+        if not self.violations:
+            return ""
+        found = ", ".join(violation.text for violation in self.violations)
+        return f'violates PodSecurity "{self.level}:{self.version}": {found}'
+
+
+def enforced(namespace: Mapping[str, Any]) -> tuple[str, str]:
+    """The namespace's enforced level and version (privileged, latest when unset)."""
+    labels = (namespace.get("metadata") or {}).get("labels") or {}
+    return labels.get(ENFORCE, "privileged"), labels.get(ENFORCE_VERSION, "latest")
+
+
+def verdict(namespace: Mapping[str, Any], pod: Obj) -> Verdict:
+    """The namespace's enforced level's checks that the pod fails, in the server's order."""
+    level, version = enforced(namespace)
+    if level not in ("baseline", "restricted"):
+        return Verdict(level, version)
+    checks = BASELINE + (RESTRICTED if level == "restricted" else ())
+    found = tuple(
+        Violation(check_id, at, text) for check_id, at, check in checks if (text := check(pod))
+    )
+    return Verdict(level, version, found)
+
+
 def refusal(namespace: Obj, pod: Obj) -> str:
     """`violates PodSecurity "baseline:latest": ...` when the namespace's enforced level
     refuses the pod, else ""."""
-    labels = (namespace.get("metadata") or {}).get("labels") or {}
-    level = labels.get(ENFORCE, "privileged")
-    if level not in ("baseline", "restricted"):
-        return ""
-    checks = BASELINE + (RESTRICTED if level == "restricted" else ())
-    found = [text for check in checks if (text := check(pod))]
-    if not found:
-        return ""
-    version = labels.get(ENFORCE_VERSION, "latest")
-    return f'violates PodSecurity "{level}:{version}": ' + ", ".join(found)
+    return str(verdict(namespace, pod))
 
 
 def _spec(pod: Obj) -> Obj:
@@ -78,7 +121,12 @@ def _privileged(pod: Obj) -> str:
     return f"privileged ({_named('container', names)} must not set securityContext.privileged=true)"
 
 
-BASELINE: tuple[Callable[[Obj], str], ...] = (_host_namespaces, _host_path_volumes, _privileged)
+Check = tuple[str, str, Callable[[Obj], str]]  # ID, level, words ("" when the pod passes)
+BASELINE: tuple[Check, ...] = (
+    ("hostNamespaces", "baseline", _host_namespaces),
+    ("hostPathVolumes", "baseline", _host_path_volumes),
+    ("privileged", "baseline", _privileged),
+)
 
 
 def _escalation(pod: Obj) -> str:
@@ -155,10 +203,10 @@ def _seccomp(pod: Obj) -> str:
     )
 
 
-RESTRICTED: tuple[Callable[[Obj], str], ...] = (
-    _escalation,
-    _capabilities,
-    _volume_types,
-    _non_root,
-    _seccomp,
+RESTRICTED: tuple[Check, ...] = (
+    ("allowPrivilegeEscalation", "restricted", _escalation),
+    ("capabilities_restricted", "restricted", _capabilities),
+    ("restrictedVolumes", "restricted", _volume_types),
+    ("runAsNonRoot", "restricted", _non_root),
+    ("seccompProfile_restricted", "restricted", _seccomp),
 )

@@ -216,7 +216,9 @@ def test_wait_running_names_the_quota_that_refuses_a_deployments_pods(env: Env) 
         .read_text()
         .replace("pool: test-pool", "pool: default")
         .replace("job:\n", "job:\n  namespace: elon-musk\n")
-        .split("# directories of the node, mounted at the same path")[0]  # no host paths: the namespace enforces Pod Security baseline
+        .split("# directories of the node, mounted at the same path")[
+            0
+        ]  # no host paths: the namespace enforces Pod Security baseline
     )  # two replicas of 2 CPUs each
     manifests = env.render(web)
     Apply(env.cluster).run(manifests)

@@ -37,7 +37,9 @@ OLD = TRAINING + "---\n" + INFERENCE
 NEW = (
     TRAINING.replace("gpu: 4", "gpu: 2").replace("full fine-tuning", "full fine-tuning v2")
     + "---\n"
-    + INFERENCE.replace("replicas: 2", "replicas: 3").replace("Llama 3 8B inference with vLLM", "v2")
+    + INFERENCE.replace("replicas: 2", "replicas: 3").replace(
+        "Llama 3 8B inference with vLLM", "v2"
+    )
     + "---\n"
     + COMPUTE
 )

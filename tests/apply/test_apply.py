@@ -208,6 +208,9 @@ def test_wait_running_quotes_the_scheduler_when_nothing_fits(env: Env) -> None:
         Wait(env.cluster, timeout=20, settle=0, unschedulable_grace=0.5).run(too_big)
 
 
+STORAGE_COMMENT = "# directories of the node, mounted at the same path"  # examples/compute.yaml's
+
+
 def test_wait_running_names_the_quota_that_refuses_a_deployments_pods(env: Env) -> None:
     quota = QUOTA.replace("cpu: 10", "cpu: 1", 1)  # elon-musk: 1 CPU
     Apply(env.cluster).run(env.render(quota))
@@ -216,9 +219,7 @@ def test_wait_running_names_the_quota_that_refuses_a_deployments_pods(env: Env) 
         .read_text()
         .replace("pool: test-pool", "pool: default")
         .replace("job:\n", "job:\n  namespace: elon-musk\n")
-        .split("# directories of the node, mounted at the same path")[
-            0
-        ]  # no host paths: the namespace enforces Pod Security baseline
+        .split(STORAGE_COMMENT)[0]  # no host paths: the namespace enforces Pod Security baseline
     )  # two replicas of 2 CPUs each
     manifests = env.render(web)
     Apply(env.cluster).run(manifests)

@@ -26,7 +26,7 @@ from gpuctl.inventory.nodes import (
     node_name_of,
     pool_of,
 )
-from gpuctl.placement.capacity import node_usage, pool_claimed
+from gpuctl.placement.capacity import free_of, node_usage, pool_claimed
 
 
 class PoolNotFound(GpuctlError):
@@ -240,7 +240,7 @@ class Inventory:
             "nodes": pool.members,
             "gpuTotal": total,
             "gpuUsed": used,
-            "gpuFree": max(total - used, 0),
+            "gpuFree": free_of(total, used),
             "gpuType": self.gpu_types(pool),
             "gpuCap": self.cap(pool)[1],
             "gpuCapUsed": self.cap(pool)[0],

@@ -59,7 +59,7 @@ class NodeGpus:
 
     @property
     def free(self) -> int:
-        return max(self.gpus - self.used, 0)
+        return free_of(self.gpus, self.used)
 
     @property
     def cheap(self) -> bool:
@@ -73,6 +73,12 @@ class NodeGpus:
     @property
     def share_free_gib(self) -> int:
         return max(self.share_gib - self.share_used_gib, 0)
+
+
+def free_of(total: int, used: int) -> int:
+    """Free devices of `total` with `used` claimed: never below 0 (claims beyond a node's
+    devices, such as pods bound before it shrank, leave nothing free)."""
+    return max(total - used, 0)
 
 
 def count_of(value: object) -> int | None:

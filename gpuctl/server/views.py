@@ -10,6 +10,7 @@ from gpuctl.errors import GpuctlError
 from gpuctl.inventory import jobs, nodes, pools, quotas, status, visibility
 from gpuctl.inventory.pools import Inventory, Pool
 from gpuctl.inventory.visibility import Sees
+from gpuctl.placement.capacity import free_of
 from gpuctl.spec.jobref import job_id
 
 
@@ -146,7 +147,7 @@ def node_item(inventory: Inventory, node: dict[str, Any]) -> dict[str, Any]:
         "status": nodes.document_status(node),
         "gpuTotal": total,
         "gpuUsed": used,
-        "gpuFree": max(total - used, 0),
+        "gpuFree": free_of(total, used),
         "boundPools": bound_pools(inventory, name),
         "cpu": capacity.get("cpu"),
         "memory": capacity.get("memory"),
@@ -219,7 +220,7 @@ def pool_item(inventory: Inventory, pool: Pool) -> dict[str, Any]:
         "description": pool.description,
         "gpuTotal": total,
         "gpuUsed": used,
-        "gpuFree": max(total - used, 0),
+        "gpuFree": free_of(total, used),
         "gpuType": sorted(inventory.gpu_types(pool)),
         "allowedGpuTypes": pools.allowed_gpu_types(pool.record),
         "nodeCount": len(pool.members),

@@ -26,12 +26,13 @@ from gpuctl.inventory.nodes import (
     requested,
     vendor,
 )
+from gpuctl.placement.capacity import free_of
 from gpuctl.spec import accelerators
 
 
 def gpu_cell(total: int, used: int) -> str:
     """total/used/free, e.g. 8/4/4."""
-    return f"{total}/{used}/{max(total - used, 0)}"
+    return f"{total}/{used}/{free_of(total, used)}"
 
 
 NODE_HEADERS = ("NAME", "STATUS", "GPU", "VENDOR", "GPU-TYPE", "POOL", "AGE")
@@ -110,7 +111,7 @@ def describe_node(
             ("Created", f"{stamp} ({table.age(stamp, at)} ago)" if stamp else NONE),
             ("Vendor", vendor(node) or NONE),
             ("GPU type", gpu_type(node) or NONE),
-            ("GPU", f"{gpus} total, {gpus_used} used, {max(gpus - gpus_used, 0)} free"),
+            ("GPU", f"{gpus} total, {gpus_used} used, {free_of(gpus, gpus_used)} free"),
             ("Pools", ", ".join(pools) or NONE),
         ]
     )

@@ -16,6 +16,7 @@ from gpuctl.inventory.pools import (
     record_name,
     recorded_nodes,
 )
+from gpuctl.placement.capacity import free_of
 
 POOL_HEADERS = ("NAME", "NODES", "GPU", "CAP", "GPU-TYPES", "DESCRIPTION", "AGE")
 
@@ -83,7 +84,7 @@ def describe_pool(inventory: Inventory, name: str, at: datetime | None = None) -
                 if pool.record
                 else "none (only node labels name this pool)",
             ),
-            ("GPU", f"{total} total, {used} used, {max(total - used, 0)} free"),
+            ("GPU", f"{total} total, {used} used, {free_of(total, used)} free"),
             ("GPU cap", _cap_text(inventory, pool)),
             ("GPU types", ", ".join(f"{k}: {v}" for k, v in sorted(types.items())) or NONE),
         ]
@@ -155,7 +156,7 @@ def query_rows(inventory: Inventory, pools: Sequence[Pool]) -> list[list[str]]:
                 str(len(pool.members)),
                 str(total),
                 str(used),
-                str(max(total - used, 0)),
+                str(free_of(total, used)),
                 occupancy(total, used),
                 ",".join(f"{kind}:{count}" for kind, count in sorted(types.items())) or NONE,
             ]

@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from gpuctl import constants as c
@@ -29,6 +28,7 @@ from gpuctl.inventory import explain, preemption, status, visibility
 from gpuctl.inventory.nodes import ACTIVE_PODS
 from gpuctl.placement.affinity import required_gpu_type
 from gpuctl.spec import accelerators, runtime
+from gpuctl.times import parse_rfc3339
 from gpuctl.workloads import WorkloadAdapter
 
 WORKLOADS = status.WORKLOAD_KINDS
@@ -803,9 +803,10 @@ def _last_seen(event: dict[str, Any]) -> str:
     return max(known, key=_seconds) if known else ""
 
 
-def _seconds(timestamp: str) -> datetime:
-    """An RFC 3339 time cut to the second (conditions carry seconds, events microseconds)."""
-    return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).replace(microsecond=0)
+def _seconds(timestamp: str) -> int:
+    """An RFC 3339 time cut to the second (conditions carry seconds, events microseconds);
+    0 for what is not one."""
+    return int(parse_rfc3339(timestamp) or 0)
 
 
 # ------------------------------------------------------------------------------- logs

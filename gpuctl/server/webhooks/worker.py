@@ -40,7 +40,7 @@ from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory.status import WORKLOAD_KINDS
 from gpuctl.server.views import job_item
 from gpuctl.server.webhooks import fair, safety, signing, store
-from gpuctl.times import micro_rfc3339
+from gpuctl.times import milli_rfc3339
 
 log = logging.getLogger("gpuctl.webhooks")
 
@@ -74,13 +74,9 @@ def backoff(attempt: int, settings: Settings, rng: random.Random) -> float:
     return float(delay * rng.uniform(0.5, 1.0))
 
 
-def _stamp() -> str:
-    return micro_rfc3339(time.time())
-
-
 def event_body(event: str, data: dict[str, Any]) -> str:
     """The JSON body, as the Standard Webhooks payload: type, timestamp, data."""
-    body = json.dumps({"type": event, "timestamp": _stamp()[:-4] + "Z", "data": data})
+    body = json.dumps({"type": event, "timestamp": milli_rfc3339(time.time()), "data": data})
     return body[:MAX_BODY]
 
 
@@ -104,7 +100,7 @@ def job_data(obj: dict[str, Any], status: str) -> dict[str, Any]:
         "namespace": item["namespace"],
         "status": status,
         "reason": "" if status == "deleted" else _reason(obj),
-        "time": _stamp()[:-4] + "Z",
+        "time": milli_rfc3339(time.time()),
     }
 
 

@@ -2,8 +2,9 @@
 `gpuctl-webhooks` (coordination.k8s.io, in gpuctl-system, renewed on a thread of its own),
 turn job transitions into outbox messages and deliver the messages that are due, fairly
 between owners (a slow receiver delays only its own owner's deliveries). Replicas without the
-Lease only serve the API; a holder that vanishes (kill -9) loses it after LEASE_SECONDS and
-another replica, or the same one restarted, carries on from the outbox.
+Lease only serve the API; a holder that vanishes (kill -9) loses it once the Lease has gone
+unchanged for LEASE_SECONDS on another replica's own clock (gpuctl.cluster.lease), and that
+replica, or the same one restarted, carries on from the outbox.
 
 Transitions are read from the jobs the server's watch cache holds (no request to the cluster;
 a change wakes the worker at once) and compared with the events the job's workload records as

@@ -1,7 +1,8 @@
 """One writer per job at a time: a Lease per job (gpuctl.cluster.lease), held while a verb
 writes the job's objects (two terminals or two CI runs applying the same job).
 
-The Lease is named `gpuctl-lock-<job>` in the job's namespace and deleted when the run ends. A
+The Lease is named `gpuctl-lock-<job>` in the job's namespace, renewed on a thread of its own
+while the run lasts (however long it waits for objects to go) and deleted when the run ends. A
 run that finds it held by someone else waits, saying so, until it is released or has gone
 unchanged for the lease duration on this run's own clock (a crashed holder blocks no one for
 longer than that, however its clock was set), and fails with a clear message at its deadline.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -43,27 +45,45 @@ class JobLocks:
         jobs: list[tuple[str, str]],  # (namespace, job name)
         deadline: float,
         progress: Progress = no_progress,
+        lease_seconds: int = LEASE_SECONDS,
     ) -> None:
         self.cluster = cluster
         self.jobs = sorted(set(jobs))
         self.deadline = deadline
         self.progress = progress
+        self.lease_seconds = lease_seconds
         self.holder = holder_identity()
         self.held: list[Lease] = []
 
     @contextlib.contextmanager
     def held_for_run(self) -> Iterator[None]:
+        done = threading.Event()
+        renewer = threading.Thread(target=self._renew, args=(done,), name="job-locks", daemon=True)
         try:
             for namespace, job in self.jobs:
                 self._acquire(namespace, job)
+            renewer.start()
             yield
         finally:
+            done.set()
+            if renewer.is_alive():
+                renewer.join()  # no renewal after the release: it would take the lock again
             self.release()
+
+    def _renew(self, done: threading.Event) -> None:
+        """Renew every held lease a few times per duration until the run is done, so that
+        a run longer than the duration keeps its locks (a renewal that fails is tried again
+        at the next turn; one lost to another run is not taken back)."""
+        while not done.wait(self.lease_seconds / 4):
+            for lease in self.held:
+                if lease.held():
+                    with contextlib.suppress(KubeError):
+                        lease.try_acquire_or_renew()
 
     def _lease(self, namespace: str, job: str) -> Lease:
         labels = {c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE, c.Labels.INSTANCE: job}
         name = LEASE_PREFIX + job
-        return Lease(self.cluster, namespace, name, self.holder, LEASE_SECONDS, labels=labels)
+        return Lease(self.cluster, namespace, name, self.holder, self.lease_seconds, labels=labels)
 
     def _acquire(self, namespace: str, job: str) -> None:
         lease = self._lease(namespace, job)

@@ -11,6 +11,7 @@ import pytest
 
 from gpuctl import constants as c
 from gpuctl.cluster.fake import FakeCluster
+from gpuctl.cluster.lease import Lease
 from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest
@@ -224,6 +225,18 @@ def test_a_crashed_runs_lease_is_taken_over_after_its_duration_on_the_runs_own_c
         lease = cluster.get("Lease", LEASE_PREFIX + "ft", "default")
         assert lease["spec"]["holderIdentity"] == locks.holder
         assert lease["spec"]["leaseTransitions"] == 1
+
+
+def test_a_run_longer_than_its_locks_duration_renews_it_and_deletes_it_at_the_end() -> None:
+    cluster = FakeCluster()
+    locks = JobLocks(cluster, [("default", "ft")], time.monotonic() + 1, lease_seconds=1)
+    other = Lease(cluster, "default", LEASE_PREFIX + "ft", "other@ci/2", 1)
+    with locks.held_for_run():
+        until = time.monotonic() + 2.5  # two and a half durations
+        while time.monotonic() < until:
+            assert not other.try_acquire_or_renew(), "another run took a lock still in use"
+            time.sleep(0.1)
+    assert cluster.find("Lease", LEASE_PREFIX + "ft", "default") is None
 
 
 def test_a_lease_without_a_renew_time_is_held_until_it_expires() -> None:

@@ -19,6 +19,7 @@ from gpuctl.sandbox.controllers.base import (
 from gpuctl.sandbox.store import Obj
 from gpuctl.sandbox.timestamps import now_rfc3339
 from gpuctl.times import parse_rfc3339
+from gpuctl.workloads import pod_spec_of
 
 INDEX_KEY = "batch.kubernetes.io/job-completion-index"
 # The real Job controller waits before replacing a failed pod: 10 s, doubling per failure,
@@ -259,7 +260,7 @@ class JobController(Controller):
             hostname=f"{name}-{index}",
             env=env,
             generate_name=f"{name}-{index}-",
-            subdomain=str((template.get("spec") or {}).get("subdomain", "")),
+            subdomain=str(pod_spec_of(job).get("subdomain", "")),
         )
 
 

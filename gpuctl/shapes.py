@@ -1,8 +1,8 @@
-"""The Kubernetes objects gpuctl reads most, as TypedDicts: pods, nodes, Jobs, Deployments and
-StatefulSets, with the metadata, spec and status fields gpuctl reads. Every key is optional
-(`total=False`): the API server leaves out what is unset, so a field is read with `.get` and a
-default. A misspelt key read with `[...]` is a type error, and one read with `.get` gives
-`object`, a type error wherever the value is used as what the field holds.
+"""The Kubernetes objects gpuctl reads most, as TypedDicts: pods, nodes, Jobs, Deployments,
+StatefulSets and Leases, with the metadata, spec and status fields gpuctl reads. Every key is
+optional (`total=False`): the API server leaves out what is unset, so a field is read with
+`.get` and a default. A misspelt key read with `[...]` is a type error, and one read with `.get`
+gives `object`, a type error wherever the value is used as what the field holds.
 
 The cluster connection returns plain dicts; a reader states what it reads with the views at
 the end (`pod(obj)`, `job(obj)`, ...), which cost nothing at run time (a cast) and check
@@ -283,6 +283,23 @@ class StatefulSet(TypedDict, total=False):
     status: StatefulSetStatus
 
 
+class LeaseSpec(TypedDict, total=False):
+    """coordination.k8s.io/v1: who holds the Lease, for how long, and since when."""
+
+    holderIdentity: str
+    leaseDurationSeconds: int
+    acquireTime: str  # MicroTime
+    renewTime: str  # MicroTime
+    leaseTransitions: int
+
+
+class Lease(TypedDict, total=False):
+    apiVersion: str
+    kind: str
+    metadata: ObjectMeta
+    spec: LeaseSpec
+
+
 # The views: a plain dict from the cluster, read as the shape it is.
 
 Obj = Mapping[str, Any]
@@ -311,6 +328,10 @@ def stateful_set(obj: Obj) -> StatefulSet:
 def replicated(obj: Obj) -> Deployment | StatefulSet:
     """A Deployment or a StatefulSet: what they share (replicas, readyReplicas) reads alike."""
     return cast(Deployment | StatefulSet, obj)
+
+
+def lease(obj: Obj) -> Lease:
+    return cast(Lease, obj)
 
 
 def pod_spec(obj: Obj) -> PodSpec:

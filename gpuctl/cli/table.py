@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from gpuctl.terminal import shown
+from gpuctl.times import parse_rfc3339
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _COLOURS = {"green": "32", "yellow": "33", "red": "31"}
@@ -150,12 +151,8 @@ def now() -> datetime:
 
 
 def parse_time(stamp: str | None) -> datetime | None:
-    if not stamp:
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    seconds = parse_rfc3339(stamp or "")
+    return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
 
 
 def age(stamp: str | None, at: datetime | None = None) -> str:

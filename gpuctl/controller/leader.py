@@ -1,25 +1,21 @@
-"""Leader election on a coordination.k8s.io/v1 Lease, the way client-go's leaderelection does it:
-one replica holds the Lease and renews it every few seconds; the others wait until it has not
-changed for a whole lease duration (measured on their own clock, so clocks may disagree), then
-take it over. Optimistic concurrency (resourceVersion) decides every race: a write on a stale
-Lease is a Conflict and changes nothing.
+"""Leader election of the controller's replicas on a coordination.k8s.io/v1 Lease
+(gpuctl.cluster.lease: client-go's rule, expiry judged on each replica's own clock): one
+replica holds the Lease and renews it every few seconds; the others wait until it has not
+changed for a whole lease duration, then take it over. A leader that cannot renew for its
+renew deadline steps down; a clean shutdown gives the Lease up so a standby need not wait.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import secrets
-import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.errors import AlreadyExists, Conflict, KubeError
-from gpuctl.times import micro_rfc3339
+from gpuctl.cluster.errors import KubeError
+from gpuctl.cluster.lease import Lease
 
 log = logging.getLogger("gpuctl.controller.leader")
 
@@ -29,14 +25,6 @@ class Timing:
     lease_seconds: float = 15.0  # how long a silent leader's Lease stays its own
     renew_deadline: float = 10.0  # a leader that cannot renew for this long steps down
     retry_period: float = 2.0  # between attempts to take or renew the Lease
-
-
-def unique_identity(name: str | None = None) -> str:
-    """A holder identity no other candidate has: `name` (the pod's name; the host's name
-    outside a pod), the process id and a random suffix, as client-go's `<hostname>_<uuid>`.
-    Two `controller run` on one host (or a pod restarted in place) are two candidates, never
-    one leader twice."""
-    return f"{name or socket.gethostname()}_{os.getpid()}_{secrets.token_hex(4)}"
 
 
 class LeaseElector:
@@ -49,74 +37,24 @@ class LeaseElector:
         timing: Timing | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.cluster = cluster
         self.namespace = namespace
         self.name = name
         self.identity = identity
         self.timing = timing or Timing()
         self.clock = clock
-        self._observed: tuple[str, float] | None = None  # (resourceVersion, when we saw it)
-
-    # -- one attempt ------------------------------------------------------------------------
+        self.lease = Lease(
+            cluster, namespace, name, identity, int(self.timing.lease_seconds), clock=clock
+        )
 
     def try_acquire_or_renew(self) -> bool:
         """True when this replica holds the Lease after the attempt."""
-        try:
-            lease = self.cluster.find("Lease", self.name, self.namespace)
-            if lease is None:
-                self.cluster.create(self._lease_object(None, transitions=0))
-                return True
-            spec = lease.get("spec") or {}
-            holder = spec.get("holderIdentity") or ""
-            version = str(lease["metadata"].get("resourceVersion", ""))
-            if self._observed is None or self._observed[0] != version:
-                self._observed = (version, self.clock())
-            if holder and holder != self.identity and not self._expired(spec):
-                return False
-            transitions = int(spec.get("leaseTransitions") or 0)
-            if holder != self.identity:
-                transitions += 1
-            updated = self._lease_object(lease, transitions)
-            if holder == self.identity:
-                updated["spec"]["acquireTime"] = spec.get("acquireTime")
-            written = self.cluster.replace(updated)
-            self._observed = (str(written["metadata"].get("resourceVersion", "")), self.clock())
-            return True
-        except (AlreadyExists, Conflict):
-            return False
-
-    def _expired(self, spec: dict[str, Any]) -> bool:
-        duration = float(spec.get("leaseDurationSeconds") or self.timing.lease_seconds)
-        assert self._observed is not None
-        return self.clock() - self._observed[1] > duration
-
-    def _lease_object(self, current: dict[str, Any] | None, transitions: int) -> dict[str, Any]:
-        now = micro_rfc3339(time.time())
-        metadata: dict[str, Any] = {"name": self.name, "namespace": self.namespace}
-        if current is not None:
-            metadata = dict(current["metadata"])
-        return {
-            "apiVersion": "coordination.k8s.io/v1",
-            "kind": "Lease",
-            "metadata": metadata,
-            "spec": {
-                "holderIdentity": self.identity,
-                "leaseDurationSeconds": int(self.timing.lease_seconds),
-                "acquireTime": now,
-                "renewTime": now,
-                "leaseTransitions": transitions,
-            },
-        }
+        return self.lease.try_acquire_or_renew()
 
     def release(self) -> None:
-        """Give the Lease up at once (on a clean shutdown), so a standby need not wait."""
+        """Give the Lease up at once (on a clean shutdown), so a standby need not wait; the
+        Lease stays, without a holder."""
         try:
-            lease = self.cluster.find("Lease", self.name, self.namespace)
-            if lease is None or (lease.get("spec") or {}).get("holderIdentity") != self.identity:
-                return
-            lease["spec"]["holderIdentity"] = ""
-            lease["spec"]["leaseDurationSeconds"] = 1
-            self.cluster.replace(lease)
+            self.lease.release()
         except KubeError as exc:
             log.warning("could not release the lease: %s", exc)
 

@@ -25,9 +25,10 @@ from prometheus_client import start_http_server
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ControllerCluster
+from gpuctl.cluster.lease import unique_identity
 from gpuctl.controller import resource
 from gpuctl.controller.cache import ClusterCache
-from gpuctl.controller.leader import LeaseElector, Timing, unique_identity
+from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.nodeloss import NOT_READY_GRACE_SECONDS
 from gpuctl.controller.queue import Key, WorkQueue

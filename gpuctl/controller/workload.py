@@ -24,6 +24,7 @@ from gpuctl.spec.document import Document
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.desired import desired_objects
 from gpuctl.verbs.workset import Workset
+from gpuctl.workloads import pod_spec_of
 
 WORKLOAD_LABEL: Final = c.Labels.WORKLOAD
 MODEL_NAME_ENV: Final = "MODEL_NAME"
@@ -189,7 +190,7 @@ def render_job(workload: Workload, node: str, pool: str | None = None) -> dict[s
         meta["labels"][WORKLOAD_LABEL] = label_value(workload.name)
         meta.setdefault("annotations", {})[c.WORKLOAD_NAME_ANNOTATION] = workload.name
     job["metadata"]["ownerReferences"] = [owner_reference(workload)]
-    pin_to_nodes(job["spec"]["template"]["spec"], [node])
+    pin_to_nodes(pod_spec_of(job), [node])
     return job
 
 

@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from gpuctl import constants as c
@@ -29,7 +28,8 @@ from gpuctl.inventory import explain, preemption, status, visibility
 from gpuctl.inventory.nodes import ACTIVE_PODS
 from gpuctl.placement.affinity import required_gpu_type
 from gpuctl.spec import accelerators, runtime
-from gpuctl.workloads import WorkloadAdapter
+from gpuctl.times import parse_rfc3339
+from gpuctl.workloads import WorkloadAdapter, pod_spec_of
 
 WORKLOADS = status.WORKLOAD_KINDS
 DESCRIPTION_ANNOTATION = c.ANNOTATION_PREFIX + "description"
@@ -400,12 +400,11 @@ def reasons(
 
 
 def _unschedulable(job: dict[str, Any], pods: list[dict[str, Any]]) -> list[str]:
-    template = (job.get("spec") or {}).get("template") or {}
     for pod in pods:
         message = status.unschedulable_message(pod)
         if message:
             pool = labels_of(job).get(Labels.POOL, "")
-            return [explain_unschedulable(message, pool, template_gpu_type(template))]
+            return [explain_unschedulable(message, pool, required_gpu_type(pod_spec_of(job)))]
     return []
 
 
@@ -473,11 +472,6 @@ def _amounts(text: str) -> dict[str, str]:
 
 # The API server's refusal of a pod that breaks its namespace's Pod Security level.
 POD_SECURITY_REFUSAL = re.compile(r'violates PodSecurity "([^"]+)": (.+)$')
-
-
-def template_gpu_type(template: dict[str, Any]) -> str | None:
-    """The GPU type a pod template requires (placement.affinity.required_gpu_type)."""
-    return required_gpu_type(template.get("spec") or {})
 
 
 def notebook_token(containers: list[dict[str, Any]], generated: str = "") -> str:
@@ -671,8 +665,7 @@ def _identity(kind: str, obj: dict[str, Any]) -> tuple[str, str, str]:
 
 def pod_template_containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
     """The containers of a workload's pod template."""
-    template = (obj.get("spec") or {}).get("template") or {}
-    return list((template.get("spec") or {}).get("containers") or [])
+    return list(pod_spec_of(obj).get("containers") or [])
 
 
 def status_with_preemption(job: dict[str, Any], preempted: preemption.Preemption | None) -> str:
@@ -803,9 +796,10 @@ def _last_seen(event: dict[str, Any]) -> str:
     return max(known, key=_seconds) if known else ""
 
 
-def _seconds(timestamp: str) -> datetime:
-    """An RFC 3339 time cut to the second (conditions carry seconds, events microseconds)."""
-    return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).replace(microsecond=0)
+def _seconds(timestamp: str) -> int:
+    """An RFC 3339 time cut to the second (conditions carry seconds, events microseconds);
+    0 for what is not one."""
+    return int(parse_rfc3339(timestamp) or 0)
 
 
 # ------------------------------------------------------------------------------- logs

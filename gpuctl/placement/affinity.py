@@ -13,11 +13,7 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl import shapes
 from gpuctl.placement.capacity import HOSTNAME_LABEL, pinned_nodes, required_node_terms
-
-
-def pod_spec_of(obj: Mapping[str, Any]) -> dict[str, Any]:
-    spec: dict[str, Any] = ((obj.get("spec") or {}).get("template") or {}).get("spec") or {}
-    return spec
+from gpuctl.workloads import pod_spec_of
 
 
 def pin_to_nodes(pod_spec: dict[str, Any], nodes: Sequence[str]) -> None:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from gpuctl.sandbox.errors import ApiError, bad_request
 from gpuctl.sandbox.runtime import PodRuntime
+from gpuctl.times import nano_rfc3339, parse_rfc3339
 
 LogLine = tuple[float, str]  # (timestamp, text)
 
@@ -66,13 +66,6 @@ def previous_log_lines(
         return [(started or 0.0, text) for text in script]
     window = PodRuntime(started_at=started, finished_at=runtime.container_finished_at)
     return log_lines(pod_name, container, window, interval)
-
-
-def rfc3339_nano(ts: float) -> str:
-    """Go's time.RFC3339Nano, as the kubelet stamps log lines: trailing zeros trimmed."""
-    moment = datetime.fromtimestamp(ts, UTC)
-    fraction = f"{moment.microsecond:06d}000".rstrip("0")
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + (f".{fraction}" if fraction else "") + "Z"
 
 
 @dataclass
@@ -136,15 +129,15 @@ class LogOptions:
 
     def render(self, lines: list[LogLine]) -> bytes:
         return b"".join(
-            ((rfc3339_nano(ts) + " ") if self.timestamps else "").encode() + text.encode() + b"\n"
+            ((nano_rfc3339(ts) + " ") if self.timestamps else "").encode() + text.encode() + b"\n"
             for ts, text in lines
         )
 
 
 def _parse_rfc3339(text: str) -> float:
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
+    seconds = parse_rfc3339(text)
+    if seconds is None:
         raise bad_request(
             f'parsing time "{text}" as "2006-01-02T15:04:05Z07:00": cannot parse "{text}"'
-        ) from None
+        )
+    return seconds

@@ -9,6 +9,7 @@ from typing import Any
 from gpuctl.sandbox.resources import Resource
 from gpuctl.sandbox.selectors import selector_string
 from gpuctl.times import parse_rfc3339
+from gpuctl.workloads import pod_spec_of
 
 Obj = dict[str, Any]
 Column = tuple[str, str, int, Callable[[Obj], Any]]  # name, type, priority, cell
@@ -53,8 +54,7 @@ def age(obj: Obj) -> str:
 
 
 def _containers(obj: Obj) -> list[Obj]:
-    spec = obj.get("spec") or {}
-    return list(((spec.get("template") or {}).get("spec") or spec).get("containers") or [])
+    return list(pod_spec_of(obj).get("containers") or [])
 
 
 def pod_status(pod: Obj) -> str:

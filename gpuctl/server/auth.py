@@ -51,6 +51,7 @@ from gpuctl import constants as c
 from gpuctl.errors import GpuctlError, Problem, SpecError, UsageError
 from gpuctl.server.errors import ApiError
 from gpuctl.spec.document import Document, load_text
+from gpuctl.workloads import pod_spec_of
 
 if TYPE_CHECKING:
     from gpuctl.render.engine import Manifest
@@ -379,9 +380,7 @@ class Policy:
 
 def _host_paths(obj: dict[str, Any]) -> Iterator[str]:
     """The hostPath volumes' paths of an object's pod template (or of a pod)."""
-    spec = obj.get("spec") or {}
-    pod_spec = (spec.get("template") or {}).get("spec") or spec
-    for volume in pod_spec.get("volumes") or []:
+    for volume in pod_spec_of(obj).get("volumes") or []:
         host_path = (volume or {}).get("hostPath")
         if host_path is not None:
             yield str(host_path.get("path", ""))

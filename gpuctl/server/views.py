@@ -10,20 +10,18 @@ from gpuctl.errors import GpuctlError
 from gpuctl.inventory import jobs, nodes, pools, quotas, status, visibility
 from gpuctl.inventory.pools import Inventory, Pool
 from gpuctl.inventory.visibility import Sees
+from gpuctl.placement.affinity import required_gpu_type
 from gpuctl.placement.capacity import free_of
 from gpuctl.spec.jobref import job_id
+from gpuctl.workloads import pod_spec_of
 
 
 def _meta(obj: dict[str, Any]) -> dict[str, Any]:
     return obj.get("metadata") or {}
 
 
-def _template(obj: dict[str, Any]) -> dict[str, Any]:
-    return (obj.get("spec") or {}).get("template") or {}
-
-
 def _containers(obj: dict[str, Any]) -> list[dict[str, Any]]:
-    return list((_template(obj).get("spec") or {}).get("containers") or [])
+    return list(pod_spec_of(obj).get("containers") or [])
 
 
 def status_word(job: dict[str, Any]) -> str:
@@ -54,7 +52,7 @@ def job_item(job: dict[str, Any], started: str | None) -> dict[str, Any]:
         "ready": status.workload_ready(job),
         "gpu": status.workload_gpus(job),
         "gpuShare": _share(status.workload_share(job)),
-        "gpuType": jobs.template_gpu_type(_template(job)),
+        "gpuType": required_gpu_type(pod_spec_of(job)),
         "createdAt": meta.get("creationTimestamp"),
         "startedAt": started,
     }

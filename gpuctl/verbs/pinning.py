@@ -36,7 +36,6 @@ from gpuctl.placement.affinity import (
     may_run_on,
     one_pod_per_node,
     pin_to_nodes,
-    pod_spec_of,
     required_gpu_type,
 )
 from gpuctl.placement.capacity import NodeGpus, node_gpus, pinned_claims, pinned_nodes
@@ -46,7 +45,7 @@ from gpuctl.render.engine import Manifest, NodeLabels
 from gpuctl.verbs.common import ObjectResult, VerbResult
 from gpuctl.verbs.errors import ApplyFailed
 from gpuctl.verbs.preflight import labelled_as_claimed
-from gpuctl.workloads import WorkloadAdapter
+from gpuctl.workloads import WorkloadAdapter, pod_spec_of
 
 
 def _pod_count(adapter: WorkloadAdapter, obj: Mapping[str, Any]) -> int:
@@ -259,7 +258,7 @@ def _offer(node: NodeGpus) -> str:
 
 def _pinned(manifest: Manifest, pin: Pin) -> Manifest:
     obj = copy.deepcopy(manifest.obj)
-    pin_to_nodes(obj["spec"]["template"].setdefault("spec", {}), pin.nodes)
+    pin_to_nodes(pod_spec_of(obj), pin.nodes)
     text = yaml.safe_dump(obj, sort_keys=False, allow_unicode=True)
     return dataclasses.replace(manifest, obj=obj, text=text)
 

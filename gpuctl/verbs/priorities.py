@@ -74,7 +74,7 @@ def install(cluster: ClusterAPI, names: Sequence[str], *, dry_run: bool = False)
 
 def _without_class(manifest: Manifest) -> Manifest:
     obj = copy.deepcopy(manifest.obj)
-    obj["spec"]["template"]["spec"].pop("priorityClassName", None)
+    workloads.pod_spec_of(obj).pop("priorityClassName", None)
     text = yaml.safe_dump(obj, sort_keys=False, allow_unicode=True)
     return dataclasses.replace(manifest, obj=obj, text=text)
 

@@ -46,7 +46,7 @@ from gpuctl.spec.document import Document
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import DEFAULT_TIMEOUT, Progress, VerbResult, no_progress
 from gpuctl.verbs.errors import ScaleRefused
-from gpuctl.workloads.adapter import container_gpu_resource
+from gpuctl.workloads.adapter import container_gpu_resource, pod_spec_of
 
 ON_DELETE = {"type": "OnDelete"}
 # How long the StatefulSet controller may take to name the new template's revision.
@@ -96,7 +96,7 @@ def with_size(
     }
     if update_strategy is not None:
         obj["spec"]["updateStrategy"] = copy.deepcopy(update_strategy)
-    pod = obj["spec"]["template"]["spec"]
+    pod = pod_spec_of(obj)
     container = pod["containers"][0]
     resources = container.setdefault("resources", {})
     # GPUs of the vendor the notebook has, else of its GPU type's (NVIDIA's without one)
@@ -139,8 +139,9 @@ def check_gpu_kind(live: dict[str, Any], size: Size) -> None:
     """Refuse (ScaleRefused) a change of whole GPUs on a notebook with a GPU share, a share on
     one with whole GPUs, or both at once: a notebook has one or the other, as its spec says."""
     name = live["metadata"]["name"]
-    container = live["spec"]["template"]["spec"]["containers"][0]
-    share, whole = gpu_share_of(container), pod_gpus({"spec": live["spec"]["template"]["spec"]})
+    pod = pod_spec_of(live)
+    container = pod["containers"][0]
+    share, whole = gpu_share_of(container), pod_gpus({"spec": pod})
     if size.gpus is not None and size.gpu_share is not None:
         raise ScaleRefused(
             "--gpu (whole GPUs) and --gpu-share (a share of one GPU) exclude each other: give one"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from gpuctl.workloads.adapter import Patch, WorkloadAdapter
+from gpuctl.workloads.adapter import Patch, WorkloadAdapter, pod_spec_of
 from gpuctl.workloads.job import JobAdapter
 from gpuctl.workloads.replicated import DeploymentAdapter, StatefulSetAdapter
 
@@ -27,6 +27,7 @@ __all__ = [
     "WorkloadAdapter",
     "adapter",
     "adapter_of",
+    "pod_spec_of",
 ]
 
 JOB: Final = JobAdapter()

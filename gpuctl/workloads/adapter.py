@@ -31,6 +31,17 @@ def status_of(obj: Obj) -> dict[str, Any]:
     return status
 
 
+def pod_spec_of(obj: Obj) -> dict[str, Any]:
+    """The pod spec of any object that makes pods or is one: a workload's (Job, Deployment,
+    StatefulSet, ReplicaSet) `spec.template.spec`, a Pod's `spec`; {} when it has none. The
+    one reader of that path: the dict itself is returned (a writer changes the object through
+    it) when it is there."""
+    if obj.get("kind") == "Pod":
+        return spec_of(obj)
+    template: Mapping[str, Any] = spec_of(obj).get("template") or {}
+    return spec_of(template)
+
+
 def container_gpus(container: Mapping[str, Any]) -> int:
     """Accelerators a container asks for, of every vendor: its limits, else its requests."""
     resources: shapes.ResourceRequirements = shapes.container(container).get("resources") or {}
@@ -105,7 +116,7 @@ class WorkloadAdapter(ABC):
         return template
 
     def pod_spec(self, obj: Obj) -> dict[str, Any]:
-        return spec_of(self.pod_template(obj))
+        return pod_spec_of(obj)
 
     def gpus_per_pod(self, obj: Obj) -> int:
         """GPUs one pod of the workload asks for."""

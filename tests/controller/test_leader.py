@@ -7,7 +7,8 @@ import os
 import subprocess
 import sys
 
-from gpuctl.controller.leader import LeaseElector, Timing, unique_identity
+from gpuctl.cluster.lease import unique_identity
+from gpuctl.controller.leader import LeaseElector, Timing
 from gpuctl.controller.operator import RunOptions
 from tests.conftest import Env
 

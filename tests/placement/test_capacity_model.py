@@ -18,12 +18,13 @@ from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.reconcile import Reconciler
 from gpuctl.controller.workload import Workload
 from gpuctl.inventory.pools import Inventory
-from gpuctl.placement.affinity import may_run_on, one_pod_per_node, pod_spec_of
+from gpuctl.placement.affinity import may_run_on, one_pod_per_node
 from gpuctl.placement.capacity import node_gpus, node_total_gpus
 from gpuctl.render import engine
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.preflight import check_placement
+from gpuctl.workloads import pod_spec_of
 from tests.controller.conftest import workload
 
 VENDORS = {

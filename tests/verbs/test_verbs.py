@@ -5,7 +5,6 @@ No HTTP: each test runs in milliseconds."""
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -13,11 +12,13 @@ import pytest
 from gpuctl import constants as c
 from gpuctl.cluster.errors import Forbidden
 from gpuctl.cluster.fake import FakeCluster
+from gpuctl.cluster.lease import Lease
 from gpuctl.inventory.jobs import JobNotFound
 from gpuctl.render import engine
 from gpuctl.render.engine import Manifest
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
+from gpuctl.times import micro_rfc3339
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import DryRun, VerbResult
 from gpuctl.verbs.create import Create
@@ -191,19 +192,21 @@ def test_apply_takes_and_releases_the_jobs_lease() -> None:
     assert not any(kind == "Lease" for kind, _, _ in cluster.objects)
 
 
-def _lease(holder: str, renewed: datetime, layout: str = "%Y-%m-%dT%H:%M:%S.%fZ") -> dict[str, Any]:
-    stamp = renewed.strftime(layout)
+def _lease(holder: str, renewed: float | None, seconds: int = 60) -> dict[str, Any]:
+    spec: dict[str, Any] = {"holderIdentity": holder, "leaseDurationSeconds": seconds}
+    if renewed is not None:
+        spec["renewTime"] = micro_rfc3339(renewed)
     return {
         "apiVersion": "coordination.k8s.io/v1",
         "kind": "Lease",
         "metadata": {"name": LEASE_PREFIX + "ft", "namespace": "default"},
-        "spec": {"holderIdentity": holder, "leaseDurationSeconds": 60, "renewTime": stamp},
+        "spec": spec,
     }
 
 
 def test_a_held_lease_makes_apply_wait_then_fail_naming_the_holder() -> None:
     cluster = FakeCluster()
-    cluster.add(_lease("alice@laptop/1", datetime.now(UTC)))
+    cluster.add(_lease("alice@laptop/1", time.time()))
     started = time.monotonic()
     with pytest.raises(LockTimeout, match=r"another gpuctl run \(alice@laptop/1\).*nothing was"):
         Apply(cluster, timeout=1.0).run(render(TRAINING.format(nodes=1, extra="")))
@@ -211,19 +214,36 @@ def test_a_held_lease_makes_apply_wait_then_fail_naming_the_holder() -> None:
     assert not any(kind == "Job" for kind, _, _ in cluster.objects)
 
 
-def test_an_expired_lease_is_taken_over() -> None:
+def test_a_crashed_runs_lease_is_taken_over_after_its_duration_on_the_runs_own_clock() -> None:
+    """Its renewTime, 10 minutes old, is not compared with this machine's clock (the two may
+    disagree): the lease is taken once it went unchanged for its duration since first seen."""
     cluster = FakeCluster()
-    cluster.add(_lease("gone@ci/1", datetime.now(UTC) - timedelta(minutes=10)))
-    locks = JobLocks(cluster, [("default", "ft")], time.monotonic() + 1)
+    cluster.add(_lease("gone@ci/1", time.time() - 600, seconds=1))
+    locks = JobLocks(cluster, [("default", "ft")], time.monotonic() + 5)
+    started = time.monotonic()
     with locks.held_for_run():
+        assert time.monotonic() - started >= 1.0
         lease = cluster.get("Lease", LEASE_PREFIX + "ft", "default")
         assert lease["spec"]["holderIdentity"] == locks.holder
+        assert lease["spec"]["leaseTransitions"] == 1
 
 
-def test_a_lease_renewed_to_the_whole_second_is_read_as_held() -> None:
-    """A renewTime without a fraction (a Lease another tool wrote) is a time all the same."""
+def test_a_run_longer_than_its_locks_duration_renews_it_and_deletes_it_at_the_end() -> None:
     cluster = FakeCluster()
-    cluster.add(_lease("alice@laptop/1", datetime.now(UTC), "%Y-%m-%dT%H:%M:%SZ"))
+    locks = JobLocks(cluster, [("default", "ft")], time.monotonic() + 1, lease_seconds=1)
+    other = Lease(cluster, "default", LEASE_PREFIX + "ft", "other@ci/2", 1)
+    with locks.held_for_run():
+        until = time.monotonic() + 2.5  # two and a half durations
+        while time.monotonic() < until:
+            assert not other.try_acquire_or_renew(), "another run took a lock still in use"
+            time.sleep(0.1)
+    assert cluster.find("Lease", LEASE_PREFIX + "ft", "default") is None
+
+
+def test_a_lease_without_a_renew_time_is_held_until_it_expires() -> None:
+    """A Lease another tool wrote without a renewTime has a holder all the same."""
+    cluster = FakeCluster()
+    cluster.add(_lease("alice@laptop/1", None))
     locks = JobLocks(cluster, [("default", "ft")], time.monotonic() + 0.5)
     with pytest.raises(LockTimeout, match=r"alice@laptop/1"), locks.held_for_run():
         pass

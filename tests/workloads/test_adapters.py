@@ -169,3 +169,15 @@ def test_only_a_deployment_has_pods_owned_through_another_kind() -> None:
     assert STATEFUL_SET.pod_owner_kind == "" and JOB.pod_owner_kind == ""
     assert JOB.replace_only and not STATEFUL_SET.replace_only
     assert JOB.runs_to_completion and not STATEFUL_SET.runs_to_completion
+
+
+def test_the_pod_spec_of_a_workload_or_a_pod_is_read_in_one_place() -> None:
+    """A workload's spec.template.spec, a Pod's own spec (the hostPath check and the sandbox's
+    tables read both), {} for none; the dict itself, so a writer changes the object."""
+    obj = job()
+    assert workloads.pod_spec_of(obj) is obj["spec"]["template"]["spec"]
+    assert JOB.pod_spec(obj) is obj["spec"]["template"]["spec"]
+    pod = {"kind": "Pod", "spec": {"containers": [{"name": "main"}]}}
+    assert workloads.pod_spec_of(pod) is pod["spec"]
+    assert workloads.pod_spec_of({"kind": "Job", "spec": {}}) == {}
+    assert workloads.pod_spec_of({"kind": "Pod"}) == {}

@@ -22,6 +22,7 @@ from gpuctl.inventory.jobs import (
     status_with_preemption,
 )
 from gpuctl.inventory.preemption import Preemption
+from gpuctl.workloads import pod_spec_of
 
 
 def job_rows(
@@ -56,9 +57,7 @@ def job_rows(
         if all_namespaces:
             row.insert(0, meta.get("namespace", ""))
         if wide:
-            containers = ((obj["spec"].get("template") or {}).get("spec") or {}).get(
-                "containers"
-            ) or [{}]
+            containers = pod_spec_of(obj).get("containers") or [{}]
             by = _preemptor(lost) if lost else ""
             row += [labels.get(Labels.PRIORITY, ""), containers[0].get("image", ""), by]
         rows.append(row)
@@ -117,8 +116,7 @@ def pod_line_rows(
 def describe(details: Details, at: datetime | None = None) -> str:
     job, pods = details.job, details.pods
     meta, labels = job["metadata"], labels_of(job)
-    template = (job.get("spec") or {}).get("template") or {}
-    containers = (template.get("spec") or {}).get("containers") or []
+    containers = pod_spec_of(job).get("containers") or []
     container = containers[0] if containers else {}
     resources = (container.get("resources") or {}).get("limits") or {}
     state = status_with_preemption(job, details.preempted)

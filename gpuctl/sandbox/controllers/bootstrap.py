@@ -4,11 +4,13 @@ leases, the `kubernetes` service and the system priority classes."""
 from __future__ import annotations
 
 import hashlib
+import time
 
 from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import NodeSpec, SandboxConfig
 from gpuctl.sandbox.store import Obj
 from gpuctl.sandbox.timestamps import now_rfc3339
+from gpuctl.times import micro_rfc3339
 
 _NODE_PRESSURE_CONDITIONS = (
     ("MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
@@ -141,6 +143,6 @@ def _lease(node_name: str) -> Obj:
         "spec": {
             "holderIdentity": node_name,
             "leaseDurationSeconds": 40,
-            "renewTime": now_rfc3339().replace("Z", ".000000Z"),
+            "renewTime": micro_rfc3339(time.time()),
         },
     }

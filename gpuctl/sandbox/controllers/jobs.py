@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from gpuctl.sandbox.api import Api
 from gpuctl.sandbox.config import SandboxConfig
@@ -19,6 +18,8 @@ from gpuctl.sandbox.controllers.base import (
 )
 from gpuctl.sandbox.store import Obj
 from gpuctl.sandbox.timestamps import now_rfc3339
+from gpuctl.times import parse_rfc3339
+from gpuctl.workloads import pod_spec_of
 
 INDEX_KEY = "batch.kubernetes.io/job-completion-index"
 # The real Job controller waits before replacing a failed pod: 10 s, doubling per failure,
@@ -259,7 +260,7 @@ class JobController(Controller):
             hostname=f"{name}-{index}",
             env=env,
             generate_name=f"{name}-{index}-",
-            subdomain=str((template.get("spec") or {}).get("subdomain", "")),
+            subdomain=str(pod_spec_of(job).get("subdomain", "")),
         )
 
 
@@ -269,8 +270,8 @@ def _finished_at(pod: Obj) -> float:
         ((cs.get("state") or {}).get("terminated") or {}).get("finishedAt")
         for cs in (pod.get("status") or {}).get("containerStatuses") or []
     ]
-    times = [datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp() for t in stamps if t]
-    return max(times, default=0.0)
+    times = [parse_rfc3339(str(t)) for t in stamps if t]
+    return max((t for t in times if t is not None), default=0.0)
 
 
 def _index(pod: Obj) -> int:

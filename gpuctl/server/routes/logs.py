@@ -28,7 +28,6 @@ import threading
 import time
 from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, WebSocket
@@ -47,6 +46,7 @@ from gpuctl.server.errors import ApiError, body_of
 from gpuctl.server.kubeauth import acting
 from gpuctl.server.params import one_of
 from gpuctl.server.routes.jobs import JobIdPath, locate
+from gpuctl.times import parse_rfc3339
 
 log = logging.getLogger("gpuctl.server")
 router = APIRouter(tags=["jobs"])
@@ -438,8 +438,8 @@ def _when(field: str, text: str | None, default: float) -> float:
     """An RFC 3339 time (`2026-11-23T10:00:00Z`) as Unix seconds; `default` when absent."""
     if not text:
         return default
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
+    seconds = parse_rfc3339(text)
+    if seconds is None:
         message = f"{field}: {text!r} is not a time such as 2026-11-23T10:00:00Z"
-        raise ApiError(400, "InvalidRequest", message, field=field) from None
+        raise ApiError(400, "InvalidRequest", message, field=field)
+    return seconds

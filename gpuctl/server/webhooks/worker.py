@@ -2,8 +2,9 @@
 `gpuctl-webhooks` (coordination.k8s.io, in gpuctl-system, renewed on a thread of its own),
 turn job transitions into outbox messages and deliver the messages that are due, fairly
 between owners (a slow receiver delays only its own owner's deliveries). Replicas without the
-Lease only serve the API; a holder that vanishes (kill -9) loses it after LEASE_SECONDS and
-another replica, or the same one restarted, carries on from the outbox.
+Lease only serve the API; a holder that vanishes (kill -9) loses it once the Lease has gone
+unchanged for LEASE_SECONDS on another replica's own clock (gpuctl.cluster.lease), and that
+replica, or the same one restarted, carries on from the outbox.
 
 Transitions are read from the jobs the server's watch cache holds (no request to the cluster;
 a change wakes the worker at once) and compared with the events the job's workload records as
@@ -23,12 +24,9 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 import random
-import socket
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,12 +35,13 @@ import urllib3
 
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
-from gpuctl.cluster.errors import Conflict, KubeError, NotFound
+from gpuctl.cluster.errors import KubeError, NotFound
+from gpuctl.cluster.lease import Lease, unique_identity
 from gpuctl.inventory import jobs as inventory
 from gpuctl.inventory.status import WORKLOAD_KINDS
 from gpuctl.server.views import job_item
 from gpuctl.server.webhooks import fair, safety, signing, store
-from gpuctl.times import micro_rfc3339, parse_rfc3339
+from gpuctl.times import milli_rfc3339
 
 log = logging.getLogger("gpuctl.webhooks")
 
@@ -76,13 +75,9 @@ def backoff(attempt: int, settings: Settings, rng: random.Random) -> float:
     return float(delay * rng.uniform(0.5, 1.0))
 
 
-def _stamp() -> str:
-    return micro_rfc3339(time.time())
-
-
 def event_body(event: str, data: dict[str, Any]) -> str:
     """The JSON body, as the Standard Webhooks payload: type, timestamp, data."""
-    body = json.dumps({"type": event, "timestamp": _stamp()[:-4] + "Z", "data": data})
+    body = json.dumps({"type": event, "timestamp": milli_rfc3339(time.time()), "data": data})
     return body[:MAX_BODY]
 
 
@@ -106,75 +101,39 @@ def job_data(obj: dict[str, Any], status: str) -> dict[str, Any]:
         "namespace": item["namespace"],
         "status": status,
         "reason": "" if status == "deleted" else _reason(obj),
-        "time": _stamp()[:-4] + "Z",
+        "time": milli_rfc3339(time.time()),
     }
 
 
 # ------------------------------------------------------------------------------- lease
 
 
-def _lease_age(lease: dict[str, Any]) -> float:
-    spec = lease.get("spec") or {}
-    renewed = parse_rfc3339(str(spec.get("renewTime") or spec.get("acquireTime") or ""))
-    if renewed is None:  # never renewed, or unreadable: as old as can be
-        return float("inf")
-    return time.time() - renewed
-
-
 @dataclass
 class Leader:
-    """The Lease that makes one replica the deliverer."""
+    """The Lease that makes one replica the deliverer (gpuctl.cluster.lease: expiry judged on
+    this replica's own clock, whatever the holder's clock says)."""
 
     cluster: ClusterAPI
-    identity: str = field(
-        default_factory=lambda: f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
-    )
+    identity: str = field(default_factory=unique_identity)
     seconds: int = LEASE_SECONDS
     name: str = c.WEBHOOK_LEASE  # (another name only for a test sharing a cluster)
+    lease: Lease = field(init=False)
 
-    def _body(self, acquired: str, transitions: int) -> dict[str, Any]:
-        return {
-            "apiVersion": "coordination.k8s.io/v1",
-            "kind": "Lease",
-            "metadata": {"name": self.name, "namespace": store.NAMESPACE},
-            "spec": {
-                "holderIdentity": self.identity,
-                "leaseDurationSeconds": self.seconds,
-                "acquireTime": acquired,
-                "renewTime": _stamp(),
-                "leaseTransitions": transitions,
-            },
-        }
+    def __post_init__(self) -> None:
+        self.lease = Lease(self.cluster, store.NAMESPACE, self.name, self.identity, self.seconds)
 
     def hold(self) -> bool:
         """Take the Lease when it is free or expired, renew it when it is ours; True while
-        this replica holds it."""
-        current = self.cluster.find("Lease", self.name, store.NAMESPACE)
-        if current is None:
-            with contextlib.suppress(NotFound):  # a namespace not there yet
-                self.cluster.create(self._body(_stamp(), 0))
-                return True
-            return False
-        spec = current.get("spec") or {}
-        ours = spec.get("holderIdentity") == self.identity
-        duration = int(spec.get("leaseDurationSeconds") or self.seconds)
-        if not ours and _lease_age(current) <= duration:
-            return False
-        transitions = int(spec.get("leaseTransitions") or 0) + (0 if ours else 1)
-        acquired = str(spec.get("acquireTime") or _stamp()) if ours else _stamp()
-        body = self._body(acquired, transitions)
-        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        this replica holds it (False while its namespace is not there yet)."""
         try:
-            self.cluster.replace(body)
-        except (Conflict, NotFound):
+            return self.lease.try_acquire_or_renew()
+        except NotFound:
             return False
-        return True
 
     def release(self) -> None:
-        current = self.cluster.find("Lease", self.name, store.NAMESPACE)
-        if current and (current.get("spec") or {}).get("holderIdentity") == self.identity:
-            with contextlib.suppress(KubeError):
-                self.cluster.delete("Lease", self.name, store.NAMESPACE, propagation="Background")
+        """Delete the Lease when it is ours: the next replica takes it at once."""
+        with contextlib.suppress(KubeError):
+            self.lease.release(delete=True)
 
 
 # ---------------------------------------------------------------------------- announce

@@ -1,4 +1,7 @@
-"""Pools and quotas through HTTP against the sandbox."""
+"""Pools through HTTP against the sandbox (quotas: test_quotas.py). On the sandbox only: a pool
+labels and taints the cluster's nodes and GET /pools lists every pool and node of the cluster,
+which on the shared control plane other tests change (pools on the real control plane, on
+nodes of the test's own: tests/apply/test_pool_isolation.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import Any
 
 from gpuctl import constants as c
 
-from .conftest import QUOTA, Api, inference
+from .conftest import Api, inference
 
 
 def _pool_label(api: Api, node: str) -> str | None:
@@ -127,44 +130,6 @@ def test_a_pool_with_a_missing_node_writes_nothing(api: Api) -> None:
     assert api.env.cluster.find("ConfigMap", "pool-p", c.SYSTEM_NAMESPACE) is None
     bad = api.call("admin", "POST", "/pools", json={"name": "Not_A_Name"})
     assert bad.status_code == 400 and bad.json()["field"] == "metadata.name"
-
-
-def test_quotas_create_read_and_delete(api: Api) -> None:
-    made = api.call("admin", "POST", "/quotas", json={"yamlContent": QUOTA})
-    assert made.status_code == 201
-    assert made.json()["users"] == ["alice", "bob"]
-    job = inference("q1", replicas=1)
-    assert api.call("alice", "POST", "/jobs", json={"yamlContent": job}).status_code == 201
-    from tests.support.sandbox import wait_for
-
-    alice = wait_for(
-        lambda: (
-            (q := api.call("alice", "GET", "/quotas/alice").json()["items"][0])["gpu"]["used"]
-            == "1"
-            and q
-        ),
-        what="quota usage",
-    )
-    assert alice["gpu"] == {"used": "1", "hard": "4", "percent": 25}
-    assert alice["memory"] == {"used": "1Gi", "hard": "20Gi", "percent": 5}
-    assert [q["userName"] for q in api.call("alice", "GET", "/quotas").json()["items"]] == ["alice"]
-    assert [q["userName"] for q in api.call("admin", "GET", "/quotas").json()["items"]] == [
-        "alice",
-        "bob",
-    ]
-    gone = api.call("admin", "DELETE", "/quotas/bob")
-    assert gone.status_code == 200 and "resourcequota/team deleted" in gone.json()["message"]
-    missing = api.call("admin", "GET", "/quotas/bob")
-    assert missing.status_code == 404 and missing.json()["error"] == "QuotaNotFound"
-    assert api.env.cluster.find("Namespace", "bob") is not None  # the namespace stays
-
-
-def test_quota_spec_errors_are_400(api: Api) -> None:
-    bad = QUOTA.replace("gpu: 4", "gpu: -1", 1)
-    answer = api.call("admin", "POST", "/quotas", json={"yamlContent": bad})
-    assert answer.status_code == 400 and answer.json()["error"] == "InvalidYAML"
-    assert answer.json()["field"].startswith("users.alice")
-    assert api.env.cluster.find("Namespace", "alice") is None
 
 
 def test_pools_and_nodes_agree_after_a_node_moves(api: Api) -> None:

@@ -9,6 +9,7 @@ Tokens: `admin` (user ops, role admin), `alice` (given to the server as its sha2
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import subprocess
 import uuid
@@ -21,9 +22,12 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from gpuctl import constants as c
 from gpuctl.cluster.client import Cluster
+from gpuctl.cluster.errors import KubeError
 from gpuctl.server.app import create_app
 from gpuctl.server.auth import Tokens
+from tests.support.nodes import nodes_made, pool_node
 from tests.support.sandbox import Cluster as TestCluster
 
 from ..conftest import Env, run_gpuctl
@@ -128,6 +132,7 @@ class ClusterApi:
     client: TestClient
     where: TestCluster
     cluster: Cluster  # gpuctl's own client, as the server's
+    tail: str  # the test's own: in its user names, nodes and pools
     users: dict[str, str]
 
     @property
@@ -154,9 +159,10 @@ class ClusterApi:
         )
         return {item["metadata"]["name"]: item for item in items}
 
-    def gpuctl(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """The installed command on the same cluster, in the test's namespace."""
-        return run_gpuctl(self.where, *args)
+    def gpuctl(self, *args: str, namespaced: bool = True) -> subprocess.CompletedProcess[str]:
+        """The installed command on the same cluster, in the test's namespace (`namespaced`
+        False for a command of the whole cluster's, which takes no -n)."""
+        return run_gpuctl(self.where, *args, namespaced=namespaced)
 
 
 AnyApi = Api | ClusterApi  # what a helper that only calls the API takes
@@ -189,12 +195,51 @@ def cluster_api(cluster: TestCluster, tmp_path: Path) -> Iterator[ClusterApi]:
     try:
         app = create_app(kube, Tokens.load(str(path)))
         with TestClient(app, raise_server_exceptions=False) as client:
-            yield ClusterApi(client, cluster, kube, users)
+            yield ClusterApi(client, cluster, kube, tail, users)
     finally:
-        for namespace in () if cluster.is_sandbox else users.values():  # a quota's, a job's
-            cluster.kubectl(
-                "delete", "namespace", namespace, "--wait=false", check=False, namespaced=False
-            )
+        if not cluster.is_sandbox:
+            _clean_up(cluster, kube, tail, users)
+
+
+def _clean_up(cluster: TestCluster, kube: Cluster, tail: str, users: dict[str, str]) -> None:
+    """What a test leaves on the shared control plane outside its namespace: its users'
+    namespaces (a quota's, a job's) and its pools' records."""
+    for namespace in users.values():
+        cluster.kubectl(
+            "delete", "namespace", namespace, "--wait=false", check=False, namespaced=False
+        )
+    for record in kube.list("ConfigMap", c.SYSTEM_NAMESPACE):
+        if record["metadata"]["name"].endswith(f"-{tail}"):
+            with contextlib.suppress(KubeError):
+                kube.delete("ConfigMap", record["metadata"]["name"], c.SYSTEM_NAMESPACE)
+
+
+OWN_TAINT = "g8s.host/test-only"
+
+
+@pytest.fixture
+def own_nodes(cluster_api: ClusterApi) -> Iterator[dict[str, str]]:
+    """Nodes of the test's own, as the sandbox's default ones (which the shared control plane's
+    other tests label, cordon and fill): role -> node name, for `a100-0` and `a100-1` (8
+    A100-80G each), `t4-0` (4 T4-16G, 32 CPUs) and `cpu-0` (no GPU). In no pool; tainted
+    NoSchedule with OWN_TAINT, so that no other test's pod lands there."""
+    a100 = {c.Labels.GPU_TYPE: "A100-80G"}
+    shapes = {
+        "a100-0": (8, a100, "96"),
+        "a100-1": (8, a100, "96"),
+        "t4-0": (4, {c.Labels.GPU_TYPE: "T4-16G"}, "32"),
+        "cpu-0": (0, {}, "32"),
+    }
+    names = {role: f"{role}-{cluster_api.tail}" for role in shapes}
+    made = [
+        pool_node(names[role], None, gpus, labels=labels, cpu=cpu, memory="128Gi")
+        for role, (gpus, labels, cpu) in shapes.items()
+    ]
+    taint = {"key": OWN_TAINT, "value": cluster_api.tail, "effect": "NoSchedule"}
+    for node in made:
+        node["spec"]["taints"] = [taint]
+    with nodes_made(cluster_api.where, made):
+        yield names
 
 
 @pytest.fixture

@@ -103,6 +103,9 @@ resources:
 """
 
 
+OWN_TAINT = "g8s.host/test-only"  # on the nodes of `own_nodes`: no other test's pod goes there
+
+
 def _call(
     client: TestClient, who: str | None, method: str, path: str, **kwargs: Any
 ) -> httpx.Response:
@@ -145,6 +148,19 @@ class ClusterApi:
     def job_id(self, name: str, owner: str | None = None) -> str:
         """`<namespace>.<name>`: in `owner`'s namespace, else the test's."""
         return f"{self.users[owner] if owner else self.namespace}.{name}"
+
+    def pool(self, name: str) -> str:
+        """A pool name of the test's own (pools are the whole cluster's)."""
+        return f"{name}-{self.tail}"
+
+    def open_to_pool(self, nodes: list[str]) -> None:
+        """Let a pool's jobs on its `nodes` of `own_nodes`: their taint OWN_TAINT goes, and the
+        pool's isolation taint keeps other tests' pods off."""
+        for node in nodes:
+            taints = self.cluster.get("Node", node)["spec"].get("taints") or []
+            kept = [taint for taint in taints if taint["key"] != OWN_TAINT]
+            assert any(taint["key"] == c.POOL_TAINT_KEY for taint in kept), taints
+            self.cluster.patch("Node", node, None, {"spec": {"taints": kept}})
 
     def call(self, who: str | None, method: str, path: str, **kwargs: Any) -> httpx.Response:
         return _call(self.client, who, method, path, **kwargs)
@@ -212,9 +228,6 @@ def _clean_up(cluster: TestCluster, kube: Cluster, tail: str, users: dict[str, s
         if record["metadata"]["name"].endswith(f"-{tail}"):
             with contextlib.suppress(KubeError):
                 kube.delete("ConfigMap", record["metadata"]["name"], c.SYSTEM_NAMESPACE)
-
-
-OWN_TAINT = "g8s.host/test-only"
 
 
 @pytest.fixture

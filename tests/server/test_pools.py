@@ -11,14 +11,9 @@ from typing import Any
 from gpuctl import constants as c
 from tests.support.sandbox import wait_for
 
-from .conftest import OWN_TAINT, ClusterApi, inference
+from .conftest import ClusterApi, inference
 
 Nodes = dict[str, str]
-
-
-def _pool(api: ClusterApi, name: str) -> str:
-    """A pool name of the test's own."""
-    return f"{name}-{api.tail}"
 
 
 def _pools(api: ClusterApi) -> list[dict[str, Any]]:
@@ -41,17 +36,8 @@ def _gpu_type_label(api: ClusterApi, node: str) -> str | None:
     return value
 
 
-def _without_own_taint(api: ClusterApi, nodes: list[str]) -> None:
-    """Let the pool's jobs on `nodes`: the pool's isolation taint keeps other pods off now."""
-    for node in nodes:
-        taints = api.cluster.get("Node", node)["spec"].get("taints") or []
-        kept = [taint for taint in taints if taint["key"] != OWN_TAINT]
-        assert any(taint["key"] == c.POOL_TAINT_KEY for taint in kept), taints
-        api.cluster.patch("Node", node, None, {"spec": {"taints": kept}})
-
-
 def test_create_read_and_delete_a_pool(cluster_api: ClusterApi, own_nodes: Nodes) -> None:
-    api, experiment = cluster_api, _pool(cluster_api, "experiment")
+    api, experiment = cluster_api, cluster_api.pool("experiment")
     a100s = [own_nodes["a100-0"], own_nodes["a100-1"]]
     body = {
         "name": experiment,
@@ -64,7 +50,7 @@ def test_create_read_and_delete_a_pool(cluster_api: ClusterApi, own_nodes: Nodes
     assert made.status_code == 201, made.text
     assert made.json()["status"] == "created"
     assert _pool_label(api, a100s[0]) == experiment
-    _without_own_taint(api, a100s)
+    api.open_to_pool(a100s)
     job = inference("p1", replicas=1, gpu=2, pool=experiment)
     assert api.call("admin", "POST", "/jobs", json={"yamlContent": job}).status_code == 201
     items = _pools(api)[:-1]
@@ -114,7 +100,7 @@ def test_create_read_and_delete_a_pool(cluster_api: ClusterApi, own_nodes: Nodes
             "nodes": detail["jobs"][0]["nodes"],
         }
     ]
-    again = api.call("admin", "POST", "/pools", json=body | {"name": _pool(api, "other")})
+    again = api.call("admin", "POST", "/pools", json=body | {"name": api.pool("other")})
     assert again.status_code == 409 and again.json()["error"] == "PoolConflict"
     gone = api.call("admin", "DELETE", f"/pools/{experiment}")
     assert gone.status_code == 200, gone.text
@@ -127,7 +113,7 @@ def test_gpu_type_is_the_pools_allowed_types_and_never_relabels_a_node(
     cluster_api: ClusterApi, own_nodes: Nodes
 ) -> None:
     api, t4, a100 = cluster_api, own_nodes["t4-0"], own_nodes["a100-0"]
-    t4_only, big = _pool(api, "t4-only"), _pool(api, "big")
+    t4_only, big = api.pool("t4-only"), api.pool("big")
     body = {"name": t4_only, "nodes": [t4, a100], "gpuType": ["t4"]}
     refused = api.call("admin", "POST", "/pools", json=body)
     assert refused.status_code == 409 and refused.json()["error"] == "PoolConflict"
@@ -154,7 +140,7 @@ def test_gpu_type_is_the_pools_allowed_types_and_never_relabels_a_node(
 def test_a_pool_with_a_missing_node_writes_nothing(
     cluster_api: ClusterApi, own_nodes: Nodes
 ) -> None:
-    api, a100, pool = cluster_api, own_nodes["a100-0"], _pool(cluster_api, "p")
+    api, a100, pool = cluster_api, own_nodes["a100-0"], cluster_api.pool("p")
     answer = api.call("admin", "POST", "/pools", json={"name": pool, "nodes": [a100, "no-such"]})
     assert answer.status_code == 409
     assert f"node no-such (pool {pool}, request body) does not exist" in answer.json()["message"]
@@ -167,7 +153,7 @@ def test_a_pool_with_a_missing_node_writes_nothing(
 def test_pools_and_nodes_agree_after_a_node_moves(
     cluster_api: ClusterApi, own_nodes: Nodes
 ) -> None:
-    api, first, second = cluster_api, _pool(cluster_api, "first"), _pool(cluster_api, "second")
+    api, first, second = cluster_api, cluster_api.pool("first"), cluster_api.pool("second")
     a100_0, a100_1, t4 = own_nodes["a100-0"], own_nodes["a100-1"], own_nodes["t4-0"]
     for name, nodes in ((first, [a100_0, a100_1]), (second, [t4])):
         made = api.call("admin", "POST", "/pools", json={"name": name, "nodes": nodes})
@@ -194,7 +180,7 @@ def test_pools_and_nodes_agree_after_a_node_moves(
 def test_a_bad_cap_or_isolation_is_refused_naming_the_field(
     cluster_api: ClusterApi, own_nodes: Nodes
 ) -> None:
-    api, a100, bad_pool = cluster_api, own_nodes["a100-0"], _pool(cluster_api, "bad")
+    api, a100, bad_pool = cluster_api, own_nodes["a100-0"], cluster_api.pool("bad")
     base = {"name": bad_pool, "nodes": [a100]}
     for field, value in (("maxGpus", -1), ("maxGpus", "eight"), ("isolation", "open")):
         answer = api.call("admin", "POST", "/pools", json=base | {field: value})
@@ -223,7 +209,7 @@ def _record_data(api: ClusterApi, pool: str) -> dict[str, str]:
 def test_an_admin_changes_a_pools_cap_and_nothing_else(
     cluster_api: ClusterApi, own_nodes: Nodes
 ) -> None:
-    api, capped = cluster_api, _pool(cluster_api, "capped")
+    api, capped = cluster_api, cluster_api.pool("capped")
     a100_0, a100_1 = own_nodes["a100-0"], own_nodes["a100-1"]
     body = {"name": capped, "nodes": [a100_0], "gpuType": ["A100-80G"], "maxGpus": 8}
     assert api.call("admin", "POST", "/pools", json=body).status_code == 201
@@ -260,7 +246,7 @@ def test_an_admin_changes_a_pools_cap_and_nothing_else(
 def test_a_cap_change_is_refused_to_a_user_a_missing_pool_and_a_bad_body(
     cluster_api: ClusterApi, own_nodes: Nodes
 ) -> None:
-    api, held = cluster_api, _pool(cluster_api, "held")
+    api, held = cluster_api, cluster_api.pool("held")
     body = {"name": held, "nodes": [own_nodes["a100-0"]], "maxGpus": 8}
     assert api.call("admin", "POST", "/pools", json=body).status_code == 201
     refused = api.call("alice", "PATCH", f"/pools/{held}", json={"maxGpus": 100})
@@ -310,7 +296,7 @@ class _AddsANodeFirst:
 def test_a_cap_change_racing_add_node_keeps_the_added_node(
     cluster_api: ClusterApi, own_nodes: Nodes
 ) -> None:
-    api, racing = cluster_api, _pool(cluster_api, "racing")
+    api, racing = cluster_api, cluster_api.pool("racing")
     a100_0, a100_1 = own_nodes["a100-0"], own_nodes["a100-1"]
     body = {"name": racing, "nodes": [a100_0], "maxGpus": 8}
     assert api.call("admin", "POST", "/pools", json=body).status_code == 201

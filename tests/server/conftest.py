@@ -137,6 +137,7 @@ class ClusterApi:
     cluster: Cluster  # gpuctl's own client, as the server's
     tail: str  # the test's own: in its user names, nodes and pools
     users: dict[str, str]
+    token_file: Path  # the server's, with the users' names
 
     @property
     def namespace(self) -> str:
@@ -211,7 +212,7 @@ def cluster_api(cluster: TestCluster, tmp_path: Path) -> Iterator[ClusterApi]:
     try:
         app = create_app(kube, Tokens.load(str(path)))
         with TestClient(app, raise_server_exceptions=False) as client:
-            yield ClusterApi(client, cluster, kube, tail, users)
+            yield ClusterApi(client, cluster, kube, tail, users, path)
     finally:
         if not cluster.is_sandbox:
             _clean_up(cluster, kube, tail, users)

@@ -9,7 +9,8 @@ subscriptions are the whole cluster's, so on the shared control plane another te
 serve` may hold the Lease (a killed one keeps it until it expires) and deliver these tests'
 events, or these servers theirs. On the real control plane: the Lease itself
 (test_webhook_lease.py), webhooks under Kubernetes authentication with their delivery
-(test_webhook_kube_auth.py), and every webhook route's answer to each caller (test_auth.py)."""
+(test_webhook_kube_auth.py), the subscriptions' API without delivery (test_webhook_api.py),
+and every webhook route's answer to each caller (test_auth.py)."""
 
 from __future__ import annotations
 

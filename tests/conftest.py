@@ -81,16 +81,24 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A failed test on the local control plane reports what the shared plane looked like:
     its namespace's pods and events, and every pod that asks for a GPU (the plane is shared by
-    every xdist worker, so a wait that times out is often another test's pod on the node)."""
+    every xdist worker, so a wait that times out is often another test's pod on the node). A
+    fixture's wait that times out is a failed setup: reported the same way."""
     report = yield
-    if report.when == "call" and report.failed:
+    if report.when in ("setup", "call") and report.failed:
         local = _local_cluster_of(item)
         if local is not None:
             report.sections.append(("the local control plane at the failure", _snapshot(local)))
     return report
 
 
+LOCAL = pytest.StashKey[kube_session.LocalCluster]()  # the `cluster` fixture's, once made
+
+
 def _local_cluster_of(item: pytest.Item) -> kube_session.LocalCluster | None:
+    """The test's local control plane: the `cluster` fixture's (known before the fixtures that
+    build on it are done, so when one of them fails), else a test argument's."""
+    if LOCAL in item.stash:
+        return item.stash[LOCAL]
     funcargs = getattr(item, "funcargs", {})
     found = [v for v in funcargs.values() if isinstance(v, kube_session.LocalCluster)]
     return found[0] if found else None
@@ -132,6 +140,8 @@ def cluster(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cluster]
         if reason:
             pytest.skip(reason)
         with kube_session.local_cluster(tmp_path) as local:
+            if isinstance(local, kube_session.LocalCluster):
+                request.node.stash[LOCAL] = local
             yield local
     elif request.param == "real":
         if not E2E:

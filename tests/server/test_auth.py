@@ -1,9 +1,12 @@
 """Who may do what: every route × no token, a wrong token, the owner (alice), another user
-(bob) and an admin, with the exact codes; and the token file's own rules."""
+(bob) and an admin, with the exact codes, on the `cluster` fixture (the sandbox and the local
+real control plane); and the token file's own rules."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +18,12 @@ from gpuctl.server.app import create_app
 from gpuctl.server.auth import Principal, Tokens
 
 from ..conftest import Env
-from .conftest import QUOTA, SECRETS, Api, training
+from .conftest import SECRETS, ClusterApi, quota, training
 
-# (method, path, json body, code for alice, bob, admin). alice owns job alice.t1. Writes use
-# requests that pass authorisation and then fail without changing anything, so every caller
-# meets the same cluster.
+# (method, path, json body, code for alice, bob, admin). alice owns job alice.t1 ("alice" in a
+# path or body stands for her name, which is the test's own: `_named`). Writes use requests
+# that pass authorisation and then fail without changing anything, so every caller meets the
+# same cluster.
 MATRIX: list[tuple[str, str, Any, int, int, int]] = [
     ("GET", "/jobs", None, 200, 200, 200),
     ("POST", "/jobs", {"yamlContent": "kind: training\n"}, 400, 400, 400),
@@ -71,16 +75,25 @@ MATRIX: list[tuple[str, str, Any, int, int, int]] = [
 
 
 @pytest.fixture
-def world(api: Api) -> Api:
-    assert api.call("admin", "POST", "/quotas", json={"yamlContent": QUOTA}).status_code == 201
+def world(cluster_api: ClusterApi) -> ClusterApi:
+    api = cluster_api
+    team = quota(api.user("alice"), api.user("bob"))
+    assert api.call("admin", "POST", "/quotas", json={"yamlContent": team}).status_code == 201
     made = api.call("alice", "POST", "/jobs", json={"yamlContent": training("t1")})
     assert made.status_code == 201, made.text
     return api
 
 
-def test_every_route_answers_each_caller_with_the_exact_code(world: Api) -> None:
+def _named(api: ClusterApi, text: str) -> str:
+    """`text` with the user names alice and bob replaced by the test's own."""
+    return re.sub(r"\b(alice|bob)\b", lambda found: api.user(found.group(1)), text)
+
+
+def test_every_route_answers_each_caller_with_the_exact_code(world: ClusterApi) -> None:
     wrong: list[str] = []
-    for method, path, body, *codes in MATRIX:
+    for method, template, template_body, *codes in MATRIX:
+        path = _named(world, template)
+        body = json.loads(_named(world, json.dumps(template_body)))
         expected = dict(zip(("alice", "bob", "admin"), codes, strict=True))
         expected |= {None: 401, "not-a-token": 401}  # type: ignore[dict-item]
         for who, code in expected.items():
@@ -93,7 +106,7 @@ def test_every_route_answers_each_caller_with_the_exact_code(world: Api) -> None
     assert wrong == []
 
 
-def test_every_api_route_is_in_the_matrix(world: Api) -> None:
+def test_every_api_route_is_in_the_matrix(world: ClusterApi) -> None:
     document = world.client.get("/api/v1/openapi.json").json()
     routes = {
         (method.upper(), path.removeprefix("/api/v1"))
@@ -130,35 +143,39 @@ def _template(path: str) -> str:
     return path
 
 
-def test_a_user_cannot_delete_another_users_job_but_may_delete_their_own(world: Api) -> None:
-    assert world.call("bob", "DELETE", "/jobs/alice.t1").status_code == 404
-    assert world.env.cluster.find("Job", "t1", "alice") is not None
-    answer = world.call("alice", "DELETE", "/jobs/alice.t1")
+def test_a_user_cannot_delete_another_users_job_but_may_delete_their_own(
+    world: ClusterApi,
+) -> None:
+    t1 = world.job_id("t1", owner="alice")
+    assert world.call("bob", "DELETE", f"/jobs/{t1}").status_code == 404
+    assert world.cluster.find("Job", "t1", world.user("alice")) is not None
+    answer = world.call("alice", "DELETE", f"/jobs/{t1}")
     assert answer.status_code == 200
     assert answer.json()["status"] == "terminating"
 
 
-def test_a_users_job_goes_to_their_namespace_whatever_the_spec_says(world: Api) -> None:
-    spec = training("t2").replace("  name: t2", "  name: t2\n  namespace: bob")
+def test_a_users_job_goes_to_their_namespace_whatever_the_spec_says(world: ClusterApi) -> None:
+    spec = training("t2").replace("  name: t2", f"  name: t2\n  namespace: {world.user('bob')}")
     made = world.call("alice", "POST", "/jobs", json={"yamlContent": spec})
     assert made.status_code == 201
-    assert made.json()["jobId"] == "alice.t2"
-    assert world.env.cluster.find("Job", "t2", "bob") is None
+    assert made.json()["jobId"] == world.job_id("t2", owner="alice")
+    assert world.cluster.find("Job", "t2", world.user("bob")) is None
     listed = world.call("bob", "GET", "/jobs").json()
     assert listed == {"total": 0, "items": []}
 
 
-def test_auth_check_answers_with_the_rules_the_routes_apply(world: Api) -> None:
+def test_auth_check_answers_with_the_rules_the_routes_apply(world: ClusterApi) -> None:
     def check(who: str, **body: str) -> dict[str, Any]:
         answer: dict[str, Any] = world.call(who, "POST", "/auth/check", json=body).json()
         return answer
 
     assert check("alice", resource="jobs", action="create")["allowed"] is True
-    assert check("alice", resource="jobs", action="get", user="bob")["allowed"] is False
+    bob = world.user("bob")
+    assert check("alice", resource="jobs", action="get", user=bob)["allowed"] is False
     assert check("alice", resource="pools", action="create") == {
         "allowed": False,
         "message": "create pools: admins only",
-        "user": "alice",
+        "user": world.user("alice"),
         "role": "user",
     }
     assert check("alice", resource="pools", action="get")["allowed"] is True
@@ -252,15 +269,19 @@ def test_a_token_and_its_digest_are_one_user(tmp_path: Path) -> None:
     assert tokens.who(LONG + "2") == Principal("eve", "user")
 
 
-def test_a_namespace_filter_is_a_users_own_or_an_admins_choice(world: Api) -> None:
-    own = world.call("alice", "GET", "/jobs?namespace=alice")
-    assert [item["jobId"] for item in own.json()["items"]] == ["alice.t1"]
-    refused = world.call("bob", "GET", "/jobs?namespace=alice")
+def test_a_namespace_filter_is_a_users_own_or_an_admins_choice(world: ClusterApi) -> None:
+    alice, bob, t1 = world.user("alice"), world.user("bob"), world.job_id("t1", owner="alice")
+    own = world.call("alice", "GET", f"/jobs?namespace={alice}")
+    assert [item["jobId"] for item in own.json()["items"]] == [t1]
+    refused = world.call("bob", "GET", f"/jobs?namespace={alice}")
     assert refused.status_code == 403
-    assert refused.json() == {"error": "Forbidden", "message": "bob acts only in namespace bob"}
-    chosen = world.call("admin", "GET", "/jobs?namespace=alice")
-    assert [item["jobId"] for item in chosen.json()["items"]] == ["alice.t1"]
-    assert world.call("admin", "GET", "/jobs?namespace=bob").json() == {"total": 0, "items": []}
+    assert refused.json() == {
+        "error": "Forbidden",
+        "message": f"{bob} acts only in namespace {bob}",
+    }
+    chosen = world.call("admin", "GET", f"/jobs?namespace={alice}")
+    assert [item["jobId"] for item in chosen.json()["items"]] == [t1]
+    assert world.call("admin", "GET", f"/jobs?namespace={bob}").json() == {"total": 0, "items": []}
 
 
 class CountingAuthenticator:
@@ -278,7 +299,8 @@ class CountingAuthenticator:
 
 def test_a_request_authenticates_its_caller_once(env: Env, token_file: Path) -> None:
     """Each route's dependencies (the caller, the cluster as the caller, the reads) share one
-    authentication: a TokenReview is a request to the cluster."""
+    authentication: a TokenReview is a request to the cluster. (On the sandbox only: it counts
+    the server's own calls, which are the same whatever the cluster.)"""
     auth = CountingAuthenticator(Tokens.load(str(token_file)))
     with TestClient(create_app(env.cluster, auth), raise_server_exceptions=False) as client:
         for path in ("/api/v1/jobs", "/api/v1/jobs/default.nothing-here", "/api/v1/nodes"):

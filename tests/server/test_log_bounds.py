@@ -1,7 +1,8 @@
-"""Bounded log reads through HTTP against the sandbox: `limitBytes` (whole lines, `truncated`
-when some were left out), `lastTimestamp` of the last line returned, a per-user cap on reads
-and follows together (429 with Retry-After in the error shape), and a followed stream that
-stops reading the pod's log when its WebSocket client leaves."""
+"""Bounded log reads through HTTP on the sandbox only, for its own log lines: `limitBytes`
+(whole lines, `truncated` when some were left out; checked against the sandbox's line format,
+as its pods write while read), and a followed stream or a read that stops reading the pod's
+log when its client leaves (the sandbox's pods write for ever; kwok's serve a few fixed lines).
+`lastTimestamp` and the per-user cap run on both clusters: test_log_reads.py."""
 
 from __future__ import annotations
 
@@ -63,39 +64,6 @@ def test_limit_bytes_keeps_whole_lines_and_says_it_cut(api: Api) -> None:
         refused = api.call("admin", "GET", f"/jobs/default.web/logs?limitBytes={bad}")
         assert refused.status_code == 400, refused.text
         assert refused.json()["field"] == "query.limitBytes"
-
-
-def test_last_timestamp_is_that_of_the_last_line_and_lines_carry_none(api: Api) -> None:
-    _web(api, replicas=1)
-    body = api.call("admin", "GET", "/jobs/default.web/logs?tail=3").json()
-    assert body["logs"] and not any(STAMPED.match(line) for line in body["logs"])
-    pod = api.call("admin", "GET", "/jobs/default.web").json()["k8sResources"]["pods"][0]
-    stamped = list(
-        api.env.cluster.logs(pod, "default", tail=3, timestamps=True)  # what Kubernetes says
-    )
-    stamps = {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in stamped}
-    assert body["lastTimestamp"] == stamps[body["logs"][-1]]
-    empty = api.call("admin", "GET", "/jobs/default.web/logs?tail=0").json()
-    assert empty == {"logs": [], "lastTimestamp": None, "truncated": False}
-
-
-def test_one_users_reads_and_follows_are_capped_together(api: Api) -> None:
-    _web(api, replicas=1)
-    streams = api.client.app.state.log_streams  # type: ignore[attr-defined]
-    held = [streams.take("ops") for _ in range(streams.per_user)]  # the admin's user
-    try:
-        over = api.call("admin", "GET", "/jobs/default.web/logs?tail=1")
-        assert over.status_code == 429
-        assert over.headers["Retry-After"] == "5"
-        assert over.json() == {
-            "error": "TooManyStreams",
-            "message": "at most 8 log reads and streams of one user at once (ops)",
-        }
-    finally:
-        for stream in held:
-            streams.give_back(stream)
-    again = api.call("admin", "GET", "/jobs/default.web/logs?tail=1")
-    assert again.status_code == 200 and streams.open == 0  # the read gave its slot back
 
 
 @contextmanager

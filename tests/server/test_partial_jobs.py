@@ -1,49 +1,59 @@
 """A half-deleted job through HTTP (its Deployment gone, its Service and PodDisruptionBudget
 left, as a server killed between two deletes of `DELETE /jobs/{jobId}` leaves it): listed with
 status `partial` (and found by that filter), its detail says what is left, and `DELETE` or a
-new `POST /jobs` of the same name finishes the deletion."""
+new `POST /jobs` of the same name finishes the deletion. On the `cluster` fixture (the sandbox
+and the local real control plane, whose garbage collector deletes the Deployment's pods)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.support.sandbox import wait_for
 
-from .conftest import Api, inference
+from .conftest import ClusterApi, inference
 
 LEFT = ["poddisruptionbudget.policy/web", "service/svc-web"]
 
 
-def half_deleted(api: Api) -> None:
+@pytest.fixture
+def api(cluster_api: ClusterApi) -> ClusterApi:
+    return cluster_api
+
+
+def half_deleted(api: ClusterApi) -> None:
     """Job `web` created through the API, then its Deployment alone deleted (and gone)."""
     made = api.call("admin", "POST", "/jobs", json={"yamlContent": inference("web")})
     assert made.status_code == 201, made.text
-    api.env.cluster.delete("Deployment", "web", "default", propagation="Foreground")
+    api.cluster.delete("Deployment", "web", api.namespace, propagation="Foreground")
     wait_for(
-        lambda: api.env.cluster.find("Deployment", "web", "default") is None,
-        timeout=30,
+        lambda: api.cluster.find("Deployment", "web", api.namespace) is None,
+        timeout=60,
         what="the Deployment gone",
     )
 
 
-def listed(api: Api, query: str = "") -> list[dict[str, Any]]:
-    answer = api.call("admin", "GET", f"/jobs{query}")
+def listed(api: ClusterApi, query: str = "") -> list[dict[str, Any]]:
+    """An admin's list of the test's namespace (on the shared control plane, every namespace
+    holds other tests' jobs)."""
+    answer = api.call("admin", "GET", f"/jobs?namespace={api.namespace}{query}")
     assert answer.status_code == 200, answer.text
     items: list[dict[str, Any]] = answer.json()["items"]
     return items
 
 
-def test_a_half_deleted_job_is_listed_partial_with_what_is_left(api: Api) -> None:
+def test_a_half_deleted_job_is_listed_partial_with_what_is_left(api: ClusterApi) -> None:
     half_deleted(api)
     items = wait_for(
         lambda: [i for i in listed(api) if i["status"] == "partial"], what="a partial job"
     )
     assert [(i["jobId"], i["kind"], i["ready"], i["gpu"]) for i in items] == [
-        ("default.web", "inference", "0/0", 0)
+        (api.job_id("web"), "inference", "0/0", 0)
     ]
-    assert [i["jobId"] for i in listed(api, "?status=partial")] == ["default.web"]
-    assert listed(api, "?status=running") == []
-    detail = api.call("admin", "GET", "/jobs/default.web")
+    assert [i["jobId"] for i in listed(api, "&status=partial")] == [api.job_id("web")]
+    assert listed(api, "&status=running") == []
+    detail = api.call("admin", "GET", f"/jobs/{api.job_id('web')}")
     assert detail.status_code == 200, detail.text
     body = detail.json()
     assert body["status"] == "partial"
@@ -52,18 +62,18 @@ def test_a_half_deleted_job_is_listed_partial_with_what_is_left(api: Api) -> Non
     assert body["why"].startswith("half-deleted: its workload is gone, " + ", ".join(LEFT))
 
 
-def test_delete_of_a_half_deleted_job_finishes_it(api: Api) -> None:
+def test_delete_of_a_half_deleted_job_finishes_it(api: ClusterApi) -> None:
     half_deleted(api)
-    answer = api.call("admin", "DELETE", "/jobs/default.web")
+    answer = api.call("admin", "DELETE", f"/jobs/{api.job_id('web')}")
     assert answer.status_code == 200, answer.text
     assert answer.json()["message"] == "; ".join(f"{ref} deleted" for ref in LEFT)
     # (a leftover being deleted is still there, and the job partial, until it is gone)
-    wait_for(lambda: listed(api) == [], timeout=30, what="the job gone from the list")
-    assert api.call("admin", "GET", "/jobs/default.web").status_code == 404
-    assert api.call("admin", "DELETE", "/jobs/default.web").status_code == 404
+    wait_for(lambda: listed(api) == [], timeout=60, what="the job gone from the list")
+    assert api.call("admin", "GET", f"/jobs/{api.job_id('web')}").status_code == 404
+    assert api.call("admin", "DELETE", f"/jobs/{api.job_id('web')}").status_code == 404
 
 
-def test_creating_a_half_deleted_job_again_removes_what_is_left_first(api: Api) -> None:
+def test_creating_a_half_deleted_job_again_removes_what_is_left_first(api: ClusterApi) -> None:
     half_deleted(api)
     again = api.call("admin", "POST", "/jobs", json={"yamlContent": inference("web")})
     assert again.status_code == 201, again.text
@@ -74,7 +84,7 @@ def test_creating_a_half_deleted_job_again_removes_what_is_left_first(api: Api) 
         "poddisruptionbudget.policy/web created",
     ]
     (item,) = listed(api)
-    assert item["jobId"] == "default.web" and item["status"] != "partial"
+    assert item["jobId"] == api.job_id("web") and item["status"] != "partial"
 
 
 def test_a_jobs_objects_are_its_workload_and_the_kinds_a_partial_job_is_found_by() -> None:

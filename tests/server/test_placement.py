@@ -1,6 +1,10 @@
 """POST /jobs with resources.placement: the verb pins the job and the answer says where and
 why; a job no node fits is a 422 with nothing created. (The sandbox's default nodes:
-gpu-a100-0 and gpu-a100-1 with 8 GPUs, gpu-t4-0 with 4, cpu-0.)"""
+gpu-a100-0 and gpu-a100-1 with 8 GPUs, gpu-t4-0 with 4, cpu-0.)
+
+On the sandbox only: placement weighs every node in no pool, which on the shared control plane
+other tests add and fill. Placement on the real control plane, in pools of nodes of the test's
+own: tests/apply/test_placement_scenarios.py."""
 
 from __future__ import annotations
 

@@ -2,7 +2,15 @@
 every request with the `standardwebhooks` package (not our code): a signed event for each
 transition of a job, the same webhook-id on each retry, delivery after a `kill -9` of the
 server, loopback refused unless allowed, one user's subscriptions hidden from another, secret
-rotation with both signatures during the overlap."""
+rotation with both signatures during the overlap.
+
+On the sandbox only: the servers that deliver take turns by one Lease per cluster, and the
+subscriptions are the whole cluster's, so on the shared control plane another test's `gpuctl
+serve` may hold the Lease (a killed one keeps it until it expires) and deliver these tests'
+events, or these servers theirs. On the real control plane: the Lease itself
+(test_webhook_lease.py), webhooks under Kubernetes authentication with their delivery
+(test_webhook_kube_auth.py), the subscriptions' API without delivery (test_webhook_api.py),
+and every webhook route's answer to each caller (test_auth.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """`why` of GET /jobs/{jobId}: the same plain words as `describe job` (gpuctl.inventory.explain),
-naming the caller's own pods, and nothing of another tenant's job."""
+naming the caller's own pods, and nothing of another tenant's job. On the sandbox only: these
+answers come from containers that run their commands (exit codes, log lines, running out of
+memory, a failing probe), which the sandbox plays and kwok's nodes do not (the real kubelet's
+words for the same are pinned with real pods: tests/realpods)."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ def pool_name(cluster: Cluster, prefix: str) -> str:
 
 def pool_node(
     name: str,
-    pool: str,
+    pool: str | None,
     gpus: int,
     *,
     resource: str = "nvidia.com/gpu",
@@ -36,19 +36,22 @@ def pool_node(
     cpu: str = "2",
     memory: str = "4Gi",
 ) -> dict[str, Any]:
-    """A Node of `pool` with `gpus` devices of `resource`, Ready from the start (the sandbox
-    has no kubelet to report it; kwok does on the local control plane)."""
-    capacity = {"cpu": cpu, "memory": memory, "pods": "20", resource: str(gpus)}
+    """A Node of `pool` (None: of no pool, untainted) with `gpus` devices of `resource` (none
+    when 0), Ready from the start (the sandbox has no kubelet to report it; kwok does on the
+    local control plane)."""
+    capacity = {"cpu": cpu, "memory": memory, "pods": "20"} | (
+        {resource: str(gpus)} if gpus else {}
+    )
+    pool_label = {c.Labels.POOL: pool} if pool else {}
+    taint = {"key": c.POOL_TAINT_KEY, "value": pool, "effect": c.POOL_TAINT_EFFECT}
     return {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {
             "name": name,
-            "labels": {"kubernetes.io/hostname": name, c.Labels.POOL: pool, **(labels or {})},
+            "labels": {"kubernetes.io/hostname": name, **pool_label, **(labels or {})},
         },
-        "spec": {
-            "taints": [{"key": c.POOL_TAINT_KEY, "value": pool, "effect": c.POOL_TAINT_EFFECT}]
-        },
+        "spec": {"taints": [taint] if pool else []},
         "status": {
             "capacity": capacity,
             "allocatable": capacity,

@@ -154,14 +154,23 @@ def test_a_user_cannot_delete_another_users_job_but_may_delete_their_own(
     assert answer.json()["status"] == "terminating"
 
 
-def test_a_users_job_goes_to_their_namespace_whatever_the_spec_says(world: ClusterApi) -> None:
-    spec = training("t2").replace("  name: t2", f"  name: t2\n  namespace: {world.user('bob')}")
-    made = world.call("alice", "POST", "/jobs", json={"yamlContent": spec})
-    assert made.status_code == 201
+def test_a_users_job_naming_another_namespace_is_refused_and_their_own_is_taken(
+    world: ClusterApi,
+) -> None:
+    bob = world.user("bob")
+    spec = training("t2").replace("  name: t2", f"  name: t2\n  namespace: {bob}")
+    refused = world.call("alice", "POST", "/jobs", json={"yamlContent": spec})
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["error"] == "Forbidden"
+    assert refused.json()["field"] == "job.namespace"
+    assert f"acts only in namespace {world.user('alice')}, not {bob}" in refused.json()["message"]
+    assert world.cluster.find("Job", "t2", bob) is None
+    assert world.cluster.find("Job", "t2", world.user("alice")) is None
+    assert world.call("bob", "GET", "/jobs").json() == {"total": 0, "items": []}
+    own = spec.replace(f"namespace: {bob}", f"namespace: {world.user('alice')}")
+    made = world.call("alice", "POST", "/jobs", json={"yamlContent": own})
+    assert made.status_code == 201, made.text
     assert made.json()["jobId"] == world.job_id("t2", owner="alice")
-    assert world.cluster.find("Job", "t2", world.user("bob")) is None
-    listed = world.call("bob", "GET", "/jobs").json()
-    assert listed == {"total": 0, "items": []}
 
 
 def test_auth_check_answers_with_the_rules_the_routes_apply(world: ClusterApi) -> None:

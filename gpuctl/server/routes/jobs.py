@@ -70,6 +70,22 @@ def _own_namespace(principal: Principal) -> str | None:
     return None if principal.admin or principal.impersonated else principal.user
 
 
+def _own_namespace_only(principal: Principal, spec: Spec) -> None:
+    """A token-file user's jobs run in their own namespace: a spec that names another one is
+    refused (403, as kubectl refuses an object whose namespace is not the one it acts in),
+    never moved there silently."""
+    own = _own_namespace(principal)
+    named = (spec.data.get("job") or {}).get("namespace")
+    if own is not None and named not in (None, own):
+        raise ApiError(
+            403,
+            "Forbidden",
+            f"{spec.document.source}: job.namespace: {principal.user} acts only in namespace "
+            f"{own}, not {named} (leave job.namespace out)",
+            field="job.namespace",
+        )
+
+
 def _default_namespace(cluster: ClusterAPI, principal: Principal) -> str | None:
     """Where a job goes when its spec names no namespace; None: the spec's kind decides."""
     return kubeauth.namespace_of(cluster, principal) if principal.impersonated else None
@@ -170,6 +186,7 @@ def _create_one(
         specs.only_kinds(checked, jobs=True, where="POST /jobs")
         if len(checked) != 1:
             raise ApiError(400, "OneJobOnly", "give one job a yamlContent (POST /jobs/batch: more)")
+        _own_namespace_only(principal, checked[0])
 
     def namespaces() -> tuple[str | None, str | None]:
         return _own_namespace(principal), _default_namespace(cluster, principal)

@@ -191,6 +191,7 @@ class Informer:
         self.selector = Selector.parse(watched.label_selector) or Selector([])
         self.synced = threading.Event()  # the first list is in
         self.relists = 0  # lists after the first (a 410, a watch that could not resume)
+        self.misses = 0  # lists it would have answered, sent to the cluster: stale or unlisted
         self.generation = 0  # bumped on every change to the objects held
         self.silence_seconds = SILENCE_SECONDS
         self._heard = 0.0  # time.monotonic() of the last list, watch event or bookmark
@@ -539,14 +540,19 @@ class Cache:
         wanted = Selector.parse(label_selector)
         if wanted is None:
             return None
+        missed: Informer | None = None
         for informer in self.informers:
-            if not informer.synced.is_set() or informer.stale:
+            if not informer.serves(kind, namespace, field_selector):
                 continue
-            if informer.serves(kind, namespace, field_selector) and informer.selector.covers(
-                wanted
-            ):
-                more = Selector([t for t in wanted.terms if t not in informer.selector.terms])
-                return _lister(informer, namespace, more)
+            if not informer.selector.covers(wanted):
+                continue
+            if not informer.synced.is_set() or informer.stale:
+                missed = missed or informer
+                continue
+            more = Selector([t for t in wanted.terms if t not in informer.selector.terms])
+            return _lister(informer, namespace, more)
+        if missed is not None:
+            missed.misses += 1  # counted once a list: the read that goes to the cluster
         return None
 
     def catch_up(

@@ -314,6 +314,7 @@ def test_a_silent_watch_makes_the_set_stale_and_reads_go_to_the_cluster(
     assert cache.wait_ready(10)
     assert cache.lister("ConfigMap", "default", "app=web", None) is not None
     assert reads.remember("k", lambda: 1) == 1  # read nothing: never remembered
+    assert informer.misses == 0
     sandbox.faults.timeout(verb="watch", resource="configmaps", seconds=30, times=None)
     cluster.create(_configmap("unseen", {"app": "web"}))
     wait_for(lambda: cache.stale(), timeout=20, what="the silent watch to make the set stale")
@@ -321,6 +322,12 @@ def test_a_silent_watch_makes_the_set_stale_and_reads_go_to_the_cluster(
     assert cache.lister("ConfigMap", "default", "app=web", None) is None
     listed = reads.list("ConfigMap", "default", label_selector="app=web")
     assert [o["metadata"]["name"] for o in listed] == ["unseen"]  # from the cluster
+    assert informer.misses == 2  # each read the stale set would have answered is counted
+    assert cache.lister("ConfigMap", "default", "app=web,tier=a", None) is None  # narrower
+    assert informer.misses == 3
+    assert cache.lister("ConfigMap", "default", "app=other", None) is None  # not its set
+    assert cache.lister("Secret", "default", "app=web", None) is None  # no set of its kind
+    assert informer.misses == 3
     with pytest.raises(NotCached):
         reads.offline.list("ConfigMap", "default", label_selector="app=web")
 

@@ -1,20 +1,28 @@
 """A cluster that keeps changing, for bench_rest's load under churn (run by it, not by hand).
 
-    python benchmarks/churn.py KUBECONFIG SECONDS JOB_NAMESPACE POD_NAMESPACE
+    python benchmarks/churn.py KUBECONFIG SECONDS JOB_NAMESPACE POD_NAMESPACE PREFIX
 
-Every TICK seconds, for SECONDS: one short training job created with gpuctl's create verb
-(its pod is scheduled, starts and finishes, and its Job with it), the churn job made
-KEEP ticks before deleted with its pod, and one pod of a Deployment in POD_NAMESPACE deleted
-(its ReplicaSet makes a new one, which is scheduled and starts). Each tick makes about a dozen
-pod and Job changes. Its last line is JSON: what it did and the CPU seconds it took.
+For SECONDS, two loops side by side:
+
+- jobs: every JOB_TICK seconds a short training job is created with gpuctl's create verb (its
+  pod is scheduled, starts and finishes, and its Job with it), and the one made KEEP ticks
+  before is deleted with its pod; the jobs are named PREFIX-N (a run of its own each time),
+  and those still there at the end are deleted;
+- pods: every POD_TICK seconds a pod of an inference service in POD_NAMESPACE is deleted; its
+  ReplicaSet makes a new one, which is scheduled and starts.
+
+Each job makes about ten pod and Job changes, each pod deletion about five. It prints `ready`
+once connected, and last a JSON line: what it did and the CPU seconds it took.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -25,11 +33,13 @@ from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.create import Create
 
-TICK = 0.5
-KEEP = 6  # a churn job lives this many ticks (3 s): its pod runs, then both are deleted
+JOB_TICK = 1.0
+KEEP = 4  # a churn job lives this many ticks: its pod runs, then both are deleted
+POD_TICK = 0.25
+INFERENCE = "runwhere.ai/job-type=inference"
 SPEC = """kind: training
 version: v0.1
-job: {{name: churn-{i}, priority: low}}
+job: {{name: {name}, priority: low}}
 environment:
   image: busybox:1.36
   command: ["sleep", "2"]
@@ -39,52 +49,90 @@ resources:
 """
 
 
-def _create(cluster: Cluster, i: int, namespace: str) -> None:
-    documents = load_text(f"churn-{i}.yaml", SPEC.format(i=i))
+def _create(cluster: Cluster, name: str, namespace: str) -> None:
+    documents = load_text(f"{name}.yaml", SPEC.format(name=name))
     manifests = engine.render_documents(documents, Options(namespace=namespace))
     result = Create(cluster).run(manifests)
     if not result.ok:
-        raise SystemExit(f"creating churn-{i} failed: {result}")
+        raise SystemExit(f"creating {name} failed: {'; '.join(result.errors)}")
 
 
-def _delete_a_pod(cluster: Cluster, namespace: str, turn: int) -> bool:
-    pods = [
-        pod
-        for pod in cluster.list("Pod", namespace, label_selector="runwhere.ai/job-type=inference")
-        if not pod["metadata"].get("deletionTimestamp")
-    ]
-    if not pods:
-        return False
-    pod = pods[turn % len(pods)]
-    try:
-        cluster.delete("Pod", pod["metadata"]["name"], namespace)
-    except KubeError:
-        return False
-    return True
+def _every(tick: float, ends: float, step: Any) -> None:
+    """step(turn) every `tick` seconds until `ends` (a slow step delays the next)."""
+    turn = 0
+    while time.monotonic() < ends:
+        started = time.monotonic()
+        step(turn)
+        turn += 1
+        time.sleep(max(0.0, tick - (time.monotonic() - started)))
+
+
+class Churn:
+    """The two loops' state: what they did, the pods left to delete, the first failure."""
+
+    def __init__(
+        self, cluster: Cluster, job_namespace: str, pod_namespace: str, prefix: str
+    ) -> None:
+        self.cluster = cluster
+        self.job_namespace = job_namespace
+        self.pod_namespace = pod_namespace
+        self.prefix = prefix
+        self.done = {"jobs_created": 0, "jobs_deleted": 0, "pods_deleted": 0}
+        self.pods: list[str] = []
+        self.error = ""
+
+    def job_step(self, turn: int) -> None:
+        _create(self.cluster, f"{self.prefix}-{turn}", self.job_namespace)
+        self.done["jobs_created"] += 1
+        if turn >= KEEP:
+            self.delete_job(turn - KEEP)
+
+    def delete_job(self, turn: int) -> None:
+        name = f"{self.prefix}-{turn}"
+        self.cluster.delete("Job", name, self.job_namespace, propagation="Background")
+        self.done["jobs_deleted"] += 1
+
+    def pod_step(self, turn: int) -> None:
+        if not self.pods:  # listed again once the names listed are used up
+            listed = self.cluster.list("Pod", self.pod_namespace, label_selector=INFERENCE)
+            self.pods = [p["metadata"]["name"] for p in listed]
+        if self.pods:
+            try:
+                self.cluster.delete("Pod", self.pods.pop(), self.pod_namespace)
+                self.done["pods_deleted"] += 1
+            except KubeError:  # gone already
+                pass
+
+    def loop(self, tick: float, ends: float, step: Any) -> None:
+        try:
+            _every(tick, ends, step)
+        except (KubeError, SystemExit) as exc:
+            self.error = str(exc)
 
 
 def main() -> int:
-    kubeconfig, seconds, job_namespace, pod_namespace = sys.argv[1:5]
-    cluster = Cluster.connect(kubeconfig)
-    done: dict[str, float] = {"jobs_created": 0, "jobs_deleted": 0, "pods_deleted": 0, "ticks": 0}
-    cluster.current_version("Pod", pod_namespace)  # connected: the changes start now
+    kubeconfig, seconds, job_namespace, pod_namespace, prefix = sys.argv[1:6]
+    churn = Churn(Cluster.connect(kubeconfig), job_namespace, pod_namespace, prefix)
+    churn.cluster.current_version("Pod", pod_namespace)  # connected: the changes start now
     print("ready", flush=True)
     ends = time.monotonic() + float(seconds)
-    turn = 0
-    while time.monotonic() < ends:
-        tick = time.monotonic()
-        _create(cluster, turn, job_namespace)
-        done["jobs_created"] += 1
-        if turn >= KEEP:
-            name = f"churn-{turn - KEEP}"
-            cluster.delete("Job", name, job_namespace, propagation="Background")
-            done["jobs_deleted"] += 1
-        done["pods_deleted"] += _delete_a_pod(cluster, pod_namespace, turn)
-        done["ticks"] += 1
-        turn += 1
-        time.sleep(max(0.0, TICK - (time.monotonic() - tick)))
-    done["cpu_seconds"] = round(time.process_time(), 2)
-    print(json.dumps(done), flush=True)
+    loops = [
+        threading.Thread(target=churn.loop, args=(JOB_TICK, ends, churn.job_step)),
+        threading.Thread(target=churn.loop, args=(POD_TICK, ends, churn.pod_step)),
+    ]
+    for thread in loops:
+        thread.start()
+    for thread in loops:
+        thread.join()
+    report: dict[str, object] = dict(churn.done)
+    report["cpu_seconds"] = round(time.process_time(), 2)  # before the clean-up: the window's
+    made = churn.done["jobs_created"]
+    for turn in range(max(0, made - KEEP), made):
+        churn.delete_job(turn)
+    print(json.dumps(report), flush=True)
+    if churn.error:
+        print(f"churn failed: {churn.error}", flush=True)
+        return 1
     return 0
 
 

@@ -171,6 +171,46 @@ def test_remembered_results_last_until_a_set_they_read_changes(
         cache.stop()
 
 
+def test_a_remembered_result_trails_other_clients_changes_but_never_this_servers_writes(
+    sandbox: SandboxCluster,
+) -> None:
+    """While the cluster changes many times a second, a result is computed again at most every
+    `trail_seconds`, not on every request after each change; a write of this server (caught
+    up) is shown at once."""
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    cache = Cache(cluster, [WATCHED])
+    reads = CachedReads(cluster, cache, trail_seconds=60.0)
+    computed: list[int] = []
+
+    def names() -> list[str]:
+        computed.append(1)
+        return sorted(
+            o["metadata"]["name"]
+            for o in reads.list("ConfigMap", "default", label_selector="app=web")
+        )
+
+    def held() -> set[str]:
+        return set(_held(cache))
+
+    try:
+        cache.start()
+        assert cache.wait_ready(10)
+        assert reads.remember("k", names) == [] and len(computed) == 1
+        cluster.create(_configmap("theirs", {"app": "web"}))  # another client's change
+        wait_for(lambda: held() == {"theirs"}, what="the watch to bring it")
+        assert reads.remember("k", names) == [] and len(computed) == 1  # trailing
+        cluster.create(_configmap("mine", {"app": "web"}))
+        cache.catch_up("ConfigMap", "mine", "default")  # as the server's writes do
+        assert reads.remember("k", names) == ["mine", "theirs"] and len(computed) == 2
+        cluster.create(_configmap("later", {"app": "web"}))
+        wait_for(lambda: "later" in held(), what="the watch to bring it")
+        assert reads.remember("k", names) == ["mine", "theirs"]
+        reads.trail_seconds = 0.0  # the trail is over
+        assert reads.remember("k", names) == ["later", "mine", "theirs"] and len(computed) == 3
+    finally:
+        cache.stop()
+
+
 def _labels_of_node(reads: CachedReads) -> dict[str, str]:
     node = next(n for n in reads.list("Node") if n["metadata"]["name"] == "cpu-0")
     labels: dict[str, str] = node["metadata"].get("labels") or {}

@@ -9,8 +9,8 @@ and RUNS runs (`--runs N`, 5 by default), each of:
 - quiet: `wrk` with 50 connections on 2 threads for 15 s against `GET /api/v1/jobs?pageSize=20`
   with the bearer header, nothing changing;
 - churn: the same `wrk` while benchmarks/churn.py changes the cluster (a short training job
-  created with gpuctl's create verb every second, each deleted 4 s later with its pod, and a
-  pod of an inference service deleted every 0.25 s, which its ReplicaSet makes again). A
+  created with gpuctl's create verb every second, each deleted 4 s later with its pod, and two
+  pods of inference services deleted every 0.25 s, which their ReplicaSets make again). A
   watch on pods and Jobs counts the changes that actually happened during the `wrk` window:
   below 10 a second the run did not load what it claims, and the benchmark exits 1.
 

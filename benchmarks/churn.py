@@ -8,8 +8,8 @@ For SECONDS, two loops side by side:
   pod is scheduled, starts and finishes, and its Job with it), and the one made KEEP ticks
   before is deleted with its pod; the jobs are named PREFIX-N (a run of its own each time),
   and those still there at the end are deleted;
-- pods: every POD_TICK seconds a pod of an inference service in POD_NAMESPACE is deleted; its
-  ReplicaSet makes a new one, which is scheduled and starts.
+- pods: every POD_TICK seconds PODS_A_TICK pods of inference services in POD_NAMESPACE are
+  deleted; each one's ReplicaSet makes a new one, which is scheduled and starts.
 
 Each job makes about ten pod and Job changes, each pod deletion about five. It prints `ready`
 once connected, and last a JSON line: what it did and the CPU seconds it took.
@@ -36,6 +36,7 @@ from gpuctl.verbs.create import Create
 JOB_TICK = 1.0
 KEEP = 4  # a churn job lives this many ticks: its pod runs, then both are deleted
 POD_TICK = 0.25
+PODS_A_TICK = 2  # on 2 cores loaded by other work one a tick made 9.5 changes a second
 INFERENCE = "runwhere.ai/job-type=inference"
 SPEC = """kind: training
 version: v0.1
@@ -96,7 +97,7 @@ class Churn:
         if not self.pods:  # listed again once the names listed are used up
             listed = self.cluster.list("Pod", self.pod_namespace, label_selector=INFERENCE)
             self.pods = [p["metadata"]["name"] for p in listed]
-        if self.pods:
+        for _ in range(min(PODS_A_TICK, len(self.pods))):
             try:
                 self.cluster.delete("Pod", self.pods.pop(), self.pod_namespace)
                 self.done["pods_deleted"] += 1

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import harness
+
 from gpuctl.cluster.client import Cluster
 from gpuctl.render import engine
 from gpuctl.sandbox import Sandbox, SandboxConfig
@@ -25,7 +27,9 @@ from gpuctl.spec.kinds import Options
 from gpuctl.verbs.apply import Apply
 from gpuctl.verbs.common import wait_gone
 
-JOBS = 200
+JOBS = harness.sized(200, 5)
+ROUNDS = harness.sized(3, 1)
+REPLACE_ROUNDS = harness.sized(10, 1)
 GPUCTL = Path(sys.executable).with_name("gpuctl")
 SPEC = """kind: training
 version: v0.1
@@ -66,7 +70,7 @@ def bench_create_and_reapply(folder: Path, kubeconfig: Path, sandbox: Sandbox) -
     cluster = Cluster.connect(str(kubeconfig))
     kubectl = shutil.which("kubectl")
     ours, theirs, reapply, reads_only = [], [], [], True
-    for _ in range(3):
+    for _ in range(ROUNDS):
         if kubectl:
             _clear(cluster)
             theirs.append(_run([kubectl, "create", "-f", str(rendered)], kubeconfig))
@@ -100,7 +104,7 @@ def bench_replace_overhead(kubeconfig: Path) -> bool:
         return engine.render_documents(load_text("s.yaml", text), Options())
 
     extra = []
-    for round_ in range(10):
+    for round_ in range(REPLACE_ROUNDS):
         # the deletion alone: the same job, deleted with foreground propagation, waited for
         Apply(cluster).run(manifests(f"d{round_}", "busybox:1.36"))
         time.sleep(0.3)  # let its pod start, so that deletion has a pod to terminate
@@ -123,15 +127,17 @@ def bench_replace_overhead(kubeconfig: Path) -> bool:
     return median < 0.2
 
 
-def main() -> int:
+def _measure() -> bool:
+    if shutil.which("kubectl") is None:
+        raise harness.NotMeasured("kubectl is missing: no yardstick for gpuctl create")
     # Realistic deletion: pods take 0.5 s to terminate gracefully, as `sandbox up` does.
     config = SandboxConfig(pod_start_seconds=0.1, pod_termination_seconds=0.5)
     with tempfile.TemporaryDirectory() as folder, Sandbox(config) as sandbox:
         kubeconfig = sandbox.write_kubeconfig(Path(folder) / "kubeconfig")
         met = bench_create_and_reapply(Path(folder), kubeconfig, sandbox)
         met = bench_replace_overhead(kubeconfig) and met
-    return 0 if met else 1  # make bench reports a missed target
+    return met
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.run(_measure))  # make bench reports a missed target

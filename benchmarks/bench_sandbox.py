@@ -17,6 +17,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import harness
 from kubernetes import client
 
 from gpuctl.sandbox import Sandbox, SandboxConfig
@@ -24,8 +25,9 @@ from gpuctl.sandbox import Sandbox, SandboxConfig
 TARGET = 300.0
 START_TARGET_MS = 100.0
 FLATNESS = 0.75
-SIZES = (100, 1_000, 10_000)
-CYCLES = 600
+SIZES = (100, 1_000, 10_000) if not harness.smoke() else (10, 20)
+CYCLES = harness.sized(600, 20)
+START_RUNS = harness.sized(10, 2)
 
 
 def _fill(sandbox: Sandbox, upto: int) -> None:
@@ -53,7 +55,7 @@ def _cycles(core: Any, n: int) -> float:
     return n / (time.perf_counter() - started)
 
 
-def _median_ms(start_and_stop: Callable[[], None], runs: int = 10) -> float:
+def _median_ms(start_and_stop: Callable[[], None], runs: int = START_RUNS) -> float:
     timings = []
     for _ in range(runs):
         started = time.perf_counter()
@@ -83,7 +85,7 @@ def start_up() -> bool:
     return sandbox < START_TARGET_MS
 
 
-def main() -> int:
+def _measure() -> bool:
     started_fast = start_up()
     with Sandbox(SandboxConfig()) as sandbox:
         namespaces = sandbox.registry.get("", "namespaces")
@@ -91,7 +93,7 @@ def main() -> int:
         configuration = client.Configuration()
         configuration.host = sandbox.url
         core: Any = client.CoreV1Api(client.ApiClient(configuration))
-        _cycles(core, 50)  # warm up: connection pool, schema validators
+        _cycles(core, harness.sized(50, 5))  # warm up: connection pool, schema validators
         rates = {}
         for size in SIZES:
             _fill(sandbox, size)
@@ -104,8 +106,8 @@ def main() -> int:
     print(f"target >= {TARGET:.0f} cycles/s at every size: {verdict} (slowest {slowest:.0f})")
     verdict = "PASS" if flat else "FAIL"
     print(f"flat (slowest >= {FLATNESS:.0%} of fastest): {verdict} ({slowest / fastest:.0%})")
-    return 0 if fast_enough and flat and started_fast else 1
+    return fast_enough and flat and started_fast
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.run(_measure))

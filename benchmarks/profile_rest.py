@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_rest
+import harness
 
 from gpuctl.cluster.cache import WATCH_SECONDS
 from gpuctl.cluster.client import Cluster
@@ -42,6 +43,7 @@ from gpuctl.server.app import create_app
 from gpuctl.server.auth import Tokens
 
 TOKEN = bench_rest.TOKEN
+YARDSTICK_PATH = "/readyz"  # the least a request to the server costs
 Request = Callable[[], Awaitable[int]]
 CALLGRIND_RUNS = 100
 
@@ -146,7 +148,7 @@ async def _profile(kubeconfig: str, top: int) -> None:
                 informer.silence_seconds = float("inf")  # (time runs slowly under valgrind)
             cache.stop()
             await asyncio.sleep(WATCH_SECONDS + 1)  # the watches end
-        for path in [os.environ.get("CALLGRIND") or bench_rest.PATH, bench_rest.YARDSTICK_PATH]:
+        for path in [os.environ.get("CALLGRIND") or bench_rest.PATH, YARDSTICK_PATH]:
             await _measure(path, _request(app, path), top)
             if os.environ.get("CALLGRIND"):
                 break
@@ -159,9 +161,9 @@ def main() -> int:
     args = parser.parse_args()
     kubeconfig = os.environ["KUBECONFIG"]
     if args.create:
-        env = {**os.environ, "NO_COLOR": "1"}
-        seconds = bench_rest._create_jobs(Path(kubeconfig), env)
-        print(f"created {bench_rest.JOBS} jobs in {seconds:.0f} s")
+        with tempfile.TemporaryDirectory() as folder:
+            env = harness.gpuctl_env(Path(kubeconfig), Path(folder))
+            bench_rest.build_cluster(Path(kubeconfig), env)
     asyncio.run(_profile(kubeconfig, args.top))
     return 0
 

@@ -54,6 +54,10 @@ SHORT_WATCH_SECONDS = 1.0  # a watch that ends sooner counts as a failure (back-
 RAN_ITS_COURSE = 0.9  # a watch that lasted this share of WATCH_SECONDS was not cut short
 CATCH_UP_SECONDS = 5.0  # how long a write waits for the watch to bring its object
 REMEMBERED = 256  # results CachedReads.remember keeps (all dropped when full)
+# How long a remembered result may trail other clients' changes: while the cluster changes
+# many times a second, each result is computed again at most this often, not on every request
+# after each change. This server's own writes (Cache.catch_up) are shown at once.
+TRAIL_SECONDS = 0.25
 T = TypeVar("T")
 # The watched sets read by the CachedReads.remember computation in progress (None: the cluster).
 _recording: ContextVar[list[tuple[Informer, int] | None] | None] = ContextVar(
@@ -191,6 +195,7 @@ class Informer:
         self.selector = Selector.parse(watched.label_selector) or Selector([])
         self.synced = threading.Event()  # the first list is in
         self.relists = 0  # lists after the first (a 410, a watch that could not resume)
+        self.misses = 0  # lists it would have answered, sent to the cluster: stale or unlisted
         self.generation = 0  # bumped on every change to the objects held
         self.silence_seconds = SILENCE_SECONDS
         self._heard = 0.0  # time.monotonic() of the last list, watch event or bookmark
@@ -500,6 +505,7 @@ class Cache:
         self.informers = [
             Informer(source, item, (transforms or {}).get(item.kind)) for item in watched
         ]
+        self.writes = 0  # catch-ups finished: this server's own writes the cache shows
 
     def start(self) -> None:
         for informer in self.informers:
@@ -539,14 +545,19 @@ class Cache:
         wanted = Selector.parse(label_selector)
         if wanted is None:
             return None
+        missed: Informer | None = None
         for informer in self.informers:
-            if not informer.synced.is_set() or informer.stale:
+            if not informer.serves(kind, namespace, field_selector):
                 continue
-            if informer.serves(kind, namespace, field_selector) and informer.selector.covers(
-                wanted
-            ):
-                more = Selector([t for t in wanted.terms if t not in informer.selector.terms])
-                return _lister(informer, namespace, more)
+            if not informer.selector.covers(wanted):
+                continue
+            if not informer.synced.is_set() or informer.stale:
+                missed = missed or informer
+                continue
+            more = Selector([t for t in wanted.terms if t not in informer.selector.terms])
+            return _lister(informer, namespace, more)
+        if missed is not None:
+            missed.misses += 1  # counted once a list: the read that goes to the cluster
         return None
 
     def catch_up(
@@ -569,6 +580,7 @@ class Cache:
             current = None
         for informer in interested:
             informer.wait_for((namespace or "", name), current, timeout or CATCH_UP_SECONDS)
+        self.writes += 1  # a result remembered before this write is not shown again
 
 
 def _lister(informer: Informer, namespace: str | None, more: Selector) -> Callable[[], list[Obj]]:
@@ -596,6 +608,26 @@ class NotCached(KubeError):
     """A call CachedReads.offline cannot answer from the cache (it never calls the cluster)."""
 
 
+@dataclass(frozen=True)
+class Remembered:
+    """A result of CachedReads.remember: the watched sets it read (each with its generation
+    then), the value, when it was computed and how many of this server's writes it shows."""
+
+    reads: tuple[tuple[Informer, int], ...]
+    value: Any
+    computed: float  # time.monotonic()
+    writes: int
+
+    def answers(self, writes: int, trail_seconds: float) -> bool:
+        """Whether it may be answered now: no set it read is stale, and either none changed
+        or it is younger than `trail_seconds` and no write of this server came since."""
+        if any(informer.stale for informer, _ in self.reads):
+            return False
+        if all(informer.generation == seen for informer, seen in self.reads):
+            return True
+        return writes == self.writes and time.monotonic() - self.computed < trail_seconds
+
+
 class CachedReads:
     """A ClusterAPI whose lists come from the cache when it can answer them; every other call
     (and every list it cannot answer) goes to the cluster.
@@ -603,14 +635,25 @@ class CachedReads:
     `offline` is the same without the cluster: whatever the cache cannot answer raises
     NotCached, so code that must not wait on the network (an event loop) can read from it."""
 
-    def __init__(self, cluster: ClusterAPI, cache: Cache, *, direct: bool = True) -> None:
+    def __init__(
+        self,
+        cluster: ClusterAPI,
+        cache: Cache,
+        *,
+        direct: bool = True,
+        trail_seconds: float = TRAIL_SECONDS,
+    ) -> None:
         self._cluster = cluster
         self.cache = cache
         self.namespace = cluster.namespace
         self.direct = direct
-        # key -> (the watched sets read, each with its generation then; the value)
-        self._remembered: dict[Hashable, tuple[tuple[tuple[Informer, int], ...], Any]] = {}
-        self.offline = self if not direct else CachedReads(cluster, cache, direct=False)
+        self.trail_seconds = trail_seconds
+        self._remembered: dict[Hashable, Remembered] = {}
+        self.offline = (
+            self
+            if not direct
+            else CachedReads(cluster, cache, direct=False, trail_seconds=trail_seconds)
+        )
         self.offline._remembered = self._remembered
 
     @property
@@ -622,13 +665,17 @@ class CachedReads:
     def remember(self, key: Hashable, compute: Callable[[], T]) -> T:
         """`compute()`, or what it gave for the same `key` while none of the watched sets it
         read has changed since (many callers asking for the same page of an unchanged list
-        cost one computation). Nothing is remembered of a computation that read the cluster,
-        and nothing remembered is answered while a set it read is stale."""
+        cost one computation), or, while they change, for `trail_seconds` after it was
+        computed unless this server wrote since (a cluster changing many times a second costs
+        a few computations a second, not one per request). Nothing is remembered of a
+        computation that read the cluster, and nothing remembered is answered while a set it
+        read is stale."""
         held = self._remembered.get(key)
-        if held is not None and all(i.generation == seen and not i.stale for i, seen in held[0]):
-            value: T = held[1]
+        if held is not None and held.answers(self.cache.writes, self.trail_seconds):
+            value: T = held.value
             return value
         reads: list[tuple[Informer, int] | None] = []
+        writes = self.cache.writes  # before computing: a write meanwhile is not in the value
         token = _recording.set(reads)
         try:
             value = compute()
@@ -637,7 +684,8 @@ class CachedReads:
         if reads and None not in reads:
             if len(self._remembered) >= REMEMBERED:
                 self._remembered.clear()
-            self._remembered[key] = (tuple(r for r in reads if r is not None), value)
+            read = tuple(r for r in reads if r is not None)
+            self._remembered[key] = Remembered(read, value, time.monotonic(), writes)
         return value
 
     def list(

@@ -281,6 +281,12 @@ class CacheCollector(Collector):
             "Lists after the first (a 410 Gone, a watch that brought nothing, another cluster)",
             labels=["kind"],
         )
+        misses = CounterMetricFamily(
+            "gpuctl_api_cache_misses",
+            "Lists a watched set would answer that went to the cluster (it was stale or not "
+            "yet listed)",
+            labels=["kind"],
+        )
         stale = GaugeMetricFamily(
             "gpuctl_api_cache_stale",
             "1 while a watched set is stale (its reads go to the cluster), else 0",
@@ -291,8 +297,9 @@ class CacheCollector(Collector):
             objects.add_metric([kind], len(informer.objects()))
             changes.add_metric([kind], informer.generation)
             relists.add_metric([kind], informer.relists)
+            misses.add_metric([kind], informer.misses)
             stale.add_metric([kind], 1.0 if informer.stale else 0.0)
-        yield from (objects, changes, relists, stale)
+        yield from (objects, changes, relists, misses, stale)
 
 
 class Measure:

@@ -171,6 +171,46 @@ def test_remembered_results_last_until_a_set_they_read_changes(
         cache.stop()
 
 
+def test_a_remembered_result_trails_other_clients_changes_but_never_this_servers_writes(
+    sandbox: SandboxCluster,
+) -> None:
+    """While the cluster changes many times a second, a result is computed again at most every
+    `trail_seconds`, not on every request after each change; a write of this server (caught
+    up) is shown at once."""
+    cluster = Cluster.connect(str(sandbox.kubeconfig))
+    cache = Cache(cluster, [WATCHED])
+    reads = CachedReads(cluster, cache, trail_seconds=60.0)
+    computed: list[int] = []
+
+    def names() -> list[str]:
+        computed.append(1)
+        return sorted(
+            o["metadata"]["name"]
+            for o in reads.list("ConfigMap", "default", label_selector="app=web")
+        )
+
+    def held() -> set[str]:
+        return set(_held(cache))
+
+    try:
+        cache.start()
+        assert cache.wait_ready(10)
+        assert reads.remember("k", names) == [] and len(computed) == 1
+        cluster.create(_configmap("theirs", {"app": "web"}))  # another client's change
+        wait_for(lambda: held() == {"theirs"}, what="the watch to bring it")
+        assert reads.remember("k", names) == [] and len(computed) == 1  # trailing
+        cluster.create(_configmap("mine", {"app": "web"}))
+        cache.catch_up("ConfigMap", "mine", "default")  # as the server's writes do
+        assert reads.remember("k", names) == ["mine", "theirs"] and len(computed) == 2
+        cluster.create(_configmap("later", {"app": "web"}))
+        wait_for(lambda: "later" in held(), what="the watch to bring it")
+        assert reads.remember("k", names) == ["mine", "theirs"]
+        reads.trail_seconds = 0.0  # the trail is over
+        assert reads.remember("k", names) == ["later", "mine", "theirs"] and len(computed) == 3
+    finally:
+        cache.stop()
+
+
 def _labels_of_node(reads: CachedReads) -> dict[str, str]:
     node = next(n for n in reads.list("Node") if n["metadata"]["name"] == "cpu-0")
     labels: dict[str, str] = node["metadata"].get("labels") or {}
@@ -314,6 +354,7 @@ def test_a_silent_watch_makes_the_set_stale_and_reads_go_to_the_cluster(
     assert cache.wait_ready(10)
     assert cache.lister("ConfigMap", "default", "app=web", None) is not None
     assert reads.remember("k", lambda: 1) == 1  # read nothing: never remembered
+    assert informer.misses == 0
     sandbox.faults.timeout(verb="watch", resource="configmaps", seconds=30, times=None)
     cluster.create(_configmap("unseen", {"app": "web"}))
     wait_for(lambda: cache.stale(), timeout=20, what="the silent watch to make the set stale")
@@ -321,6 +362,12 @@ def test_a_silent_watch_makes_the_set_stale_and_reads_go_to_the_cluster(
     assert cache.lister("ConfigMap", "default", "app=web", None) is None
     listed = reads.list("ConfigMap", "default", label_selector="app=web")
     assert [o["metadata"]["name"] for o in listed] == ["unseen"]  # from the cluster
+    assert informer.misses == 2  # each read the stale set would have answered is counted
+    assert cache.lister("ConfigMap", "default", "app=web,tier=a", None) is None  # narrower
+    assert informer.misses == 3
+    assert cache.lister("ConfigMap", "default", "app=other", None) is None  # not its set
+    assert cache.lister("Secret", "default", "app=web", None) is None  # no set of its kind
+    assert informer.misses == 3
     with pytest.raises(NotCached):
         reads.offline.list("ConfigMap", "default", label_selector="app=web")
 

@@ -54,6 +54,7 @@ def test_lists_come_from_the_cache_and_match_direct_reads(
     assert 'gpuctl_api_cache_objects{kind="Deployment"} 1.0' in metrics
     assert 'gpuctl_api_cache_objects{kind="Node"} 4.0' in metrics
     assert 'gpuctl_api_cache_relists_total{kind="Job"} 0.0' in metrics
+    assert 'gpuctl_api_cache_misses_total{kind="Job"} 0.0' in metrics  # all from the cache
     direct = create_app(env.cluster, Tokens.load(str(token_file)), cache=False)
     with TestClient(direct) as client:
         for path in LISTS:  # the jobs move on meanwhile: both reads agree once they settle

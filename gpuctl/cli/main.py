@@ -10,7 +10,8 @@ import importlib
 import logging
 import os
 import sys
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -227,12 +228,20 @@ def duration(text: str) -> float:
         raise click.BadParameter(f"{text!r} is not a duration such as 30s, 5m or 1h") from None
 
 
-timeout_option = click.option(
-    "--timeout",
-    default="5m",
-    show_default=True,
-    help="How long to wait for deletions (and with --wait, for the jobs to run).",
-)
+OptionTarget = TypeVar("OptionTarget", bound=Callable[..., Any] | click.Command)
+
+
+def timeout_option(waits_for: str) -> Callable[[OptionTarget], OptionTarget]:
+    """--timeout; `waits_for` says what the command waits for, which differs per command."""
+    return click.option(
+        "--timeout",
+        default="5m",
+        show_default=True,
+        metavar="DURATION",
+        help=f"How long to wait {waits_for}.",
+    )
+
+
 dry_run_option = click.option(
     "--dry-run",
     type=click.Choice(["none", "client", "server"]),

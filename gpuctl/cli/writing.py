@@ -130,15 +130,24 @@ class WriteOptions(Target):
 
 
 target_options = gathered(Target, file_option, cluster_options)
-write_options = gathered(
-    WriteOptions,
-    file_option,
-    cluster_options,
-    dry_run_option,
-    click.option(
-        "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
-    ),
-    timeout_option,
+
+
+def write_options(waits_for: str) -> Decorator:
+    """The options of create and apply; `waits_for` is what the command's --timeout bounds."""
+    return gathered(
+        WriteOptions,
+        file_option,
+        cluster_options,
+        dry_run_option,
+        click.option(
+            "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
+        ),
+        timeout_option(waits_for),
+        *_WRITE_FLAGS,
+    )
+
+
+_WRITE_FLAGS = (
     click.option(
         "--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool."
     ),
@@ -158,7 +167,10 @@ write_options = gathered(
 
 
 @click.command()
-@write_options
+@write_options(
+    "for the jobs to run (with --wait), and for what create deletes to be gone (what a failed "
+    "create made, the leftovers of a half-deleted job)"
+)
 def create(options: WriteOptions) -> int:
     """Create the objects; one that exists already is an error naming it.
 
@@ -178,7 +190,10 @@ def create(options: WriteOptions) -> int:
 
 
 @click.command()
-@write_options
+@write_options(
+    "for another apply of the same job to finish, for a replaced object to be gone before it "
+    "is made again (and for a rollback), and for the jobs to run (with --wait)"
+)
 @click.option(
     "--force",
     is_flag=True,
@@ -278,7 +293,7 @@ delete_options = gathered(
     cluster_options,
     click.option("--force", is_flag=True, help="No grace period: pods are killed at once."),
     click.option("--wait", is_flag=True, help="Wait until the objects and their pods are gone."),
-    timeout_option,
+    timeout_option("for the objects and their pods to be gone (with --wait)"),
     click.option(
         "--include-namespaces",
         is_flag=True,

@@ -233,8 +233,9 @@ class DiffError(GpuctlError):
 def diff(target: Target) -> int:
     """Show what apply would change: a unified diff of live and rendered objects.
 
-    Exit code 0 when nothing differs, 1 when something does, 2 when diff could not compare
-    (kubectl's convention).
+    Exit code 0 when nothing differs (stdout stays empty; stderr says `no changes: N objects
+    are as the files say`), 1 when something does, 2 when diff could not compare (kubectl's
+    convention).
 
     \b
     gpuctl diff -f examples/training.yaml
@@ -250,6 +251,12 @@ def diff(target: Target) -> int:
     except GpuctlError as exc:
         raise DiffError(str(exc)) from exc
     click.echo(result.text, nl=False)
+    if not result.differs:
+        # kubectl diff says nothing here; one line on stderr tells a person that diff did
+        # compare, and leaves stdout an empty diff for scripts.
+        count = len(result.changes)
+        objects = "object is" if count == 1 else "objects are"
+        click.echo(f"no changes: {count} {objects} as the files say", err=True)
     return 1 if result.differs else 0
 
 

@@ -83,6 +83,7 @@ def test_diff_exit_codes_and_an_immutable_change(env: Env) -> None:
     env.gpuctl("apply", "-f", TRAINING, PENDING)
     same = env.gpuctl("diff", "-f", TRAINING)
     assert (same.returncode, same.stdout) == (0, ""), same.stderr
+    assert same.stderr == "no changes: 2 objects are as the files say\n"
     changed = env.gpuctl("diff", "-f", "-", stdin=TRAINING_TEXT.replace("gpu: 4", "gpu: 2"))
     assert changed.returncode == 1
     assert "-            nvidia.com/gpu: '4'" in changed.stdout

@@ -174,6 +174,9 @@ _WRITE_FLAGS = (
 def create(options: WriteOptions) -> int:
     """Create the objects; one that exists already is an error naming it.
 
+    A job that exists already is refused by its name before anything is written
+    (`job NAME already exists in namespace NS: use apply to change it, or delete it first`).
+
     All or nothing: when one object cannot be created, what this run created is removed
     again. A pool file also labels its nodes runwhere.ai/pool (and runwhere.ai/gpu-type); a
     node of another pool is refused unless --overwrite, before anything is written.

@@ -10,7 +10,6 @@ import pytest
 
 from gpuctl import constants as c
 
-from ..conftest import Env
 from .conftest import Api, inference, training
 
 COMMENTED = """# fine-tune run 7: keep the comments, the key order and the quoting
@@ -123,10 +122,16 @@ def test_a_refused_delete_answers_by_the_clusters_error_type(api: Api) -> None:
     assert answer.json() == {"error": "Forbidden", "message": "job.batch/kept: no"}
 
 
-def test_the_cli_still_words_an_existing_object_as_before(env: Env, tmp_path: Any) -> None:
+def test_the_cli_and_the_api_word_an_existing_job_alike(api: Api, tmp_path: Any) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(training("twice"))
-    assert env.gpuctl("create", "-f", str(path)).returncode == 0
-    again = env.gpuctl("create", "-f", str(path))
+    assert api.env.gpuctl("create", "-f", str(path)).returncode == 0
+    again = api.env.gpuctl("create", "-f", str(path))
+    exists = (
+        "job twice already exists in namespace default: use apply to change it, or delete it first"
+    )
     assert again.returncode == 1
-    assert "job.batch/twice: already exists (gpuctl apply replaces it)" in again.stderr
+    assert again.stderr == f"error: {exists}\nerror: nothing was created\n"
+    answer = api.call("admin", "POST", "/jobs", json={"yamlContent": training("twice")})
+    assert answer.status_code == 409
+    assert answer.json() == {"error": "AlreadyExists", "message": f"{exists}; nothing was created"}

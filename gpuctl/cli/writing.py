@@ -132,21 +132,7 @@ class WriteOptions(Target):
 target_options = gathered(Target, file_option, cluster_options)
 
 
-def write_options(waits_for: str) -> Decorator:
-    """The options of create and apply; `waits_for` is what the command's --timeout bounds."""
-    return gathered(
-        WriteOptions,
-        file_option,
-        cluster_options,
-        dry_run_option,
-        click.option(
-            "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
-        ),
-        timeout_option(waits_for),
-        *_WRITE_FLAGS,
-    )
-
-
+# create's and apply's flags after --timeout
 _WRITE_FLAGS = (
     click.option(
         "--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool."
@@ -164,6 +150,21 @@ _WRITE_FLAGS = (
         "that join); without it such a job is refused and nothing is written.",
     ),
 )
+
+
+def write_options(waits_for: str) -> Decorator:
+    """The options of create and apply; `waits_for` is what the command's --timeout bounds."""
+    return gathered(
+        WriteOptions,
+        file_option,
+        cluster_options,
+        dry_run_option,
+        click.option(
+            "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
+        ),
+        timeout_option(waits_for),
+        *_WRITE_FLAGS,
+    )
 
 
 @click.command()

@@ -33,7 +33,14 @@ def _deployment_options(command: Callable[..., Any]) -> Callable[..., Any]:
                 show_default=True,
                 help="An image whose entrypoint is gpuctl.",
             ),
-            click.option("--replicas", type=click.IntRange(1), default=1, show_default=True),
+            click.option(
+                "--replicas",
+                type=click.IntRange(1),
+                default=1,
+                show_default=True,
+                help="Controller pods (one leads, the others stand by; 2 or more also get a "
+                "PodDisruptionBudget).",
+            ),
         )
     ):
         command = option(command)
@@ -213,8 +220,20 @@ def plan(
     help="Where its Lease lives (default: the --namespace, else $POD_NAMESPACE, else the "
     "kubeconfig context's).",
 )
-@click.option("--metrics-port", type=click.IntRange(0, 65535), default=8080, show_default=True)
-@click.option("--health-port", type=click.IntRange(0, 65535), default=8081, show_default=True)
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    default=8080,
+    show_default=True,
+    help="Port of the Prometheus endpoint (/metrics).",
+)
+@click.option(
+    "--health-port",
+    type=click.IntRange(0, 65535),
+    default=8081,
+    show_default=True,
+    help="Port of the probes' endpoints (/healthz, /readyz).",
+)
 @click.option(
     "--leader-elect/--no-leader-elect",
     default=True,

@@ -10,7 +10,8 @@ import importlib
 import logging
 import os
 import sys
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -227,12 +228,20 @@ def duration(text: str) -> float:
         raise click.BadParameter(f"{text!r} is not a duration such as 30s, 5m or 1h") from None
 
 
-timeout_option = click.option(
-    "--timeout",
-    default="5m",
-    show_default=True,
-    help="How long to wait for deletions (and with --wait, for the jobs to run).",
-)
+OptionTarget = TypeVar("OptionTarget", bound=Callable[..., Any] | click.Command)
+
+
+def timeout_option(waits_for: str) -> Callable[[OptionTarget], OptionTarget]:
+    """--timeout; `waits_for` says what the command waits for, which differs per command."""
+    return click.option(
+        "--timeout",
+        default="5m",
+        show_default=True,
+        metavar="DURATION",
+        help=f"How long to wait {waits_for}.",
+    )
+
+
 dry_run_option = click.option(
     "--dry-run",
     type=click.Choice(["none", "client", "server"]),
@@ -386,8 +395,8 @@ def main(argv: list[str] | None = None) -> None:
         result = cli.main(args=argv, prog_name="gpuctl", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:  # usage errors: exit code 2, click's own message
-        exc.show()
+    except click.ClickException as exc:  # usage errors (exit code 2), click's own message
+        _show_click_error(exc)
         sys.exit(exc.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Aborted.", err=True)
@@ -418,6 +427,28 @@ def main(argv: list[str] | None = None) -> None:
         )
         sys.exit(1)
     sys.exit(result if isinstance(result, int) else 0)
+
+
+def _show_click_error(exc: click.ClickException) -> None:
+    """Click's own errors with gpuctl's (and kubectl's) `error:` prefix, in gpuctl's case (no
+    capital, no full stop), then where the command's help is, as kubectl does:
+
+        error: missing option '-f' / '--filename'
+        See 'gpuctl render --help' for usage.
+    """
+    message = exc.format_message().removesuffix(".")
+    if isinstance(exc, click.NoSuchOption):  # in the words of gpuctl's other near misses
+        from gpuctl.spec.schema import did_you_mean
+
+        message = f"no such option {exc.option_name!r}"
+        if exc.possibilities:
+            message += f" ({did_you_mean(exc.option_name, sorted(exc.possibilities))})"
+    if message[:2].istitle():  # "Missing option", never "PATH" or "'x' is"
+        message = message[0].lower() + message[1:]
+    click.echo(f"error: {shown(message, multiline=True)}", err=True)
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        click.echo(f"See '{ctx.command_path} --help' for usage.", err=True)
 
 
 def _left_out_of_binary(exc: ModuleNotFoundError) -> str:

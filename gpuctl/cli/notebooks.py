@@ -16,6 +16,7 @@ from gpuctl.cli.main import (
     progress_line,
     report,
     show_result,
+    timeout_option,
 )
 from gpuctl.cli.views import notebooks as notebook_views
 from gpuctl.cluster.client import Cluster
@@ -67,7 +68,7 @@ def get_notebook(
 )
 @click.option("--cpu", help="CPU to have (request and limit), such as 4 or 500m.")
 @click.option("--memory", help="Memory to have (request and limit), such as 16Gi.")
-@click.option("--timeout", default="5m", show_default=True, help="How long to wait for the API.")
+@timeout_option("for the notebook's StatefulSet to take the new size")
 @cluster_options
 def scale(
     what: str,

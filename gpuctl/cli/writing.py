@@ -130,15 +130,10 @@ class WriteOptions(Target):
 
 
 target_options = gathered(Target, file_option, cluster_options)
-write_options = gathered(
-    WriteOptions,
-    file_option,
-    cluster_options,
-    dry_run_option,
-    click.option(
-        "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
-    ),
-    timeout_option,
+
+
+# create's and apply's flags after --timeout
+_WRITE_FLAGS = (
     click.option(
         "--overwrite", is_flag=True, help="Let a pool take nodes that are in another pool."
     ),
@@ -157,10 +152,31 @@ write_options = gathered(
 )
 
 
+def write_options(waits_for: str) -> Decorator:
+    """The options of create and apply; `waits_for` is what the command's --timeout bounds."""
+    return gathered(
+        WriteOptions,
+        file_option,
+        cluster_options,
+        dry_run_option,
+        click.option(
+            "--wait", is_flag=True, help="Wait until the jobs run; fail fast when they cannot."
+        ),
+        timeout_option(waits_for),
+        *_WRITE_FLAGS,
+    )
+
+
 @click.command()
-@write_options
+@write_options(
+    "for the jobs to run (with --wait), and for what create deletes to be gone (what a failed "
+    "create made, the leftovers of a half-deleted job)"
+)
 def create(options: WriteOptions) -> int:
     """Create the objects; one that exists already is an error naming it.
+
+    A job that exists already is refused by its name before anything is written
+    (`job NAME already exists in namespace NS: use apply to change it, or delete it first`).
 
     All or nothing: when one object cannot be created, what this run created is removed
     again. A pool file also labels its nodes runwhere.ai/pool (and runwhere.ai/gpu-type); a
@@ -178,7 +194,10 @@ def create(options: WriteOptions) -> int:
 
 
 @click.command()
-@write_options
+@write_options(
+    "for another apply of the same job to finish, for a replaced object to be gone before it "
+    "is made again (and for a rollback), and for the jobs to run (with --wait)"
+)
 @click.option(
     "--force",
     is_flag=True,
@@ -218,8 +237,9 @@ class DiffError(GpuctlError):
 def diff(target: Target) -> int:
     """Show what apply would change: a unified diff of live and rendered objects.
 
-    Exit code 0 when nothing differs, 1 when something does, 2 when diff could not compare
-    (kubectl's convention).
+    Exit code 0 when nothing differs (stdout stays empty; stderr says `no changes: N objects
+    are as the files say`), 1 when something does, 2 when diff could not compare (kubectl's
+    convention).
 
     \b
     gpuctl diff -f examples/training.yaml
@@ -235,6 +255,12 @@ def diff(target: Target) -> int:
     except GpuctlError as exc:
         raise DiffError(str(exc)) from exc
     click.echo(result.text, nl=False)
+    if not result.differs:
+        # kubectl diff says nothing here; one line on stderr tells a person that diff did
+        # compare, and leaves stdout an empty diff for scripts.
+        count = len(result.changes)
+        objects = "object is" if count == 1 else "objects are"
+        click.echo(f"no changes: {count} {objects} as the files say", err=True)
     return 1 if result.differs else 0
 
 
@@ -278,7 +304,7 @@ delete_options = gathered(
     cluster_options,
     click.option("--force", is_flag=True, help="No grace period: pods are killed at once."),
     click.option("--wait", is_flag=True, help="Wait until the objects and their pods are gone."),
-    timeout_option,
+    timeout_option("for the objects and their pods to be gone (with --wait)"),
     click.option(
         "--include-namespaces",
         is_flag=True,

@@ -3,6 +3,7 @@ the command runs, so that no other command pays for them."""
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import socket
 from collections.abc import Callable
@@ -39,7 +40,13 @@ def is_loopback(host: str) -> bool:
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on; one in use is refused before anything starts.",
+)
 @click.option(
     "--tokens",
     "tokens_file",
@@ -213,6 +220,7 @@ def serve(
         warning = exposed(tokens_file)
         if warning is not None:
             click.echo(f"warning: {warning}", err=True)
+    check_port_free(host, port)
     cluster = Cluster.connect(kubeconfig, context, read_timeout=cluster_timeout)
     if auth_mode == "kubernetes":
         auth = TokenReviews(cluster)
@@ -246,6 +254,27 @@ def serve(
         raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from exc
     if not server.started:
         raise SystemExit(STARTUP_FAILURE)
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Bind `host`:`port` as uvicorn will (SO_REUSEADDR, every address `host` names) and let
+    go at once: a port in use is one line before the app starts, not uvicorn's errno after
+    "Application startup complete". Port 0 (any free one) always binds."""
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as exc:
+        raise GpuctlError(f"cannot listen on {host}:{port}: {exc}") from None
+    for family, kind, protocol, _, address in addresses:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise GpuctlError(
+                        f"port {port} is in use (by another process): pick another with --port"
+                    ) from None
+                raise GpuctlError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
 def _allowed_hosts(given: tuple[str, ...], host: str, open_mode: bool) -> tuple[str, ...]:

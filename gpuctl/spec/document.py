@@ -276,6 +276,10 @@ def _yaml_problem(source: str, text: str, exc: yaml.MarkedYAMLError) -> Problem:
             f"invalid YAML: {message}",
             "is this a binary file?",
         )
+    if mark is not None:
+        laid_out = _layout_problem(source, text, mark.line, mark.column, message)
+        if laid_out is not None:
+            return laid_out
     hint = f"{exc.context}" if exc.context else ""
     if hint and exc.context_mark is not None and exc.context_mark is not mark:
         hint += f" at line {exc.context_mark.line + 1}"
@@ -287,6 +291,83 @@ def _yaml_problem(source: str, text: str, exc: yaml.MarkedYAMLError) -> Problem:
         f"invalid YAML: {message}",
         hint,
     )
+
+
+# The parser's words for a line that does not line up with the one above it; it cannot tell
+# which of the two is wrong, so the problem names both and the user picks.
+_LAYOUT_MESSAGES = (
+    "mapping values are not allowed in this context",
+    "did not find expected key",
+    "did not find expected '-' indicator",
+)
+_LAYOUT_HINT = (
+    "check the indentation of this line against the one above: fields of one section line "
+    "up, a section's fields are indented under it"
+)
+
+
+def _layout_problem(source: str, text: str, line: int, column: int, message: str) -> Problem | None:
+    """A YAML error caused by indentation (or by an unquoted ': ' in a value) in words a
+    person can act on; None when the text does not show either."""
+    if message not in _LAYOUT_MESSAGES:
+        return None
+    lines = text.split("\n")
+    here = lines[line] if line < len(lines) else ""
+    if message == _LAYOUT_MESSAGES[0] and ": " in here[:column].lstrip(" -"):
+        return Problem(
+            source,
+            line + 1,
+            column + 1,
+            "",
+            "invalid YAML: a second ': ' in this line's value",
+            _quoting_hint(here),
+        )
+    above = _line_above(lines, line)
+    if above is None:
+        return None
+    indent = len(here) - len(here.lstrip(" "))
+    above_indent = _fields_column(lines[above], here_is_item=here.lstrip(" ").startswith("-"))
+    if indent == above_indent:
+        return None
+    words = "more" if indent > above_indent else "less"
+    return Problem(
+        source,
+        line + 1,
+        indent + 1,
+        "",
+        f"invalid YAML: this line is indented {words} than line {above + 1} above it "
+        f"({indent} space{'' if indent == 1 else 's'} against {above_indent})",
+        _LAYOUT_HINT,
+    )
+
+
+def _quoting_hint(line: str) -> str:
+    """How to write `line`'s value so that its ': ' is part of it."""
+    match = re.match(r"[ -]*(?P<key>[^:#]+?): +(?P<value>.*?)(?: +#.*)?$", line)
+    if match is None:
+        return "a value that holds ': ' must be quoted"
+    value = match["value"]
+    quoted = f'"{value}"' if '"' not in value else "'" + value.replace("'", "''") + "'"
+    return f"a value that holds ': ' must be quoted: {match['key']}: {quoted}"
+
+
+def _line_above(lines: list[str], line: int) -> int | None:
+    """The index of the nearest line before `line` that holds more than a comment."""
+    for index in range(min(line, len(lines)) - 1, -1, -1):
+        stripped = lines[index].strip()
+        if stripped and not stripped.startswith("#"):
+            return index
+    return None
+
+
+def _fields_column(line: str, *, here_is_item: bool) -> int:
+    """Where a sibling of `line`'s first field starts: its indentation, past a leading `- `
+    (the item's fields line up after the dash) unless the line below is an item itself."""
+    indent = len(line) - len(line.lstrip(" "))
+    if here_is_item:
+        return indent
+    match = re.match(r" *(?:- +)*", line)
+    return match.end() if match else indent
 
 
 def _char_at(text: str, line: int, column: int) -> str:

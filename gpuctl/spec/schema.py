@@ -115,11 +115,15 @@ def _explain(document: Document, error: Any) -> list[Problem]:
         described = what or "a valid name"
         return [document.problem(key_path, f"name {value!r} is not {described}", hint, key=True)]
     if keyword == "additionalProperties":
-        allowed = sorted(_properties(error.schema))
+        fields = _properties(error.schema)
+        allowed = sorted(fields)
         extras = [key for key in value if key not in allowed]
         return [
             document.problem(
-                (*path, key), "unknown field", did_you_mean(str(key), allowed), key=True
+                (*path, key),
+                "unknown field",
+                _indent_hint(str(key), fields) or did_you_mean(str(key), allowed),
+                key=True,
             )
             for key in extras
         ]
@@ -230,6 +234,16 @@ def _resolve(schema: Any) -> dict[str, Any]:
     if "properties" in schema and "properties" in target:
         merged["properties"] = {**target["properties"], **schema["properties"]}
     return merged
+
+
+def _indent_hint(key: str, fields: dict[str, Any]) -> str:
+    """Where `key` belongs when it is a field of one of the sections beside it (`command:`
+    written at the top level instead of under `environment:`): a dedented line."""
+    sections = [name for name, schema in fields.items() if key in _properties(schema)]
+    if not sections:
+        return ""
+    names = " or ".join(sections)
+    return f"a field of {names}: indent it under {names}"
 
 
 def did_you_mean(word: str, options: list[str]) -> str:

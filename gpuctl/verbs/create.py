@@ -1,4 +1,5 @@
-"""`create`: create every object; one that exists already is an error naming it.
+"""`create`: create every object; one that exists already is an error naming it (a job
+whose workload exists is named as the job, before anything is written).
 
 All or nothing per command: when any object cannot be created, everything this run created
 is removed again, and the message says so (or names what could not be removed). Namespaces
@@ -35,6 +36,7 @@ from gpuctl.verbs.wait import announce_then_wait
 from gpuctl.verbs.writes import WriteVerb
 
 Failure = tuple[str, KubeError] | None  # an error line and the cluster error behind it
+JobKey = tuple[str, str]  # (namespace, job name)
 
 
 @dataclass(frozen=True)
@@ -64,10 +66,15 @@ class Create(WriteVerb):
         what a half-finished deletion left of these jobs, create the pools and label their
         nodes, then create the rest (so that no pod of a pool waits for its nodes' labels),
         then wait when asked to. When the rest fails, the pools go too (and their nodes'
-        labels): nothing was created."""
+        labels): nothing was created. A job that exists already is refused first, by its name,
+        and nothing is written."""
+        live = self._live_objects(manifests)
+        existing = _existing_jobs(live, self.dry_run)
+        if existing.errors:
+            return announce_then_wait(existing, self.on_written, None, manifests, False)
         opening = self.open(manifests, keep_live=False, nothing="nothing was created")
         labels, pools, others = opening.labels, opening.pools, opening.others
-        finished = self._finish_deletions(opening.manifests)
+        finished = self._finish_deletions(live)
         result = self._create_all(pools) if pools else VerbResult(dry_run=self.dry_run)
         lines, errors = labels.write(
             [item.line() for item in result.objects],
@@ -94,19 +101,25 @@ class Create(WriteVerb):
         may_wait = result.ok and self.dry_run is DryRun.NONE
         return announce_then_wait(result, self.on_written, self.wait, opening.manifests, may_wait)
 
-    def _finish_deletions(self, manifests: list[Manifest]) -> VerbResult:
-        """Delete (and wait for) what is left of these jobs when their workload is gone: a
-        deletion that stopped half-way leaves a Service or a PodDisruptionBudget that would
-        make the create fail, or act on the new pods. Jobs whose workload exists are left
-        alone (creating them fails, naming it)."""
-        if self.dry_run is not DryRun.NONE:
-            return VerbResult()
-        by_job: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    def _live_objects(self, manifests: list[Manifest]) -> dict[JobKey, list[dict[str, Any]]]:
+        """What lives of these jobs, by job; nothing is read for a client dry run."""
+        if self.dry_run is DryRun.CLIENT:
+            return {}
+        by_job: dict[JobKey, list[dict[str, Any]]] = {}
         for obj in objects_of_jobs(self.cluster, job_identities(manifests)):
             by_job.setdefault(job_of(obj), []).append(obj)
+        return by_job
+
+    def _finish_deletions(self, live: dict[JobKey, list[dict[str, Any]]]) -> VerbResult:
+        """Delete (and wait for) what is left of these jobs when their workload is gone: a
+        deletion that stopped half-way leaves a Service or a PodDisruptionBudget that would
+        make the create fail, or act on the new pods. (A job whose workload exists was
+        refused before.)"""
+        if self.dry_run is not DryRun.NONE:
+            return VerbResult()
         leftovers = [
             obj
-            for objects in by_job.values()
+            for objects in live.values()
             if not any(obj["kind"] in SPEC_KINDS for obj in objects)
             for obj in objects
         ]
@@ -217,3 +230,21 @@ class Create(WriteVerb):
                 "those still exist"
             )
         return f"nothing was created (removed again: {removed})"
+
+
+def _existing_jobs(live: dict[JobKey, list[dict[str, Any]]], dry_run: DryRun) -> VerbResult:
+    """Each job whose workload exists already, by its name, with the cluster's AlreadyExists
+    behind it (the REST API's 409); empty when none does. It comes before any write, so
+    nothing was created."""
+    result = VerbResult(dry_run=dry_run)
+    for (namespace, job), objects in sorted(live.items()):
+        if not any(obj["kind"] in SPEC_KINDS for obj in objects):
+            continue
+        line = (
+            f"job {job} already exists in namespace {namespace}: use apply to change it, or "
+            "delete it first"
+        )
+        result.fail(line, AlreadyExists(line, status=409, reason="AlreadyExists"))
+    if result.errors:
+        result.fail("nothing was created")
+    return result

@@ -15,17 +15,24 @@ COMPUTE = (EXAMPLES / "compute.yaml").read_text().replace("pool: test-pool", "po
 PENDING = "--allow-pending"
 
 
-def test_create_then_create_again_names_the_existing_object(env: Env) -> None:
+def test_create_then_create_again_names_the_existing_job(env: Env) -> None:
     first = env.gpuctl("create", "-f", TRAINING, PENDING)
     assert first.returncode == 0, first.stderr
     assert first.stdout == (
         "configmap/qwen2-7b-llamafactory-sft-deepspeed created\n"
         "job.batch/qwen2-7b-llamafactory-sft created\n"
     )
+    live = env.cluster.get("ConfigMap", "qwen2-7b-llamafactory-sft-deepspeed", "default")
     again = env.gpuctl("create", "-f", TRAINING, PENDING)
     assert again.returncode == 1
-    assert "configmap/qwen2-7b-llamafactory-sft-deepspeed: already exists" in again.stderr
-    assert "Traceback" not in again.stderr
+    assert again.stderr.splitlines()[-2:] == [
+        "error: job qwen2-7b-llamafactory-sft already exists in namespace default: use apply "
+        "to change it, or delete it first",
+        "error: nothing was created",
+    ]
+    assert again.stdout == ""
+    kept = env.cluster.get("ConfigMap", "qwen2-7b-llamafactory-sft-deepspeed", "default")
+    assert kept["metadata"]["resourceVersion"] == live["metadata"]["resourceVersion"]
 
 
 def test_create_leaves_nothing_of_a_document_half_created(env: Env) -> None:
@@ -83,6 +90,7 @@ def test_diff_exit_codes_and_an_immutable_change(env: Env) -> None:
     env.gpuctl("apply", "-f", TRAINING, PENDING)
     same = env.gpuctl("diff", "-f", TRAINING)
     assert (same.returncode, same.stdout) == (0, ""), same.stderr
+    assert same.stderr == "no changes: 2 objects are as the files say\n"
     changed = env.gpuctl("diff", "-f", "-", stdin=TRAINING_TEXT.replace("gpu: 4", "gpu: 2"))
     assert changed.returncode == 1
     assert "-            nvidia.com/gpu: '4'" in changed.stdout
@@ -191,7 +199,8 @@ def test_create_removes_the_pools_and_their_labels_when_a_workload_then_fails(en
     nothing was created, no node keeps the pool's label."""
     job = COMPUTE.replace("pool: default", "pool: first-pool")
     deployment = next(m for m in env.render(job) if m.kind == "Deployment")
-    env.cluster.create(deployment.obj)  # the job's Deployment collides
+    foreign = {**deployment.obj, "metadata": {**deployment.obj["metadata"], "labels": {}}}
+    env.cluster.create(foreign)  # collides (not gpuctl's job: that is refused before any write)
     done = env.gpuctl("create", "-f", "-", stdin=POOL_FILE + "---\n" + job)
     assert done.returncode == 1
     assert "nothing was created (removed again: " in done.stderr

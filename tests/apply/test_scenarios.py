@@ -121,6 +121,7 @@ def test_create_refuses_an_existing_object_and_leaves_nothing_half_made(cluster:
         check=True,
     ).stdout
     deployment = next(d for d in yaml.safe_load_all(rendered) if d["kind"] == "Deployment")
+    del deployment["metadata"]["labels"]  # not gpuctl's job (that is refused before any write)
     cluster.kubectl("create", "-f", "-", input=yaml.safe_dump(deployment))
     done = gpuctl(cluster, "create", "-f", "-", stdin=WEB)
     assert done.returncode == 1

@@ -116,11 +116,18 @@ def test_version_and_help() -> None:
         assert command in helped.stdout
 
 
-def test_usage_errors_exit_2() -> None:
+def test_usage_errors_exit_2_with_the_error_prefix_of_every_other_error() -> None:
     done = run_gpuctl("render")
     assert done.returncode == 2
-    assert "Missing option '-f'" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert done.stderr == (
+        "error: missing option '-f' / '--filename'\nSee 'gpuctl render --help' for usage.\n"
+    )
+    flag = run_gpuctl("get", "jobs", "--poool", "p")
+    assert flag.returncode == 2
+    assert flag.stderr == (
+        "error: no such option '--poool' (did you mean '--pool'?)\n"
+        "See 'gpuctl get jobs --help' for usage.\n"
+    )
 
 
 def test_missing_file_is_one_line() -> None:

@@ -134,7 +134,7 @@ def test_a_near_miss_names_the_nearest_command(
 ) -> None:
     done = run(*words)
     assert done.returncode == 2
-    assert f"Error: No such command {typo!r} (did you mean {nearest!r}?)." in done.stderr
+    assert done.stderr.startswith(f"error: no such command {typo!r} (did you mean {nearest!r}?)\n")
     assert "Traceback" not in done.stderr
 
 

@@ -81,7 +81,7 @@ def test_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         check=False,
     )
     assert result.returncode != 0
-    assert result.stderr.strip() == "Error: no sandbox is running"
+    assert result.stderr.strip() == "error: no sandbox is running"
     bad = tmp_path / "bad.yaml"
     bad.write_text("colour: blue\n")
     result = subprocess.run(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -121,6 +122,24 @@ def test_serve_refuses_a_network_address_without_tokens(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "not a loopback address: give --tokens FILE" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [str(GPUCTL), "serve", "--port", str(port), "--kubeconfig", str(tmp_path / "none")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"error: port {port} is in use (by another process): pick another with --port\n"
+    )
 
 
 def test_serve_takes_one_auth_mode(tmp_path: Path) -> None:

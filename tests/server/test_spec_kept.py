@@ -92,12 +92,19 @@ def test_a_spec_too_large_to_keep_is_noted_not_truncated(api: ClusterApi) -> Non
     )
 
 
-def test_the_cli_still_words_an_existing_object_as_before(
+def test_the_cli_and_the_api_word_an_existing_job_alike(
     cluster_api: ClusterApi, tmp_path: Any
 ) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(training("twice"))
     assert cluster_api.gpuctl("create", "-f", str(path)).returncode == 0
     again = cluster_api.gpuctl("create", "-f", str(path))
+    exists = (
+        f"job twice already exists in namespace {cluster_api.namespace}: use apply to change "
+        "it, or delete it first"
+    )
     assert again.returncode == 1
-    assert "job.batch/twice: already exists (gpuctl apply replaces it)" in again.stderr
+    assert again.stderr == f"error: {exists}\nerror: nothing was created\n"
+    answer = cluster_api.call("admin", "POST", "/jobs", json={"yamlContent": training("twice")})
+    assert answer.status_code == 409
+    assert answer.json() == {"error": "AlreadyExists", "message": f"{exists}; nothing was created"}

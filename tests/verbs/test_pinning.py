@@ -145,21 +145,26 @@ def test_the_pin_is_added_to_every_gpu_type_term() -> None:
     ]
 
 
+TEAM_A100 = "  pool: team\n  gpu-type: A100\n"
+
+
 def test_only_nodes_of_the_pool_and_gpu_type_are_candidates() -> None:
     fake = cluster()
     fake.add(node("typed", 2, **{c.Labels.POOL: "team", c.Labels.GPU_TYPE_USER: "A100"}))
     fake.add(node("other", 8, **{c.Labels.POOL: "team", c.Labels.GPU_TYPE_USER: "T4"}))
-    Create(fake).run(training(1, "leastLoaded", "  pool: team\n  gpu-type: A100\n"))
+    Create(fake).run(training(1, "leastLoaded", TEAM_A100))
     assert pins(job_in(fake)) == ["typed"]
+    another = TRAINING.replace("{{name: ft}}", "{{name: ft-2}}")  # ft exists: create refuses it
+    bigger = render(another.format(gpus=3, strategy="leastLoaded", extra=TEAM_A100))
     with pytest.raises(Unschedulable) as refused:  # the 8-GPU node is a T4: not a candidate
-        Create(fake).run(training(3, "leastLoaded", "  pool: team\n  gpu-type: A100\n"))
+        Create(fake).run(bigger)
     assert "more than any node in pool team with GPU type A100 has: the largest, typed, has 2" in (
         str(refused.value)
     )
     fake.add(node("busy", 4, **{c.Labels.POOL: "team", c.Labels.GPU_TYPE_USER: "A100"}))
     fake.add(pod("p3", "busy", 3))
     with pytest.raises(ApplyFailed) as busy:  # possible, but not now: the strategy says why
-        Create(fake).run(training(3, "leastLoaded", "  pool: team\n  gpu-type: A100\n"))
+        Create(fake).run(bigger)
     assert "found no node for 1 pod of 3 GPU(s) in pool team with GPU type A100: " in str(
         busy.value
     )

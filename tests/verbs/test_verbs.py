@@ -4,13 +4,14 @@ No HTTP: each test runs in milliseconds."""
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
 import pytest
 
 from gpuctl import constants as c
-from gpuctl.cluster.errors import Forbidden
+from gpuctl.cluster.errors import AlreadyExists, Forbidden
 from gpuctl.cluster.fake import FakeCluster
 from gpuctl.cluster.lease import Lease
 from gpuctl.inventory.jobs import JobNotFound
@@ -156,13 +157,28 @@ def test_delete_job_finds_its_objects_by_the_identity_label() -> None:
 
 def test_create_is_all_or_nothing_across_documents() -> None:
     cluster = FakeCluster()
-    Apply(cluster).run(render(TRAINING.format(nodes=1, extra="")))
+    foreign = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "ft"}, "spec": {}}
+    cluster.create({**foreign, "metadata": {"name": "ft", "namespace": "default"}})
     both = render(INFERENCE.format(autoscaling="") + "---\n" + TRAINING.format(nodes=1, extra=""))
     result = Create(cluster).run(both)
     assert not result.ok and not result.objects
     assert "job.batch/ft: already exists (gpuctl apply replaces it)" in result.errors
     assert result.errors[-1].startswith("nothing was created (removed again: ")
     assert kinds(cluster) == {("Job", "ft")}
+
+
+def test_create_refuses_a_job_that_exists_by_its_name_before_writing() -> None:
+    cluster = FakeCluster()
+    Apply(cluster).run(render(TRAINING.format(nodes=1, extra="")))
+    before = copy.deepcopy(cluster.objects)
+    both = render(INFERENCE.format(autoscaling="") + "---\n" + TRAINING.format(nodes=1, extra=""))
+    result = Create(cluster).run(both)
+    assert result.errors == [
+        "job ft already exists in namespace default: use apply to change it, or delete it first",
+        "nothing was created",
+    ]
+    assert [type(cause) for cause in result.causes] == [AlreadyExists]  # REST: 409
+    assert not result.objects and cluster.objects == before
 
 
 def test_force_replaces_what_is_unchanged() -> None:

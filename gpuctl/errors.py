@@ -1,4 +1,4 @@
-"""The one exception root. Only the CLI layer prints these and picks exit codes."""
+"""The one exception root. Only the front ends print these and pick exit or HTTP codes."""
 
 from __future__ import annotations
 

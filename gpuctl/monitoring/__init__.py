@@ -1,4 +1,4 @@
-"""The fourth layer: GPU metrics from Prometheus (the NVIDIA DCGM exporter's series).
+"""The monitoring layer: GPU metrics from Prometheus (the NVIDIA DCGM exporter's series).
 
 prometheus.py talks to Prometheus' HTTP API; gpu.py turns DCGM series into per-pod, per-job and
 per-node figures (data only, nothing printed); manifests.py renders the alert rules and the

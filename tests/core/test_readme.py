@@ -58,6 +58,18 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_second() -> None:
     assert commands[1] in ci.splitlines()
 
 
+def test_the_install_guide_gives_the_readmes_setup_commands_and_apt_list() -> None:
+    guide = PAGES["docs/guides/install.md"].split("## Set up", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"```bash\n(.*?)\n```", guide, re.S) == setup_commands()
+
+    def apt(text: str) -> str:
+        found = re.search(r"apt-get install -y ([^`]*)`", text)
+        assert found is not None
+        return " ".join(found.group(1).split())
+
+    assert apt(guide) == apt(README.split("## Set up", 1)[1])
+
+
 def test_make_run_is_the_first_setup_command_after_the_install() -> None:
     makefile = (REPO / "Makefile").read_text()
     recipe = makefile.split("\nrun: install", 1)[1].split("\n", 2)[1]
@@ -69,6 +81,16 @@ def test_readme_links_every_docs_page() -> None:
     for page in PAGES:
         if page.startswith("docs/") and page != "docs/index.md":
             assert f"]({page})" in README, page
+
+
+def test_the_docs_home_and_the_sites_nav_list_every_page() -> None:
+    pages = [page.removeprefix("docs/") for page in PAGES if page.startswith("docs/")]
+    listed = [page for page in pages if page != "index.md"]
+    home = PAGES["docs/index.md"]
+    assert [page for page in listed if f"]({page})" not in home] == []
+    site = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = re.findall(r"^\s*- (?:[^:\n]+: )?(\S+\.md)$", site.split("\nnav:", 1)[1], re.M)
+    assert sorted(nav) == sorted(pages)
 
 
 def test_every_command_has_an_example() -> None:

@@ -8,6 +8,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -317,6 +318,26 @@ def test_docs_build_strict_with_generated_references(tmp_path: Path) -> None:
     assert "/api/v1/jobs" in endpoints and 'id="shape-errorbody"' in endpoints
     layout = (site / "design" / "layout" / "index.html").read_text()
     assert "gpuctl/verbs/" in layout
+
+
+def test_the_docs_extra_is_what_the_site_build_needs_and_the_tests_have_it() -> None:
+    """`pip install -e '.[docs]'` is enough for `mkdocs build --strict` (the theme brings the
+    pymdownx extensions), and the test extra carries the same, as the build above runs in it."""
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    docs = extras["optional-dependencies"]["docs"]
+    assert {re.split(r"[<>=]", d)[0] for d in docs} == {"mkdocs", "mkdocs-material"}
+    assert set(docs) <= set(extras["optional-dependencies"]["test"])
+    site = yaml.safe_load((REPO / "mkdocs.yml").read_text())
+    assert site["theme"]["name"] == "material"
+    assert "plugins" not in site  # only the built-in search: another plugin joins the extra
+    extensions = [e if isinstance(e, str) else next(iter(e)) for e in site["markdown_extensions"]]
+    assert {e.split(".")[0] for e in extensions} <= {
+        "admonition",
+        "attr_list",
+        "tables",
+        "toc",
+        "pymdownx",
+    }
 
 
 @pytest.mark.parametrize("marker", ["commands", "fields", "endpoints", "layout"])

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PYTEST := $(BIN)/python -m pytest
 
-.PHONY: install dev run test lint bench binary snapshots openapi sdk sdk-python sdk-go docs docs-build e2e kube-build kube-up kube-down kube-status clean
+.PHONY: install dev docs-deps run test lint bench binary snapshots openapi sdk sdk-python sdk-go docs docs-build e2e kube-build kube-up kube-down kube-status clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,9 @@ install: $(BIN)/python          ## the gpuctl command alone
 
 dev: $(BIN)/python              ## editable install with the test and lint tools (and the Python SDK)
 	$(BIN)/pip install -q -e '.[test]' -e sdk/python
+
+docs-deps: $(BIN)/python        ## editable install with what the docs site needs (the docs extra)
+	$(BIN)/pip install -q -e '.[docs]'
 
 run: install                    ## the README's first command: a sandbox with every example on it
 	eval "$$($(BIN)/gpuctl sandbox up --config examples/sandbox/cluster.yaml)" && $(BIN)/gpuctl apply -f examples/ && $(BIN)/gpuctl get jobs
@@ -46,10 +49,10 @@ sdk-python: dev                 ## rewrite the Python SDK's generated code (sdk/
 sdk-go:                         ## rewrite sdk/go/types.gen.go (the Go SDK's models) from docs/openapi.json
 	cd sdk/go && GOTOOLCHAIN=local go generate ./...
 
-docs: dev                       ## serve the docs site (docs/, mkdocs.yml) at http://127.0.0.1:8000
+docs: docs-deps                 ## serve the docs site (docs/, mkdocs.yml) at http://127.0.0.1:8000
 	$(BIN)/mkdocs serve
 
-docs-build: dev                 ## build it into site/; a broken link or anchor fails the build
+docs-build: docs-deps           ## build it into site/; a broken link or anchor fails the build
 	$(BIN)/mkdocs build --strict
 
 e2e: dev                        ## the cluster scenarios against the real cluster in KUBECONFIG

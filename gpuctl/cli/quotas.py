@@ -45,7 +45,7 @@ def get_quotas(
 
     \b
     gpuctl get quotas
-    gpuctl get quotas elon-musk -o yaml
+    gpuctl get quotas alice -o yaml
     """
     from gpuctl.cli import table
     from gpuctl.cluster import client as kube
@@ -76,7 +76,7 @@ def describe_quota(
     """Show a user's quota: each resource as used/hard and in percent.
 
     \b
-    gpuctl describe quota elon-musk
+    gpuctl describe quota alice
     """
     from gpuctl.cli import table
     from gpuctl.cluster import client as kube

@@ -121,11 +121,11 @@ def test_a_changed_deployment_is_updated_in_place_and_keeps_its_node_port(env: E
 
 def test_namespaces_are_never_deleted_or_replaced(env: Env) -> None:
     Apply(env.cluster).run(env.render(QUOTA))
-    uid = env.cluster.get("Namespace", "elon-musk")["metadata"]["uid"]
+    uid = env.cluster.get("Namespace", "alice")["metadata"]["uid"]
     lines = Apply(env.cluster).run(env.render(QUOTA.replace("gpu: 4", "gpu: 2"))).lines()
-    assert "namespace/elon-musk unchanged" in lines
+    assert "namespace/alice unchanged" in lines
     assert "resourcequota/team-resource-quota configured" in lines
-    assert env.cluster.get("Namespace", "elon-musk")["metadata"]["uid"] == uid
+    assert env.cluster.get("Namespace", "alice")["metadata"]["uid"] == uid
 
 
 def test_objects_not_made_by_gpuctl_are_not_taken_over(env: Env) -> None:
@@ -212,13 +212,13 @@ STORAGE_COMMENT = "# directories of the node, mounted at the same path"  # examp
 
 
 def test_wait_running_names_the_quota_that_refuses_a_deployments_pods(env: Env) -> None:
-    quota = QUOTA.replace("cpu: 10", "cpu: 1", 1)  # elon-musk: 1 CPU
+    quota = QUOTA.replace("cpu: 10", "cpu: 1", 1)  # alice: 1 CPU
     Apply(env.cluster).run(env.render(quota))
     web = (
         (EXAMPLES / "compute.yaml")
         .read_text()
         .replace("pool: test-pool", "pool: default")
-        .replace("job:\n", "job:\n  namespace: elon-musk\n")
+        .replace("job:\n", "job:\n  namespace: alice\n")
         .split(STORAGE_COMMENT)[0]  # no host paths: the namespace enforces Pod Security baseline
     )  # two replicas of 2 CPUs each
     manifests = env.render(web)

@@ -49,7 +49,7 @@ def test_create_many_documents_and_namespaces_first(env: Env) -> None:
     done = env.gpuctl("create", "-f", QUOTA, "-f", TRAINING, "-f", "-", PENDING, stdin=COMPUTE)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[:2] == ["namespace/elon-musk created", "namespace/sam-altman created"]
+    assert lines[:2] == ["namespace/alice created", "namespace/bob created"]
     assert "resourcequota/team-resource-quota created" in lines
     assert "deployment.apps/test-nginx created" in lines
 
@@ -102,11 +102,11 @@ def test_delete_by_file_keeps_namespaces_unless_asked(env: Env) -> None:
     done = env.gpuctl("delete", "-f", QUOTA, "--wait")
     assert done.returncode == 0, done.stderr
     assert "namespace" not in done.stdout
-    assert env.cluster.find("Namespace", "elon-musk") is not None
-    assert env.cluster.find("ResourceQuota", "team-resource-quota", "elon-musk") is None
+    assert env.cluster.find("Namespace", "alice") is not None
+    assert env.cluster.find("ResourceQuota", "team-resource-quota", "alice") is None
     env.gpuctl("apply", "-f", QUOTA)
     done = env.gpuctl("delete", "-f", QUOTA, "--include-namespaces")
-    assert "namespace/elon-musk deleted" in done.stdout
+    assert "namespace/alice deleted" in done.stdout
 
 
 def test_the_missing_pool_refusal_suggests_commands_that_work(env: Env, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,18 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_second() -> None:
     assert commands[1] in ci.splitlines()
 
 
+def test_the_install_guide_gives_the_readmes_setup_commands_and_apt_list() -> None:
+    guide = PAGES["docs/guides/install.md"].split("## Set up", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"```bash\n(.*?)\n```", guide, re.S) == setup_commands()
+
+    def apt(text: str) -> str:
+        found = re.search(r"apt-get install -y ([^`]*)`", text)
+        assert found is not None
+        return " ".join(found.group(1).split())
+
+    assert apt(guide) == apt(README.split("## Set up", 1)[1])
+
+
 def test_make_run_is_the_first_setup_command_after_the_install() -> None:
     makefile = (REPO / "Makefile").read_text()
     recipe = makefile.split("\nrun: install", 1)[1].split("\n", 2)[1]
@@ -69,6 +82,16 @@ def test_readme_links_every_docs_page() -> None:
     for page in PAGES:
         if page.startswith("docs/") and page != "docs/index.md":
             assert f"]({page})" in README, page
+
+
+def test_the_docs_home_and_the_sites_nav_list_every_page() -> None:
+    pages = [page.removeprefix("docs/") for page in PAGES if page.startswith("docs/")]
+    listed = [page for page in pages if page != "index.md"]
+    home = PAGES["docs/index.md"]
+    assert [page for page in listed if f"]({page})" not in home] == []
+    site = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    nav = re.findall(r"^\s*- (?:[^:\n]+: )?(\S+\.md)$", site.split("\nnav:", 1)[1], re.M)
+    assert sorted(nav) == sorted(pages)
 
 
 def test_every_command_has_an_example() -> None:
@@ -295,6 +318,26 @@ def test_docs_build_strict_with_generated_references(tmp_path: Path) -> None:
     assert "/api/v1/jobs" in endpoints and 'id="shape-errorbody"' in endpoints
     layout = (site / "design" / "layout" / "index.html").read_text()
     assert "gpuctl/verbs/" in layout
+
+
+def test_the_docs_extra_is_what_the_site_build_needs_and_the_tests_have_it() -> None:
+    """`pip install -e '.[docs]'` is enough for `mkdocs build --strict` (the theme brings the
+    pymdownx extensions), and the test extra carries the same, as the build above runs in it."""
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    docs = extras["optional-dependencies"]["docs"]
+    assert {re.split(r"[<>=]", d)[0] for d in docs} == {"mkdocs", "mkdocs-material"}
+    assert set(docs) <= set(extras["optional-dependencies"]["test"])
+    site = yaml.safe_load((REPO / "mkdocs.yml").read_text())
+    assert site["theme"]["name"] == "material"
+    assert "plugins" not in site  # only the built-in search: another plugin joins the extra
+    extensions = [e if isinstance(e, str) else next(iter(e)) for e in site["markdown_extensions"]]
+    assert {e.split(".")[0] for e in extensions} <= {
+        "admonition",
+        "attr_list",
+        "tables",
+        "toc",
+        "pymdownx",
+    }
 
 
 @pytest.mark.parametrize("marker", ["commands", "fields", "endpoints", "layout"])

@@ -96,7 +96,7 @@ def names(output: str) -> list[str]:
         (("describe", "nodes", "node1"), ("describe", "node", "node1")),
         (("describe", "no", "node1"), ("describe", "node", "node1")),
         (("describe", "pools", "training-pool"), ("describe", "pool", "training-pool")),
-        (("describe", "quotas", "elon-musk"), ("describe", "quota", "elon-musk")),
+        (("describe", "quotas", "alice"), ("describe", "quota", "alice")),
     ],
     ids=lambda words: " ".join(words),
 )
@@ -235,7 +235,7 @@ def test_names_complete_from_the_cluster(env: Env) -> None:
     assert complete(f"gpuctl {k} remove node node") == four
     assert complete(f"gpuctl {k} describe pool t") == ["plain,training-pool"]
     assert complete(f"gpuctl get nodes {k} --pool ") == ["plain,training-pool"]
-    assert complete(f"gpuctl describe quota {k} e") == ["plain,elon-musk"]
+    assert complete(f"gpuctl describe quota {k} a") == ["plain,alice"]
     assert complete(f"gpuctl get jobs {k} --context ") == ["plain,gpuctl-sandbox"]
     via_env = complete("gpuctl describe job ", env={"KUBECONFIG": str(env.kubeconfig)})
     assert via_env == ["plain,qwen2-7b-llamafactory-sft"]

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { type Client, type JobDetail, logProtocols, logsUrl } from "../api";
-import { gpusShown, statusLabel } from "../format";
+import { type ComponentChildren, Fragment } from "preact";
+import { type Client, type JobDetail, logProtocols, logsUrl, type PodState } from "../api";
+import { gpusShown, imageParts, logsMayExist, statusLabel, whenShown } from "../format";
 import { occurrences, segments, stepped } from "../logsearch";
 import { follow, go } from "../router";
 import { Curves } from "./Curves";
@@ -58,7 +59,17 @@ export function JobPage(props: { client: Client; jobId: string }) {
       {job && <Summary job={job} />}
       {job && <Delete client={props.client} jobId={props.jobId} onDeleted={setDeleted} />}
       {job && <Curves client={props.client} jobId={props.jobId} />}
-      {job && <Logs token={props.client.token} jobId={props.jobId} pods={job.k8sResources.pods} />}
+      {job &&
+        (logsMayExist(job) ? (
+          <Logs token={props.client.token} jobId={props.jobId} pods={job.k8sResources.pods} />
+        ) : (
+          <>
+            <h2>Logs</h2>
+            <p class="hint" data-testid="no-logs">
+              No logs yet: the job's pods have not started.
+            </p>
+          </>
+        ))}
       {job && <Spec job={job} />}
       {job && <Rendered client={props.client} jobId={props.jobId} />}
     </section>
@@ -67,14 +78,20 @@ export function JobPage(props: { client: Client; jobId: string }) {
 
 function Summary(props: { job: JobDetail }) {
   const { job } = props;
-  const rows: [string, string][] = [
+  const created = whenShown(job.createdAt, Date.now());
+  const rows: [string, ComponentChildren][] = [
     ["Status", statusLabel(job.status)],
     ["Kind", job.kind],
     ["Pool", job.pool],
     ["Ready", job.ready],
     ["GPUs", gpusShown(job)],
-    ["Image", job.image],
-    ["Created", job.createdAt ?? "-"],
+    ["Image", <ImageName image={job.image} />],
+    [
+      "Created",
+      <time dateTime={job.createdAt ?? undefined} title={created.title}>
+        {created.text}
+      </time>,
+    ],
   ];
   if (job.access) rows.push(["Access", job.access]);
   return (
@@ -96,13 +113,46 @@ function Summary(props: { job: JobDetail }) {
         <p>No pods yet.</p>
       ) : (
         <ul data-testid="pods">
-          {job.k8sResources.pods.map((pod) => (
-            <li key={pod}>{pod}</li>
+          {podsOf(job).map((pod) => (
+            <li key={pod.name} data-pod={pod.name}>
+              <code>{pod.name}</code>: {podWords(pod)}
+            </li>
           ))}
         </ul>
       )}
     </>
   );
+}
+
+/** An image name in monospace, its whole name as the title, with line breaks allowed after
+ * `/` `:` `@` only (a word is cut only when one part is wider than the column). */
+function ImageName(props: { image: string }) {
+  return (
+    <code class="image" title={props.image}>
+      {imageParts(props.image).map((part, n) => (
+        <Fragment key={n}>
+          {n > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </code>
+  );
+}
+
+/** The job's pods with their status, readiness and node (names only from an older server). */
+function podsOf(job: JobDetail): PodState[] {
+  const known = new Map((job.k8sResources.podStates ?? []).map((pod) => [pod.name, pod]));
+  return job.k8sResources.pods.map(
+    (name) => known.get(name) ?? { name, status: "", ready: "", node: null, restarts: 0 },
+  );
+}
+
+/** `Running, 1/1 ready, on gpu-a100-0` (`not on a node yet` while unplaced). */
+export function podWords(pod: PodState): string {
+  if (!pod.status) return "status unknown";
+  const restarts = pod.restarts > 0 ? `, ${pod.restarts} restart${pod.restarts > 1 ? "s" : ""}` : "";
+  const where = pod.node ? `on ${pod.node}` : "not on a node yet";
+  return `${pod.status}, ${pod.ready} ready, ${where}${restarts}`;
 }
 
 function Spec(props: { job: JobDetail }) {

@@ -8,6 +8,7 @@ import { Curves } from "./Curves";
 import { Rendered } from "./Rendered";
 
 const POLL_MS = 5000;
+const CLOCK_MS = 10_000; // the Created age ticks this often, even while the job is unchanged (304)
 const MAX_LINES = 5000; // the log pane keeps the last lines only
 
 /** One job: its status and why, pods, the spec as submitted, logs followed live, delete. */
@@ -15,6 +16,12 @@ export function JobPage(props: { client: Client; jobId: string }) {
   const [job, setJob] = useState<JobDetail | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [deleted, setDeleted] = useState<string | null>(null);
+  const [now, setNow] = useState(Date.now());
+
+  useEffect(() => {
+    const clock = setInterval(() => setNow(Date.now()), CLOCK_MS);
+    return () => clearInterval(clock);
+  }, []);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -56,7 +63,7 @@ export function JobPage(props: { client: Client; jobId: string }) {
           {deleted}
         </p>
       )}
-      {job && <Summary job={job} />}
+      {job && <Summary job={job} now={now} />}
       {job && <Delete client={props.client} jobId={props.jobId} onDeleted={setDeleted} />}
       {job && <Curves client={props.client} jobId={props.jobId} />}
       {job &&
@@ -76,9 +83,9 @@ export function JobPage(props: { client: Client; jobId: string }) {
   );
 }
 
-function Summary(props: { job: JobDetail }) {
+function Summary(props: { job: JobDetail; now: number }) {
   const { job } = props;
-  const created = whenShown(job.createdAt, Date.now());
+  const created = whenShown(job.createdAt, props.now);
   const rows: [string, ComponentChildren][] = [
     ["Status", statusLabel(job.status)],
     ["Kind", job.kind],

@@ -3,7 +3,9 @@ import { defineConfig } from "vitest/config";
 
 // The console is built into the Python package (gpuctl/server/console_dist), which
 // `gpuctl serve` serves at `/`: hashed file names under assets/ (cached for a year),
-// index.html (never cached). No inline script or style: the server's CSP forbids them.
+// index.html (never cached), and public/'s files at the top as they are (favicon.svg, which
+// index.html links, so that no page asks for a missing /favicon.ico). No inline script or
+// style: the server's CSP forbids them.
 export default defineConfig({
   plugins: [preact({ prefreshEnabled: false, devToolsEnabled: false })],
   base: "/",

@@ -44,6 +44,13 @@ export interface Label {
   value: string;
 }
 
+/** One node's GPU labels (`g8s.host/` keys and the GPU type) in GET /nodes/labels/all. */
+export interface NodeLabels {
+  nodeName: string;
+  gpuLabels: Label[];
+  boundPools: string[];
+}
+
 export interface NodeDetail {
   nodeName: string;
   gpuType: string | null;
@@ -173,16 +180,24 @@ export class AdminApi {
     return this.send("DELETE", path);
   }
 
-  /** Every node, page after page. */
-  async nodes(pageSize = 1000): Promise<NodeItem[]> {
-    const items: NodeItem[] = [];
+  /** Every item of a paged list (`/nodes`), page after page. */
+  private async everyPage<T>(path: string, pageSize: number): Promise<T[]> {
+    const items: T[] = [];
     for (let page = 1; ; page += 1) {
-      const answer = await this.call<{ total: number; items: NodeItem[] }>(
-        `/nodes?page=${page}&pageSize=${pageSize}`,
-      );
+      const answer = await this.call<{ total: number; items: T[] }>(`${path}?page=${page}&pageSize=${pageSize}`);
       items.push(...answer.items);
       if (answer.items.length === 0 || items.length >= answer.total) return items;
     }
+  }
+
+  /** Every node, page after page. */
+  nodes(pageSize = 1000): Promise<NodeItem[]> {
+    return this.everyPage<NodeItem>("/nodes", pageSize);
+  }
+
+  /** Every node's GPU labels, page after page (one list, not a request per node). */
+  labels(pageSize = 1000): Promise<NodeLabels[]> {
+    return this.everyPage<NodeLabels>("/nodes/labels/all", pageSize);
   }
 
   node(name: string): Promise<NodeDetail> {
@@ -214,6 +229,37 @@ export class AdminApi {
   workloads(): Promise<WorkloadList> {
     return this.call("/workloads");
   }
+}
+
+/** The lists the admin pages draw from, each read with its list endpoint: one request a list
+ * each time (however many pools or nodes there are), never one per item. */
+export interface Lists {
+  pools?: PoolItem[];
+  nodes?: NodeItem[];
+  labels?: NodeLabels[];
+  quotas?: QuotaItem[];
+}
+export type ListName = keyof Lists;
+
+const LIST_READERS: { [name in ListName]-?: (api: AdminApi) => Promise<NonNullable<Lists[name]>> } = {
+  pools: (api) => api.pools(),
+  nodes: (api) => api.nodes(),
+  labels: (api) => api.labels(),
+  quotas: (api) => api.quotas(),
+};
+
+/** The lists named, read at once. */
+export async function readLists(api: AdminApi, names: readonly ListName[]): Promise<Lists> {
+  const read = await Promise.all(names.map(async (name) => [name, await LIST_READERS[name](api)] as const));
+  return Object.fromEntries(read) as Lists;
+}
+
+/** A pool's nodes as GET /nodes binds them (each node's `boundPools`: the pool a node is in
+ * follows one rule everywhere); the default pool's are the nodes in no pool. */
+export function membersOf(pool: string, nodes: NodeItem[], defaultPool = "default"): string[] {
+  const inIt = (node: NodeItem) =>
+    node.boundPools.includes(pool) || (pool === defaultPool && node.boundPools.length === 0);
+  return nodes.filter(inIt).map((node) => node.nodeName).sort();
 }
 
 /** One bar: how much of how much, with the words a screen reader says and the page shows. */

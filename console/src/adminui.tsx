@@ -3,7 +3,7 @@
 // line of an action, and a confirmation dialog.
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { type AdminApi, type Occupancy, wordsOf } from "./admin";
+import { type AdminApi, type ListName, type Lists, type Occupancy, readLists, wordsOf } from "./admin";
 
 export function Bar(props: { bar: Occupancy }) {
   const { bar } = props;
@@ -51,6 +51,12 @@ export function useLoaded<T>(load: () => Promise<T>, pollMs: number) {
     };
   }, [turn]);
   return { data, problem, reload };
+}
+
+/** The admin pages' one polling hook: the lists `names` (their list endpoints, one request a
+ * list) now, again every `pollMs` and on `reload()`. */
+export function useLists(api: AdminApi, names: readonly ListName[], pollMs: number) {
+  return useLoaded<Lists>(() => readLists(api, names), pollMs);
 }
 
 /** Does the API let the caller do `action` on `resource`? false until it has answered. */

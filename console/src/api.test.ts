@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { API, Client, type JobItem, jobsQuery, logProtocols, logsUrl } from "./api";
+import { API, ApiFailure, Client, type JobItem, jobsQuery, logProtocols, logsUrl, signInProblem } from "./api";
 
 function job(n: number): JobItem {
   return {
@@ -106,5 +106,16 @@ describe("log stream", () => {
     const url = logsUrl({ protocol: "https:", host: "gpu.example:8443" } as Location, "alice.a", "p-0");
     expect(url).toBe("wss://gpu.example:8443/api/v1/jobs/alice.a/logs?tail=200&pod=p-0");
     expect(url).not.toContain("tok");
+  });
+});
+
+describe("signInProblem", () => {
+  it("says in words what went wrong, never the HTTP header", () => {
+    const unknown = new ApiFailure(401, "Unauthorized", "give a valid token: Authorization: Bearer <token>");
+    expect(signInProblem(unknown)).toMatch(/^That token is not known to this server\./);
+    expect(signInProblem(unknown)).not.toMatch(/Bearer|Authorization|401/);
+    const review = new ApiFailure(503, "AuthUnavailable", "the cluster serves no TokenReview API");
+    expect(signInProblem(review)).toBe("The server cannot check tokens right now: the cluster serves no TokenReview API");
+    expect(signInProblem(new TypeError("Failed to fetch"))).toMatch(/^The server did not answer/);
   });
 });

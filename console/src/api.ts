@@ -33,6 +33,15 @@ export interface JobList {
   items: JobItem[];
 }
 
+/** One pod of a job as `gpuctl get pods` shows it (node null until it is placed). */
+export interface PodState {
+  name: string;
+  status: string;
+  ready: string;
+  node: string | null;
+  restarts: number;
+}
+
 export interface JobDetail extends JobItem {
   yamlContent: string | null;
   yamlContentNote?: string | null;
@@ -40,7 +49,7 @@ export interface JobDetail extends JobItem {
   priority: string;
   why: string;
   access: string;
-  k8sResources: { kind: string | null; pods: string[]; service: string | null };
+  k8sResources: { kind: string | null; pods: string[]; podStates?: PodState[]; service: string | null };
 }
 
 export interface MetricPoint {
@@ -58,7 +67,8 @@ export interface JobMetrics {
   message: string;
 }
 
-/** GET /metrics/jobs: every visible job's recent GPU utilisation (%), oldest first. */
+/** GET /metrics/jobs: every visible job's recent GPU utilisation (%), oldest first; without
+ * a Prometheus `source` is null and `message` says so. */
 export interface JobsUtilisation {
   items: { jobId: string; gpuUtilization: number[] }[];
   source: string | null;
@@ -180,11 +190,10 @@ export class Client {
     return this.call<JobMetrics>(`/jobs/${encodeURIComponent(jobId)}/metrics?${query}`);
   }
 
-  /** jobId → its last `points` GPU utilisation values, for every job the caller may see, in
-   * one request (no request per job). */
-  async jobsUtilisation(points = 20): Promise<Map<string, number[]>> {
-    const answer = await this.call<JobsUtilisation>(`/metrics/jobs?points=${points}`);
-    return new Map(answer.items.map((item) => [item.jobId, item.gpuUtilization]));
+  /** Every job the caller may see with its last `points` GPU utilisation values, in one
+   * request (no request per job), and where they come from (null: no Prometheus). */
+  async jobsUtilisation(points = 20): Promise<JobsUtilisation> {
+    return this.call<JobsUtilisation>(`/metrics/jobs?points=${points}`);
   }
 
   async jobManifests(jobId: string): Promise<JobManifests> {
@@ -194,6 +203,24 @@ export class Client {
   async deleteJob(jobId: string): Promise<{ message: string }> {
     return this.call(`/jobs/${encodeURIComponent(jobId)}`, { method: "DELETE" });
   }
+}
+
+/** Why signing in failed, in words rather than HTTP: a token the server does not know (401),
+ * a server that cannot check tokens now (503, its own reason kept), one that was not reached
+ * at all (the browser's fetch failed); anything else in the server's own message. */
+export function signInProblem(failure: unknown): string {
+  if (failure instanceof ApiFailure) {
+    if (failure.status === 401) {
+      return "That token is not known to this server. Check that you copied all of it, or ask the server's admin for a token.";
+    }
+    if (failure.status === 503) return `The server cannot check tokens right now: ${failure.message}`;
+    if (failure.status === 429) return "Too many tries: wait a minute, then sign in again.";
+    return `The server did not sign you in: ${failure.message}`;
+  }
+  if (failure instanceof TypeError) {
+    return "The server did not answer: check that gpuctl serve is running and this page's address.";
+  }
+  return `Signing in failed: ${failure instanceof Error ? failure.message : String(failure)}`;
 }
 
 /** A time as the API takes it: 2026-11-23T10:00:00Z (whole seconds, UTC). */

@@ -25,6 +25,7 @@ import {
   type Finding,
   fieldOffers,
   findings,
+  preferServer,
   JOB_KINDS,
   placeAt,
   type Schema,
@@ -56,10 +57,12 @@ export function createEditor(host: HTMLElement, options: EditorOptions): JobEdit
   const shadow = host.shadowRoot ?? host.attachShadow({ mode: "open" });
   let server: { doc: Text | null; found: Finding[] } = { doc: null, found: [] };
 
-  /** What is wrong with `doc`: the schema's findings and, while the text is the one sent, the
-   * server's; told to the page too. */
+  /** What is wrong with `doc`: while the text is the one sent and the server named problems,
+   * the server's (its answer is the whole check: the schema's wording of the same fields would
+   * list them twice); else the schema's findings. Told to the page too. */
   function diagnose(doc: Text): Diagnostic[] {
-    const found = [...findings(doc.toString(), SCHEMAS), ...(server.doc === doc ? server.found : [])];
+    const local = findings(doc.toString(), SCHEMAS);
+    const found = preferServer(local, server.doc === doc ? server.found : []);
     options.onFindings(found, (offset) => doc.lineAt(Math.min(offset, doc.length)).number);
     return found.map((f): Diagnostic => ({ ...clamp(f, doc.length), severity: "error", message: f.message }));
   }

@@ -28,3 +28,25 @@ export function gpusShown(job: { gpu: number; gpuShare: string | null; gpuType: 
   if (job.gpuShare) return `${job.gpuShare} shared${type ? ` on ${type}` : ""}`;
   return "0";
 }
+
+/** A time as a page shows it: the reader's local date and time and how long ago (`3m ago`);
+ * `title` is the time as the API gave it (ISO 8601, UTC), for a tooltip. */
+export function whenShown(iso: string | null, now: number): { text: string; title: string } {
+  const at = iso ? Date.parse(iso) : Number.NaN;
+  if (!iso || Number.isNaN(at)) return { text: "-", title: "" };
+  const local = new Date(at).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return { text: `${local} (${age(iso, now)} ago)`, title: iso };
+}
+
+/** An image name cut where a line may break: after each `/`, `:` and `@` (registry, path,
+ * tag, digest), never inside a word. */
+export function imageParts(image: string): string[] {
+  return image.split(/(?<=[/:@])/).filter((part) => part !== "");
+}
+
+/** Whether a job may have logs to follow: one of its pods has started (its start time), or it
+ * is past waiting (running, finished, failed). A pending or queued job whose pods never
+ * started has none. */
+export function logsMayExist(job: { status: string; startedAt: string | null }): boolean {
+  return job.startedAt !== null || !["pending", "queued"].includes(job.status);
+}

@@ -7,6 +7,8 @@ import {
   jobSchemas,
   ALLOW_PENDING_LABEL,
   placeAt,
+  preferServer,
+  problemsNote,
   refusalMessage,
   type Schema,
   schemaAt,
@@ -186,6 +188,26 @@ describe("the server's problems", () => {
     });
     const past = serverFinding(text, { line: 99, column: 1, message: "m" });
     expect(past.from).toBe(0);
+  });
+});
+
+describe("one list of problems", () => {
+  const broken = TRAINING.replace("  gpu: 1\n", "  gpu: lots\n");
+
+  it("shows the server's problems instead of the schema's wording of the same field", () => {
+    const local = findings(broken, SCHEMAS);
+    expect(local.map((f) => f.message)).toEqual([expect.stringMatching(/^resources\.gpu: /)]);
+    const server = [serverFinding(broken, serverProblem("request body:8:8: resources.gpu: must be an integer"))];
+    const shown = preferServer(local, server);
+    expect(shown.map((f) => f.message)).toEqual(["resources.gpu: must be an integer"]);
+    expect(preferServer(local, [])).toBe(local); // no server answer for this text: the schema's
+  });
+
+  it("says nothing is wrong only when there is text, and lists nothing twice", () => {
+    expect(problemsNote(true, 0, false)).toBe("Paste or write a spec, or use a template.");
+    expect(problemsNote(false, 0, false)).toBe("No problems found.");
+    expect(problemsNote(false, 2, false)).toBeNull(); // the list itself
+    expect(problemsNote(false, 1, true)).toBeNull(); // the refusal above lists them
   });
 });
 

@@ -353,6 +353,22 @@ export function serverFinding(text: string, problem: ServerProblem): Finding {
   return { from, to: Math.max(to, from + 1), message: problem.message };
 }
 
+/** The problems to show for a text: the server's when it named any for this very text (its
+ * check is the whole one, and the schema's wording of the same field would list it twice),
+ * else the schema's. */
+export function preferServer(local: Finding[], server: Finding[]): Finding[] {
+  return server.length > 0 ? server : local;
+}
+
+/** What the problems box says under the editor: nothing to check in an empty editor; the
+ * problems; none found; or, while the server's refusal lists this text's problems above, no
+ * second list. */
+export function problemsNote(empty: boolean, found: number, serverListed: boolean): string | null {
+  if (serverListed) return null;
+  if (empty) return "Paste or write a spec, or use a template.";
+  return found === 0 ? "No problems found." : null;
+}
+
 /** The New job page's checkbox that sends `allowPending=true`. */
 export const ALLOW_PENDING_LABEL = "Allow pending (wait for nodes that join)";
 

@@ -71,11 +71,26 @@ class JobMetricsNow(Answer):
     throughput: str | None
 
 
+class PodState(Answer):
+    """One pod of a job as `gpuctl get pods` shows it."""
+
+    name: str
+    status: str = Field(
+        description="the pod's STATUS in plain words (Running, Pending, Image pull failed...)"
+    )
+    ready: str = Field(description="containers ready of all containers, e.g. 1/1")
+    node: str | None = Field(description="the node it runs on; null until it is placed")
+    restarts: int
+
+
 class K8sResources(Answer):
     kind: str | None = Field(description="the workload's kind; null for a partial job")
     jobName: str
     service: str | None
     pods: list[str]
+    podStates: list[PodState] = Field(
+        description="the same pods, in the same order, with their status, readiness and node"
+    )
     leftovers: list[str] = Field(
         description="a partial job's objects that are left (`service/svc-x`); [] otherwise"
     )

@@ -5,6 +5,8 @@ origin.
 
 - `/assets/<hashed name>` are the built scripts and styles: cached for a year (a new build
   has new names).
+- A top-level file of the build (`/favicon.svg`, which index.html links) is served as it is,
+  revalidated before use (its name has no hash).
 - Any other path is a page of the console (`/`, `/jobs/<id>`): index.html, never cached,
   which routes in the browser; but a missing asset, or a missing top-level file
   (`/favicon.ico`), is 404.
@@ -115,6 +117,8 @@ def install(app: FastAPI, root: Path = BUILT) -> None:
         found = built_file(root, path) if path else None
         if found is not None and path.startswith(ASSETS):
             return FileResponse(found, headers={**headers, "Cache-Control": FOREVER})
+        if found is not None and _file_like(path) and path != INDEX:
+            return FileResponse(found, headers={**headers, "Cache-Control": "no-cache"})
         if found is None and _file_like(path):
             raise HTTPException(404, f"no file {path!r} in the console")
         index = root / INDEX

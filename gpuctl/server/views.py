@@ -107,8 +107,20 @@ def job_detail(details: jobs.Details) -> dict[str, Any]:
             "jobName": item["name"],
             "service": nodes.name_of(details.service) if details.service else None,
             "pods": [nodes.name_of(pod) for pod in pods],
+            "podStates": [pod_state(pod) for pod in pods],
             "leftovers": jobs.leftover_refs(job),
         },
+    }
+
+
+def pod_state(pod: dict[str, Any]) -> dict[str, Any]:
+    """One pod of a job as `gpuctl get pods` shows it: its status, READY, node and restarts."""
+    return {
+        "name": nodes.name_of(pod),
+        "status": status.pod_status(pod),
+        "ready": status.pod_ready(pod),
+        "node": nodes.node_name_of(pod) or None,
+        "restarts": status.pod_restarts(pod),
     }
 
 

@@ -552,8 +552,11 @@ type K8sResources struct {
 
 	// Leftovers a partial job's objects that are left (`service/svc-x`); [] otherwise
 	Leftovers []string `json:"leftovers"`
-	Pods      []string `json:"pods"`
-	Service   *string  `json:"service"`
+
+	// PodStates the same pods, in the same order, with their status, readiness and node
+	PodStates []PodState `json:"podStates"`
+	Pods      []string   `json:"pods"`
+	Service   *string    `json:"service"`
 }
 
 // Label defines model for Label.
@@ -703,6 +706,21 @@ type OtherWork struct {
 	Gpu  int `json:"gpu"`
 	Jobs int `json:"jobs"`
 	Pods int `json:"pods"`
+}
+
+// PodState One pod of a job as `gpuctl get pods` shows it.
+type PodState struct {
+	Name string `json:"name"`
+
+	// Node the node it runs on; null until it is placed
+	Node *string `json:"node"`
+
+	// Ready containers ready of all containers, e.g. 1/1
+	Ready    string `json:"ready"`
+	Restarts int    `json:"restarts"`
+
+	// Status the pod's STATUS in plain words (Running, Pending, Image pull failed...)
+	Status string `json:"status"`
 }
 
 // Point defines model for Point.

@@ -76,6 +76,18 @@ def test_the_websocket_origin_is_the_requests_own_host() -> None:
     _assert_secure(forged)
 
 
+def test_the_favicon_index_html_links_is_served(client: TestClient) -> None:
+    index = (BUILT / "index.html").read_text()
+    assert '<link rel="icon" type="image/svg+xml" href="/favicon.svg"' in index
+    answer = client.get("/favicon.svg")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("image/svg+xml")
+    assert answer.content == (BUILT / "favicon.svg").read_bytes()
+    assert answer.content.startswith(b"<svg ")
+    assert answer.headers["cache-control"] == "no-cache"  # no hash in its name: revalidated
+    _assert_secure(answer.headers)
+
+
 @pytest.mark.parametrize("path", ["/assets/missing.js", "/favicon.ico", "/robots.txt"])
 def test_a_missing_file_is_404_not_the_page(client: TestClient, path: str) -> None:
     answer = client.get(path)

@@ -46,6 +46,7 @@ GPU_TYPE_LINE = 21  # its `  gpu-type: a10-24g`
 GPU_TYPE = "a10-24g"
 GPU_TYPE_TEXT = (EXAMPLES / "notebook.yaml").read_text().splitlines()[GPU_TYPE_LINE - 1]
 MISSING_TYPE = "h900"  # a GPU type no node carries until gpu-a10-0 is relabelled
+EMPTY = "Paste or write a spec, or use a template."  # the problems box of an empty editor
 
 
 @pytest.fixture
@@ -73,6 +74,7 @@ def test_new_job_page_in_a_real_browser(
     page.keys(Keys.ENTER)
     page.until(lambda: chrome.current_url == f"{served}/new", "on the New job page")
     assert page.find("h1").text == "New job"
+    assert _problems(page) == [EMPTY]  # nothing to check yet: not "No problems found."
     page.tab_to(lambda e: e.tag_name == "select")
     page.keys("notebook")
     assert page.find("select").get_attribute("value") == "notebook"
@@ -102,6 +104,7 @@ def test_new_job_page_in_a_real_browser(
     page.keys(Keys.ENTER)
     assert page.find("dialog").get_attribute("open") is None
     assert "gpu: lots" in _editor_text(page)
+    _refused_once(page)
 
     # fixed; the server refuses the host path: its line:col problem on that line, in an alert
     page.tab_to(_focused_editor_check, limit=25)
@@ -117,8 +120,8 @@ def test_new_job_page_in_a_real_browser(
         refusal.text
     )
     assert "--allow-host-path" in refusal.text  # the server's hint
-    [problem] = _problems(page)
-    assert problem.startswith(f"Line {HOST_PATH_LINE}: storage.workdirs[0].path: host path")
+    assert _problems(page) == [""]  # the refusal's list is the one list
+    assert _listed(page, "storage.workdirs[0].path") == 1
     chrome.set_window_size(1280, 1250)  # the whole page: the alert, the editor, the problems
     page.screenshot("new-job", tmp_path)
     chrome.set_window_size(1280, 900)
@@ -186,10 +189,35 @@ def _unschedulable_refused(page: Page, served: str) -> None:
         in refusal.text
     )
     assert "(use one of the types that exist)" in refusal.text  # the server's hint
-    [problem] = _problems(page)
-    assert problem.startswith(f"Line {GPU_TYPE_LINE}: resources.gpu-type: no node has GPU type")
+    assert _problems(page) == [""]
+    assert _listed(page, "resources.gpu-type: no node has GPU type") == 1
     assert job_status(served, JOB) == "None"
     assert page.driver.switch_to.active_element.text == "Create job"
+
+
+def _refused_once(page: Page) -> None:
+    """The spec with the schema's error sent anyway: the server refuses it, and the page lists
+    the problem once (the server's words, in the alert), not again in the schema's words under
+    the editor; the editor marks it once. Ends on the Use template button."""
+    from selenium.webdriver.common.keys import Keys
+
+    page.tab_to(lambda e: e.text == "Create job", limit=25)
+    page.keys(Keys.ENTER)
+    page.find("[data-testid=refusal]")  # (waits for it)
+    page.until(lambda: _marked(page), "the server's problem marked")
+    assert _listed(page, "resources.gpu") == 1
+    assert _problems(page) == [""]
+    assert len(_marked(page)) == 1
+    for _ in range(3):  # Create job, Allow pending, the editor, Use template
+        _chord(page, Keys.SHIFT, Keys.TAB)
+    assert page.driver.switch_to.active_element.text == "Use template"
+
+
+def _listed(page: Page, words: str) -> int:
+    """How many list items on the page mention `words`."""
+    from selenium.webdriver.common.by import By
+
+    return sum(words in item.text for item in page.driver.find_elements(By.CSS_SELECTOR, "main li"))
 
 
 def _chord(page: Page, modifier: str, key: str) -> None:

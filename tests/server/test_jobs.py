@@ -154,6 +154,12 @@ def test_details_show_resources_pods_and_why(api: ClusterApi) -> None:
     assert body["k8sResources"]["kind"] == "Deployment"
     assert body["k8sResources"]["service"] == "svc-web"
     assert len(body["k8sResources"]["pods"]) == 2
+    # each pod as `get pods` shows it, in the order of `pods`: running, ready, on its node
+    states = body["k8sResources"]["podStates"]
+    assert [state["name"] for state in states] == body["k8sResources"]["pods"]
+    for state in states:
+        assert (state["status"], state["ready"], state["restarts"]) == ("Running", "1/1", 0)
+        assert state["node"], state
     assert body["access"].startswith("http://")
     assert body["metrics"] == dict.fromkeys(
         ("gpuUtilization", "memoryUsage", "networkLatency", "throughput")
@@ -165,6 +171,10 @@ def test_details_show_resources_pods_and_why(api: ClusterApi) -> None:
         what="a reason",
     )
     assert "no node in pool 'no-such-pool'" in detail
+    waiting = api.call("admin", "GET", f"/jobs/{stuck['jobId']}").json()["k8sResources"]
+    assert [(s["status"], s["node"]) for s in waiting["podStates"]] == [("Pending", None)] * len(
+        waiting["pods"]
+    )
     missing = api.call("admin", "GET", f"/jobs/{api.namespace}.nope")
     assert missing.status_code == 404
     assert missing.json() == {

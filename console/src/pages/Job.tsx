@@ -1,12 +1,14 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { type Client, type JobDetail, logProtocols, logsUrl } from "../api";
-import { gpusShown, statusLabel } from "../format";
+import { type ComponentChildren, Fragment } from "preact";
+import { type Client, type JobDetail, logProtocols, logsUrl, type PodState } from "../api";
+import { gpusShown, imageParts, logsMayExist, statusLabel, whenShown } from "../format";
 import { occurrences, segments, stepped } from "../logsearch";
 import { follow, go } from "../router";
 import { Curves } from "./Curves";
 import { Rendered } from "./Rendered";
 
 const POLL_MS = 5000;
+const CLOCK_MS = 10_000; // the Created age ticks this often, even while the job is unchanged (304)
 const MAX_LINES = 5000; // the log pane keeps the last lines only
 
 /** One job: its status and why, pods, the spec as submitted, logs followed live, delete. */
@@ -14,6 +16,12 @@ export function JobPage(props: { client: Client; jobId: string }) {
   const [job, setJob] = useState<JobDetail | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [deleted, setDeleted] = useState<string | null>(null);
+  const [now, setNow] = useState(Date.now());
+
+  useEffect(() => {
+    const clock = setInterval(() => setNow(Date.now()), CLOCK_MS);
+    return () => clearInterval(clock);
+  }, []);
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -55,26 +63,42 @@ export function JobPage(props: { client: Client; jobId: string }) {
           {deleted}
         </p>
       )}
-      {job && <Summary job={job} />}
+      {job && <Summary job={job} now={now} />}
       {job && <Delete client={props.client} jobId={props.jobId} onDeleted={setDeleted} />}
       {job && <Curves client={props.client} jobId={props.jobId} />}
-      {job && <Logs token={props.client.token} jobId={props.jobId} pods={job.k8sResources.pods} />}
+      {job &&
+        (logsMayExist(job) ? (
+          <Logs token={props.client.token} jobId={props.jobId} pods={job.k8sResources.pods} />
+        ) : (
+          <>
+            <h2>Logs</h2>
+            <p class="hint" data-testid="no-logs">
+              No logs yet: the job's pods have not started.
+            </p>
+          </>
+        ))}
       {job && <Spec job={job} />}
       {job && <Rendered client={props.client} jobId={props.jobId} />}
     </section>
   );
 }
 
-function Summary(props: { job: JobDetail }) {
+function Summary(props: { job: JobDetail; now: number }) {
   const { job } = props;
-  const rows: [string, string][] = [
+  const created = whenShown(job.createdAt, props.now);
+  const rows: [string, ComponentChildren][] = [
     ["Status", statusLabel(job.status)],
     ["Kind", job.kind],
     ["Pool", job.pool],
     ["Ready", job.ready],
     ["GPUs", gpusShown(job)],
-    ["Image", job.image],
-    ["Created", job.createdAt ?? "-"],
+    ["Image", <ImageName image={job.image} />],
+    [
+      "Created",
+      <time dateTime={job.createdAt ?? undefined} title={created.title}>
+        {created.text}
+      </time>,
+    ],
   ];
   if (job.access) rows.push(["Access", job.access]);
   return (
@@ -96,13 +120,46 @@ function Summary(props: { job: JobDetail }) {
         <p>No pods yet.</p>
       ) : (
         <ul data-testid="pods">
-          {job.k8sResources.pods.map((pod) => (
-            <li key={pod}>{pod}</li>
+          {podsOf(job).map((pod) => (
+            <li key={pod.name} data-pod={pod.name}>
+              <code>{pod.name}</code>: {podWords(pod)}
+            </li>
           ))}
         </ul>
       )}
     </>
   );
+}
+
+/** An image name in monospace, its whole name as the title, with line breaks allowed after
+ * `/` `:` `@` only (a word is cut only when one part is wider than the column). */
+function ImageName(props: { image: string }) {
+  return (
+    <code class="image" title={props.image}>
+      {imageParts(props.image).map((part, n) => (
+        <Fragment key={n}>
+          {n > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </code>
+  );
+}
+
+/** The job's pods with their status, readiness and node (names only from an older server). */
+function podsOf(job: JobDetail): PodState[] {
+  const known = new Map((job.k8sResources.podStates ?? []).map((pod) => [pod.name, pod]));
+  return job.k8sResources.pods.map(
+    (name) => known.get(name) ?? { name, status: "", ready: "", node: null, restarts: 0 },
+  );
+}
+
+/** `Running, 1/1 ready, on gpu-a100-0` (`not on a node yet` while unplaced). */
+export function podWords(pod: PodState): string {
+  if (!pod.status) return "status unknown";
+  const restarts = pod.restarts > 0 ? `, ${pod.restarts} restart${pod.restarts > 1 ? "s" : ""}` : "";
+  const where = pod.node ? `on ${pod.node}` : "not on a node yet";
+  return `${pod.status}, ${pod.ready} ready, ${where}${restarts}`;
 }
 
 function Spec(props: { job: JobDetail }) {

@@ -2,8 +2,8 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
 import { describe, expect, it } from "vitest";
-import { Client, type Filters, type JobItem } from "../api";
-import { JobTable, JobsPage } from "./Jobs";
+import { Client, type Filters, type JobItem, type JobsUtilisation } from "../api";
+import { JobTable, JobsPage, noUseReason, type Utilisation } from "./Jobs";
 
 function jobs(count: number): JobItem[] {
   return Array.from({ length: count }, (_, n) => ({
@@ -23,14 +23,15 @@ describe("JobTable", () => {
     expect(root.querySelector("table")?.getAttribute("aria-rowcount")).toBe("1001");
     const first = rows[0].querySelectorAll("td");
     expect([...first].map((cell) => cell.textContent)).toEqual([
-      "alice.job-0", "training", "default", "Partially running", "1/2", "2 × A100", "–", "5m",
+      "alice.job-0", "training", "default", "Partially running", "1/2", "2 × A100", "–no GPU metrics read yet", "5m",
     ]);
     expect(rows[0].querySelector("a")?.getAttribute("href")).toBe("/jobs/alice.job-0");
   });
 
   it("draws each job's GPU utilisation as a labelled inline SVG sparkline, no style attribute", () => {
     const root = document.createElement("div");
-    const utilisation = new Map([["alice.job-1", [10, 50, 90, 70]]]);
+    const series = new Map([["alice.job-1", [10, 50, 90, 70]]]);
+    const utilisation = { series, source: "http://prometheus:9090", message: "", problem: null };
     act(() => render(<JobTable jobs={jobs(3)} now={0} utilisation={utilisation} />, root));
     const sparks = root.querySelectorAll('[data-testid="sparkline"]');
     expect(sparks.length).toBe(1);
@@ -67,10 +68,38 @@ class ScriptedClient extends Client {
     this.polls += 1;
     return answer;
   }
-  override async jobsUtilisation(): Promise<Map<string, number[]>> {
-    return new Map();
+  override async jobsUtilisation(): Promise<JobsUtilisation> {
+    return { items: [], source: null, message: "no metrics source is configured: start serve with --prometheus-url" };
   }
 }
+
+describe("the GPU use column without a sparkline", () => {
+  const [job] = jobs(1);
+  const running = { ...job, status: "running" };
+  const read = (source: string | null, problem: string | null = null): Utilisation => ({
+    series: new Map(), source, message: "", problem,
+  });
+
+  it("says why there is no figure: no Prometheus, none yet, no GPU, not running, a failure", () => {
+    expect(noUseReason(running, read(null))).toBe("no GPU metrics: Prometheus is not configured");
+    expect(noUseReason(running, read("http://p:9090"))).toMatch(/^no samples yet: /);
+    expect(noUseReason({ ...running, gpu: 0 }, read("http://p:9090"))).toBe("no GPU metrics: the job uses no GPU");
+    expect(noUseReason({ ...running, status: "pending" }, read("http://p:9090"))).toBe(
+      "no GPU metrics: the job is not running",
+    );
+    expect(noUseReason(running, read(null, "the server answered 502"))).toBe(
+      "no GPU metrics: they could not be read (the server answered 502)",
+    );
+  });
+
+  it("puts the reason in the cell's title and in words for a screen reader", () => {
+    const root = document.createElement("div");
+    act(() => render(<JobTable jobs={[running]} now={0} utilisation={read(null)} />, root));
+    const cell = root.querySelector("[data-testid=no-gpu-use]")!;
+    expect(cell.getAttribute("title")).toBe("no GPU metrics: Prometheus is not configured");
+    expect(cell.querySelector(".visually-hidden")?.textContent).toBe("no GPU metrics: Prometheus is not configured");
+  });
+});
 
 describe("JobsPage", () => {
   it("keeps its rows when the server says nothing changed (304), and redraws when it did", async () => {

@@ -102,23 +102,45 @@ export function JobsPage(props: { client: Client; admin: boolean; pollMs?: numbe
         </p>
       )}
       {jobs === null ? <p>Loading jobs…</p> : <JobTable jobs={jobs} now={now} utilisation={utilisation} />}
+      {jobs !== null && jobs.length > 0 && utilisation?.source === null && (
+        <p class="hint" data-testid="gpu-use-note">
+          GPU use: no GPU metrics, Prometheus is not configured ({utilisation.message}).
+        </p>
+      )}
     </section>
   );
 }
 
-/** Every visible job's recent GPU utilisation, asked for in one request every 15 s; an empty
- * map while there is none (no Prometheus, or it failed: the table says "no data"). */
-function useUtilisation(client: Client): Map<string, number[]> {
-  const [found, setFound] = useState<Map<string, number[]>>(() => new Map());
+/** The GPU use column's data: each job's recent values, where they come from (null: no
+ * Prometheus), the API's message, and why they could not be read (null: they were). */
+export interface Utilisation {
+  series: Map<string, number[]>;
+  source: string | null;
+  message: string;
+  problem: string | null;
+}
+
+/** Every visible job's recent GPU utilisation, asked for in one request every 15 s; null
+ * until the first answer. */
+function useUtilisation(client: Client): Utilisation | null {
+  const [found, setFound] = useState<Utilisation | null>(null);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     async function poll() {
       try {
-        const next = await client.jobsUtilisation();
-        if (!stopped) setFound((shown) => (sameSeries(shown, next) ? shown : next));
-      } catch {
-        // the sparklines are extra: the jobs list reports the API's problems
+        const answer = await client.jobsUtilisation();
+        const series = new Map(answer.items.map((item) => [item.jobId, item.gpuUtilization]));
+        if (!stopped)
+          setFound((shown) =>
+            shown && shown.source === answer.source && !shown.problem && sameSeries(shown.series, series)
+              ? shown
+              : { series, source: answer.source, message: answer.message, problem: null },
+          );
+      } catch (failure) {
+        // the sparklines are extra: the jobs list reports the API's problems; the column says why
+        const problem = failure instanceof Error ? failure.message : String(failure);
+        if (!stopped) setFound((shown) => ({ series: new Map(), source: shown?.source ?? null, message: "", problem }));
       }
       if (!stopped) timer = setTimeout(poll, UTILISATION_POLL_MS);
     }
@@ -173,7 +195,20 @@ function Choice(props: {
   );
 }
 
-export function JobTable(props: { jobs: JobItem[]; now: number; utilisation?: Map<string, number[]> }) {
+/** Why a job's GPU use cell has no sparkline, in words (its title and what a screen reader
+ * reads). */
+export function noUseReason(job: JobItem, utilisation: Utilisation | null | undefined): string {
+  if (!utilisation) return "no GPU metrics read yet";
+  if (utilisation.problem) return `no GPU metrics: they could not be read (${utilisation.problem})`;
+  if (utilisation.source === null) return "no GPU metrics: Prometheus is not configured";
+  if (job.gpu === 0 && !job.gpuShare) return "no GPU metrics: the job uses no GPU";
+  if (job.status !== "running" && job.status !== "partially-running") {
+    return "no GPU metrics: the job is not running";
+  }
+  return "no samples yet: Prometheus has no GPU figure for its pods in the last 30 minutes";
+}
+
+export function JobTable(props: { jobs: JobItem[]; now: number; utilisation?: Utilisation | null }) {
   const box = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const shown = useMemo(
@@ -203,7 +238,8 @@ export function JobTable(props: { jobs: JobItem[]; now: number; utilisation?: Ma
               job={job}
               now={props.now}
               rowIndex={shown.first + index + 2}
-              utilisation={props.utilisation?.get(job.jobId)}
+              utilisation={props.utilisation?.series.get(job.jobId)}
+              noUse={noUseReason(job, props.utilisation)}
               key={job.jobId}
             />
           ))}
@@ -214,7 +250,7 @@ export function JobTable(props: { jobs: JobItem[]; now: number; utilisation?: Ma
   );
 }
 
-function JobRow(props: { job: JobItem; now: number; rowIndex: number; utilisation?: number[] }) {
+function JobRow(props: { job: JobItem; now: number; rowIndex: number; utilisation?: number[]; noUse: string }) {
   const { job } = props;
   const path = `/jobs/${encodeURIComponent(job.jobId)}`;
   return (
@@ -231,7 +267,16 @@ function JobRow(props: { job: JobItem; now: number; rowIndex: number; utilisatio
       </td>
       <td>{job.ready}</td>
       <td>{gpusShown(job)}</td>
-      <td>{props.utilisation && props.utilisation.length > 0 ? <Sparkline values={props.utilisation} /> : "–"}</td>
+      <td>
+        {props.utilisation && props.utilisation.length > 0 ? (
+          <Sparkline values={props.utilisation} />
+        ) : (
+          <span title={props.noUse} data-testid="no-gpu-use">
+            <span aria-hidden="true">–</span>
+            <span class="visually-hidden">{props.noUse}</span>
+          </span>
+        )}
+      </td>
       <td>
         <time dateTime={job.createdAt ?? undefined}>{age(job.createdAt, props.now)}</time>
       </td>

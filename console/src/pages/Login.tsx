@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { type Caller, Client } from "../api";
+import { type Caller, Client, signInProblem } from "../api";
 import { keepToken } from "../session";
 
 /** The token typed once (a token of `serve --tokens`, or with `--auth kubernetes` a
@@ -23,7 +23,7 @@ export function Login(props: { onSignedIn: (client: Client, caller: Caller) => v
       keepToken(typed);
       props.onSignedIn(client, caller);
     } catch (failure) {
-      setProblem(failure instanceof Error ? failure.message : String(failure));
+      setProblem(signInProblem(failure));
     } finally {
       setBusy(false);
     }

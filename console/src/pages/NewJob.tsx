@@ -5,6 +5,7 @@ import { createEditor, type JobEditor } from "../editor";
 import {
   ALLOW_PENDING_LABEL,
   type Finding,
+  problemsNote,
   refusalMessage,
   type ServerProblem,
   serverFinding,
@@ -26,6 +27,7 @@ export function NewJobPage(props: { client: Client }) {
   const edited = useRef(false); // typed into since the last template (or since empty)
   const [choice, setChoice] = useState(TEMPLATES[0]?.name ?? "");
   const [found, setFound] = useState<Shown[]>([]);
+  const [empty, setEmpty] = useState(true);
   const [refusal, setRefusal] = useState<{ message: string; problems: ServerProblem[] } | null>(null);
   const [sending, setSending] = useState(false);
   const [allowPending, setAllowPending] = useState(false);
@@ -37,10 +39,15 @@ export function NewJobPage(props: { client: Client }) {
     const made = createEditor(host.current, {
       label: "Job spec (YAML)",
       text: "",
-      onFindings: (list, lineOf) =>
-        setFound(list.map((f: Finding) => ({ line: lineOf(f.from), message: f.message }))),
+      onFindings: (list, lineOf) => {
+        setFound(list.map((f: Finding) => ({ line: lineOf(f.from), message: f.message })));
+        setEmpty((editor.current?.text() ?? "").trim() === "");
+      },
       onChange: () => {
         edited.current = true;
+        setEmpty((editor.current?.text() ?? "").trim() === "");
+        // the server's answer was about the text as sent: once edited, the schema checks it
+        setRefusal(null);
       },
     });
     editor.current = made;
@@ -126,7 +133,7 @@ export function NewJobPage(props: { client: Client }) {
           </div>
         )}
         <div ref={host} class="editor" data-testid="editor" />
-        <Problems found={found} />
+        <Problems found={found} empty={empty} serverListed={(refusal?.problems.length ?? 0) > 0} />
         <label class="check">
           <input
             type="checkbox"
@@ -169,12 +176,14 @@ export function NewJobPage(props: { client: Client }) {
   );
 }
 
-/** The problems in the text now, line by line (what the editor marks, for every reader). */
-function Problems(props: { found: Shown[] }) {
+/** The problems in the text now, line by line (what the editor marks, for every reader); none
+ * while the server's refusal above lists them, so that each problem is listed once. */
+function Problems(props: { found: Shown[]; empty: boolean; serverListed: boolean }) {
+  const note = problemsNote(props.empty, props.found.length, props.serverListed);
   return (
     <div aria-live="polite" data-testid="problems">
-      {props.found.length === 0 ? (
-        <p class="hint">No problems found.</p>
+      {note !== null || props.serverListed ? (
+        note && <p class="hint">{note}</p>
       ) : (
         <ul class="problems">
           {props.found.map((f, n) => (

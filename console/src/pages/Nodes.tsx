@@ -1,25 +1,20 @@
 import { useMemo, useState } from "preact/hooks";
-import { AdminApi, type NodeDetail, type NodeItem, occupancy } from "../admin";
-import { Bar, Field, type Outcome, OutcomeLine, outcomeOf, useAllowed, useLoaded } from "../adminui";
+import { AdminApi, type Label, type NodeItem, occupancy } from "../admin";
+import { Bar, Field, type Outcome, OutcomeLine, outcomeOf, useAllowed, useLists } from "../adminui";
 import type { Client } from "../api";
 
-interface NodesView {
-  nodes: NodeItem[];
-  details: Record<string, NodeDetail>;
-}
-
-async function readNodes(api: AdminApi): Promise<NodesView> {
-  const nodes = await api.nodes();
-  const details = await Promise.all(nodes.map((node) => api.node(node.nodeName)));
-  return { nodes, details: Object.fromEntries(details.map((d) => [d.nodeName, d])) };
-}
+const LISTS = ["nodes", "labels"] as const; // GET /nodes and GET /nodes/labels/all: no request per node
 
 /** Every node: GPUs used/free, type and vendor, pools and labels; admins (as the API says)
  * set and remove labels, and see the API's refusal of a key it does not let them write. */
 export function NodesPage(props: { client: Client; pollMs?: number }) {
   const api = useMemo(() => AdminApi.of(props.client), [props.client]);
   const admin = useAllowed(api, "labels", "create");
-  const { data, problem, reload } = useLoaded(() => readNodes(api), props.pollMs ?? 10000);
+  const { data: lists, problem, reload } = useLists(api, LISTS, props.pollMs ?? 10000);
+  const data = lists && {
+    nodes: lists.nodes ?? [],
+    labels: new Map((lists.labels ?? []).map((node) => [node.nodeName, node.gpuLabels])),
+  };
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   async function act(action: () => Promise<{ message: string }>) {
@@ -39,7 +34,7 @@ export function NodesPage(props: { client: Client; pollMs?: number }) {
       {data === null && !problem && <p>Loading nodes…</p>}
       {data && (
         <table class="admin-table">
-          <caption class="visually-hidden">Nodes, their GPUs, pools and labels</caption>
+          <caption class="visually-hidden">Nodes, their GPUs, pools and GPU labels</caption>
           <thead>
             <tr>
               <th scope="col">Node</th>
@@ -49,7 +44,7 @@ export function NodesPage(props: { client: Client; pollMs?: number }) {
               <th scope="col">Pools</th>
               <th scope="col">GPUs</th>
               <th scope="col">Free</th>
-              <th scope="col">Labels</th>
+              <th scope="col">GPU labels</th>
             </tr>
           </thead>
           <tbody>
@@ -57,7 +52,7 @@ export function NodesPage(props: { client: Client; pollMs?: number }) {
               <NodeRow
                 key={node.nodeName}
                 node={node}
-                detail={data.details[node.nodeName]}
+                labels={data.labels.get(node.nodeName) ?? []}
                 admin={admin}
                 onRemove={(key) => act(() => api.removeLabel(node.nodeName, key))}
               />
@@ -72,12 +67,12 @@ export function NodesPage(props: { client: Client; pollMs?: number }) {
 
 function NodeRow(props: {
   node: NodeItem;
-  detail: NodeDetail | undefined;
+  labels: Label[];
   admin: boolean;
   onRemove: (key: string) => void;
 }) {
   const { node } = props;
-  const labels = props.detail?.labels ?? [];
+  const { labels } = props;
   return (
     <tr data-node={node.nodeName}>
       <th scope="row">{node.nodeName}</th>
@@ -91,7 +86,9 @@ function NodeRow(props: {
       <td>{node.gpuFree}</td>
       <td class="labels">
         <details>
-          <summary>{labels.length} labels</summary>
+          <summary>
+            {labels.length} {labels.length === 1 ? "label" : "labels"}
+          </summary>
           <ul aria-label={`Labels of ${node.nodeName}`}>
             {labels.map((label) => (
               <li key={label.key}>

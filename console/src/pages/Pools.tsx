@@ -1,26 +1,17 @@
 import { useMemo, useState } from "preact/hooks";
-import { AdminApi, type NodeItem, type PoolDetail, type PoolItem, capOf, namesIn, poolBars } from "../admin";
-import { Bar, Confirm, Field, type Outcome, OutcomeLine, outcomeOf, useAllowed, useLoaded } from "../adminui";
+import { AdminApi, type NodeItem, type PoolItem, capOf, membersOf, namesIn, poolBars } from "../admin";
+import { Bar, Confirm, Field, type Outcome, OutcomeLine, outcomeOf, useAllowed, useLists } from "../adminui";
 import type { Client } from "../api";
 
-interface PoolsView {
-  pools: PoolItem[];
-  details: Record<string, PoolDetail>;
-  nodes: NodeItem[];
-}
-
-async function readPools(api: AdminApi): Promise<PoolsView> {
-  const [pools, nodes] = await Promise.all([api.pools(), api.nodes()]);
-  const details = await Promise.all(pools.map((pool) => api.pool(pool.name)));
-  return { pools, nodes, details: Object.fromEntries(details.map((d) => [d.name, d])) };
-}
+const LISTS = ["pools", "nodes"] as const; // GET /pools and GET /nodes: no request per pool
 
 /** Every pool with its occupancy bars and nodes; admins (as the API says) create and delete
  * pools and move nodes in and out. A user sees the same page with no control. */
 export function PoolsPage(props: { client: Client; pollMs?: number }) {
   const api = useMemo(() => AdminApi.of(props.client), [props.client]);
   const admin = useAllowed(api, "pools", "create");
-  const { data, problem, reload } = useLoaded(() => readPools(api), props.pollMs ?? 10000);
+  const { data: lists, problem, reload } = useLists(api, LISTS, props.pollMs ?? 10000);
+  const data = lists && { pools: lists.pools ?? [], nodes: lists.nodes ?? [] };
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   async function act(action: () => Promise<{ message: string }>) {
@@ -43,7 +34,6 @@ export function PoolsPage(props: { client: Client; pollMs?: number }) {
         <PoolCard
           key={pool.name}
           pool={pool}
-          detail={data.details[pool.name]}
           nodes={data.nodes}
           admin={admin}
           api={api}
@@ -59,15 +49,16 @@ type Act = (action: () => Promise<{ message: string }>) => Promise<void>;
 
 function PoolCard(props: {
   pool: PoolItem;
-  detail: PoolDetail | undefined;
   nodes: NodeItem[];
   admin: boolean;
   api: AdminApi;
   act: Act;
 }) {
-  const { pool, detail, api, act } = props;
+  const { pool, api, act } = props;
   const titleId = `pool-${pool.name}`;
-  const members = detail?.nodes ?? [];
+  const members = membersOf(pool.name, props.nodes);
+  // a pool's record may list nodes the cluster does not have: counted, as GET /pools counts
+  const missing = pool.nodeCount - members.length;
   return (
     <section class="card" aria-labelledby={titleId} data-pool={pool.name}>
       <h2 id={titleId}>{pool.name}</h2>
@@ -81,6 +72,11 @@ function PoolCard(props: {
         <Bar key={bar.label} bar={bar} />
       ))}
       <h3>Nodes ({members.length})</h3>
+      {missing > 0 && (
+        <p class="hint">
+          {missing} more listed in the pool's record but not in the cluster.
+        </p>
+      )}
       {members.length === 0 ? (
         <p>No nodes.</p>
       ) : (

@@ -1,16 +1,18 @@
 import { useMemo, useState } from "preact/hooks";
 import { AdminApi, type QuotaItem, quotaBar, quotaSpec } from "../admin";
-import { Bar, Confirm, Field, type Outcome, OutcomeLine, outcomeOf, useAllowed, useLoaded } from "../adminui";
+import { Bar, Confirm, Field, type Outcome, OutcomeLine, outcomeOf, useAllowed, useLists } from "../adminui";
 import type { Client } from "../api";
 
 const SHOWN = ["gpu", "cpu", "memory"] as const;
+const LISTS = ["quotas"] as const;
 
 /** Quotas with their used/hard bars (a user: their own); admins (as the API says) create a
  * user's quota and delete one. */
 export function QuotasPage(props: { client: Client; pollMs?: number }) {
   const api = useMemo(() => AdminApi.of(props.client), [props.client]);
   const admin = useAllowed(api, "quotas", "create");
-  const { data, problem, reload } = useLoaded(() => api.quotas(), props.pollMs ?? 10000);
+  const { data: lists, problem, reload } = useLists(api, LISTS, props.pollMs ?? 10000);
+  const data = lists && (lists.quotas ?? []);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
   async function act(action: () => Promise<{ message: string }>) {

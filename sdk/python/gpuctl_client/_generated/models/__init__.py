@@ -54,6 +54,7 @@ from .node_pod import NodePod
 from .node_resources import NodeResources
 from .node_status import NodeStatus
 from .other_work import OtherWork
+from .pod_state import PodState
 from .point import Point
 from .pool_cap_changed import PoolCapChanged
 from .pool_cap_changed_gputype import PoolCapChangedGputype
@@ -144,6 +145,7 @@ __all__ = (
     "NodeResources",
     "NodeStatus",
     "OtherWork",
+    "PodState",
     "Point",
     "PoolCapChanged",
     "PoolCapChangedGputype",

@@ -10,6 +10,8 @@ from ..types import UNSET, Unset
 
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.pod_state import PodState
 
 
 
@@ -27,6 +29,7 @@ class K8SResources:
             job_name (str):
             service (None | str):
             pods (list[str]):
+            pod_states (list[PodState]): the same pods, in the same order, with their status, readiness and node
             leftovers (list[str]): a partial job's objects that are left (`service/svc-x`); [] otherwise
      """
 
@@ -34,6 +37,7 @@ class K8SResources:
     job_name: str
     service: None | str
     pods: list[str]
+    pod_states: list[PodState]
     leftovers: list[str]
 
 
@@ -41,6 +45,7 @@ class K8SResources:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.pod_state import PodState # noqa: PLC0415
         kind: None | str
         kind = self.kind
 
@@ -50,6 +55,13 @@ class K8SResources:
         service = self.service
 
         pods = self.pods
+
+
+
+        pod_states = []
+        for pod_states_item_data in self.pod_states:
+            pod_states_item = pod_states_item_data.to_dict()
+            pod_states.append(pod_states_item)
 
 
 
@@ -65,6 +77,7 @@ class K8SResources:
             "jobName": job_name,
             "service": service,
             "pods": pods,
+            "podStates": pod_states,
             "leftovers": leftovers,
         })
 
@@ -74,6 +87,7 @@ class K8SResources:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.pod_state import PodState # noqa: PLC0415
         d = dict(src_dict)
         def _parse_kind(data: object) -> None | str:
             if data is None:
@@ -96,6 +110,16 @@ class K8SResources:
         pods = cast(list[str], d.pop("pods"))
 
 
+        pod_states = []
+        _pod_states = d.pop("podStates")
+        for pod_states_item_data in (_pod_states):
+            pod_states_item = PodState.from_dict(pod_states_item_data)
+
+
+
+            pod_states.append(pod_states_item)
+
+
         leftovers = cast(list[str], d.pop("leftovers"))
 
 
@@ -104,6 +128,7 @@ class K8SResources:
             job_name=job_name,
             service=service,
             pods=pods,
+            pod_states=pod_states,
             leftovers=leftovers,
         )
 

@@ -24,6 +24,7 @@ from gpuctl.controller.reconcile import Reconciler
 from gpuctl.controller.status import ERROR_RETRY_SECONDS
 from gpuctl.controller.workload import label_value
 from gpuctl.placement.affinity import pinned_node
+from gpuctl.render.engine import render_priority_classes
 from tests.controller.conftest import workload
 
 NOW = 1_900_000_000.0
@@ -67,8 +68,10 @@ def node(name: str, gpus: int, ready: bool = True) -> dict[str, Any]:
 
 @pytest.fixture
 def fake() -> FakeCluster:
+    """Two GPU nodes, and gpuctl's PriorityClasses (`controller install` installs them)."""
     cluster = FakeCluster()
     cluster.add(node("big", 8), node("small", 4))
+    cluster.add(*(manifest.obj for manifest in render_priority_classes()))
     return cluster
 
 
@@ -111,6 +114,24 @@ def test_a_new_workload_gets_its_job_on_its_strategys_node(fake: FakeCluster) ->
         ("create", "Job", "w"),
         ("patch-status", resource.KIND, "w"),
     ]
+
+
+def test_the_job_is_written_by_the_create_verb_which_installs_a_missing_priority_class(
+    fake: FakeCluster,
+) -> None:
+    """The create verb's opening runs before the Job is written: the PriorityClass its pods
+    name is created first when the cluster lacks it (as `gpuctl create` does)."""
+    fake.delete("PriorityClass", "gpuctl-high")
+    obj = made(fake, workload("w", 2, priority="high"))
+    before = len(fake.writes())
+    assert reconciler(fake).reconcile(obj).result == "scheduled"
+    assert fake.writes()[before:] == [
+        ("create", "PriorityClass", "gpuctl-high"),
+        ("create", "Job", "w"),
+        ("patch-status", resource.KIND, "w"),
+    ]
+    job = fake.get("Job", "w", "default")
+    assert job["spec"]["template"]["spec"]["priorityClassName"] == "gpuctl-high"
 
 
 def test_a_workload_whose_node_is_lost_before_its_pod_started_is_placed_again(

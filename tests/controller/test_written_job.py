@@ -40,7 +40,8 @@ def test_a_controller_made_job_shows_its_spec_and_is_gpuctls_own(
     spec = tmp_path / "w.yaml"
     spec.write_text(text)
     diff = crd_env.gpuctl("diff", "-f", str(spec))
-    assert (diff.returncode, diff.stdout, diff.stderr) == (0, "", "")
+    assert (diff.returncode, diff.stdout) == (0, ""), diff.stderr
+    assert diff.stderr == "no changes: 1 object is as the files say\n"
     applied = crd_env.gpuctl("apply", "-f", str(spec))
     assert applied.returncode == 0, applied.stderr
     assert "job.batch/w unchanged" in applied.stdout

@@ -35,12 +35,13 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from gpuctl import constants as c
-from gpuctl.cluster.api import StatusCluster
+from gpuctl.cluster.api import ClusterAPI, StatusCluster
 from gpuctl.cluster.errors import AlreadyExists, KubeError
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.controller.metrics import Metrics
 from gpuctl.controller.nodeloss import NOT_READY_GRACE_SECONDS, NodeCheck
 from gpuctl.controller.placer import SNAPSHOT_SECONDS, Placer
+from gpuctl.controller.reads import CachedReads
 from gpuctl.controller.resource import Phase
 from gpuctl.controller.status import Outcome, Reason, StatusWriter
 from gpuctl.controller.workload import JobMarks, Workload, WorkloadInvalid, job_manifests
@@ -85,6 +86,8 @@ class Reconciler:
             cluster, self.placer.cached, cache, node_selector, clock, not_ready_grace_seconds
         )
         self.status = StatusWriter(cluster, self.metrics, self.rng, clock)
+        # what the create verb reads of every node and pod: from the cache when it can vouch
+        self.writer: ClusterAPI = cluster if cache is None else CachedReads(cluster, cache)
         self.metrics.fragmentation.set_function(self.placer.fragmented_gpus)
 
     def reconcile(self, obj: dict[str, Any]) -> Outcome:
@@ -213,8 +216,8 @@ class Reconciler:
         name is installed or left out, a Job in a Kueue pool is queued there (and the
         namespace's LocalQueue made). A failed write raises the cluster's error. Returns what
         else the verb said, for the status message."""
-        manifests = job_manifests(workload, pool, cluster_options(self.cluster))
-        verb = Create(self.cluster, marks=JobMarks(workload=workload, node=node))
+        manifests = job_manifests(workload, pool, cluster_options(self.writer))
+        verb = Create(self.writer, marks=JobMarks(workload=workload, node=node))
         result = verb.run(manifests)
         if not result.ok:
             if result.causes:

@@ -68,15 +68,10 @@ class Session:
             # Only for specs that passed: invalid ones are reported before the Kubernetes
             # client is even imported.
             from gpuctl.cluster import client
-            from gpuctl.inventory.kueue import kueue_pools, served_kueue_version
+            from gpuctl.verbs.options import cluster_options
 
             self.cluster: LogCluster = client.Cluster.connect(target.kubeconfig, target.context)
-            return Options(
-                namespace=target.namespace,
-                default_namespace=self.cluster.namespace,
-                kueue=served_kueue_version(self.cluster),
-                kueue_pools=kueue_pools(self.cluster),
-            )
+            return cluster_options(self.cluster, target.namespace)
 
         self.work: Workset = Workset.from_files(target.files, connect)
 

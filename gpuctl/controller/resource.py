@@ -336,11 +336,27 @@ CLUSTER_RULES: Final = (
     _rule(GROUP, [PLURAL], ["list", "watch"]),  # the informer's list and watch
     _rule(GROUP, [f"{PLURAL}/status"], ["patch"]),  # phase, node, job, retries
     # adopt or create; delete only to place again (a node went NotReady under a waiting Job);
-    # a deleted workload's Job is the garbage collector's (owner reference)
-    _rule("batch", ["jobs"], ["get", "create", "delete"]),
+    # a deleted workload's Job is the garbage collector's (owner reference); list: what the
+    # create verb reads of a job's objects before it writes (a job of that name refused)
+    _rule("batch", ["jobs"], ["get", "list", "create", "delete"]),
     _rule("", ["nodes"], ["list", "watch"]),  # GPUs, readiness, labels (a watched cache)
     _rule("", ["pods"], ["list", "watch"]),  # GPUs requested on each node; whether a pod runs
+    # the create verb's reads before it writes the Job: the job's other objects (a job of
+    # that name, what a half-finished deletion left), the pool records (which pools are
+    # Kueue ClusterQueues, a pool's GPU cap), the namespace's Pod Security level and quotas,
+    # the PriorityClasses the pods name (installed with the controller: never created here)
+    _rule("", ["configmaps"], ["get", "list"]),
+    _rule("", ["services"], ["list"]),
+    _rule("", ["namespaces"], ["get"]),
+    _rule("", ["resourcequotas"], ["list"]),
+    _rule("apps", ["deployments", "statefulsets"], ["list"]),
+    _rule("autoscaling", ["horizontalpodautoscalers"], ["list"]),
+    _rule("policy", ["poddisruptionbudgets"], ["list"]),
+    _rule("scheduling.k8s.io", ["priorityclasses"], ["list"]),
 )
+# A Job on a node of a pool that is a Kueue ClusterQueue is queued there; the create verb
+# makes the namespace's LocalQueue with the first such Job.
+KUEUE_RULES: Final = (_rule(c.KUEUE_GROUP, ["localqueues"], ["create"]),)
 
 
 def _role_binding(kind: str, namespace: str) -> dict[str, Any]:
@@ -538,7 +554,7 @@ def manifests(
             "apiVersion": "rbac.authorization.k8s.io/v1",
             "kind": "ClusterRole",
             "metadata": _meta(NAME),
-            "rules": [copy.deepcopy(rule) for rule in CLUSTER_RULES],
+            "rules": [copy.deepcopy(rule) for rule in (*CLUSTER_RULES, *KUEUE_RULES)],
         },
         _role_binding("ClusterRole", namespace),
         network_policy(namespace),

@@ -1,8 +1,10 @@
 """A GPUWorkload's status as the controller writes it: phase, reason, message, the Scheduled
 condition, the retries and when the next one is due, and what a reconcile did (`Outcome`).
 
-- No node fits: the attempt is counted in status.retries and retried after
-  min(300, backoffSeconds·2^n) plus jitter; after maxRetries retries the phase is Failed.
+- No node fits, or the create verb refused the Job before writing it (a pool at its cap, a
+  namespace quota or Pod Security level it breaks): the attempt is counted in status.retries
+  and retried after min(300, backoffSeconds·2^n) plus jitter; after maxRetries retries the
+  phase is Failed.
 - An API request failed: a refused object (422 Invalid) is Failed until the spec changes;
   anything else is tried again after ERROR_RETRY_SECONDS (a placed workload keeps its phase).
 - Each write's resourceVersion is remembered until a copy of the workload at least that new
@@ -41,6 +43,10 @@ class Reason:
     SCHEDULED: Final = "Scheduled"
     ADOPTED: Final = "JobAdopted"
     NODE_LOST: Final = "NodeNotReady"
+    # the create verb refused the Job before writing anything: no node could ever run it as
+    # asked (its namespace's quota, its Pod Security level), or another check (a pool's cap)
+    UNSCHEDULABLE: Final = "Unschedulable"
+    REFUSED: Final = "CreateRefused"
 
 
 @dataclass(frozen=True)
@@ -105,8 +111,12 @@ class StatusWriter:
             )
         return Outcome("error", None if final else ERROR_RETRY_SECONDS, message)
 
-    def no_node(self, workload: Workload, why: str) -> Outcome:
-        self.metrics.failed.labels(Reason.NO_SUITABLE_NODE).inc()
+    def no_node(
+        self, workload: Workload, why: str, reason: str = Reason.NO_SUITABLE_NODE
+    ) -> Outcome:
+        """Not placed this time (`reason`: no node fits, or the create verb refused the
+        Job): retried after a backoff, Failed after maxRetries retries."""
+        self.metrics.failed.labels(reason).inc()
         retries = int(workload.status.get("retries") or 0)
         if retries >= workload.max_retries:
             return self.fail(
@@ -120,7 +130,7 @@ class StatusWriter:
         self.write(
             workload,
             Phase.PENDING,
-            Reason.NO_SUITABLE_NODE,
+            reason,
             f"{why}; retry {retries + 1} of {workload.max_retries} in {wait:.0f}s",
             retries=retries + 1,
             nextRetryTime=micro_rfc3339(self.clock() + wait),

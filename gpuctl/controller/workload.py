@@ -1,5 +1,6 @@
 """A GPUWorkload as gpuctl sees it: its defaulted spec, the gpuctl training spec it stands for,
-and the Job that `gpuctl create` would write for that spec, pinned to the chosen node.
+what `gpuctl create` of that spec writes, and what the controller adds to its Job (the owner,
+the workload label, the pin to the chosen node).
 
 Pure: objects (dicts) in, objects out; no cluster.
 """
@@ -20,9 +21,11 @@ from gpuctl import workloads
 from gpuctl.controller import resource
 from gpuctl.errors import SpecError
 from gpuctl.placement.affinity import pin_to_nodes
+from gpuctl.render.engine import Manifest
 from gpuctl.spec.document import Document
 from gpuctl.spec.kinds import Options
-from gpuctl.verbs.desired import desired_objects
+from gpuctl.verbs.create import Marks
+from gpuctl.verbs.plan import desired_object
 from gpuctl.verbs.workset import Workset
 from gpuctl.workloads import pod_spec_of
 
@@ -168,30 +171,54 @@ def training_document(workload: Workload, pool: str | None = None) -> Document:
     return Document(source, 0, 1, data, text=text)
 
 
-def render_job(workload: Workload, node: str, pool: str | None = None) -> dict[str, Any]:
-    """The Job gpuctl writes for the workload's training spec (rendered, fingerprinted and
-    carrying its spec text, as `gpuctl create` writes it), owned by the workload and held to
-    `node` by required node affinity (the scheduler still checks it fits, unlike nodeName),
-    in `pool`, the node's pool (None: a node in no pool).
-    The spec becomes a Workset the way the CLI's and the REST API's specs do (checked, then
-    rendered). The owner, the workload label and the pin are added after the fingerprint:
-    they are the controller's, not the spec's, so `gpuctl apply` of the same spec leaves the
-    Job alone."""
+def job_manifests(workload: Workload, pool: str | None, options: Options) -> list[Manifest]:
+    """What `gpuctl create` of the workload's training spec in `pool` writes, rendered for a
+    cluster with `options` (verbs.options.cluster_options: a pool that is a Kueue
+    ClusterQueue queues the Job there): the spec becomes a Workset the way the CLI's and the
+    REST API's specs do (checked, then rendered). A one-node training spec renders one Job.
+    WorkloadInvalid when the spec is refused."""
     try:
-        work = Workset.from_documents([training_document(workload, pool)], Options())
-        written = desired_objects(work)
+        work = Workset.from_documents([training_document(workload, pool)], options)
     except SpecError as exc:
         raise WorkloadInvalid("; ".join(str(p) for p in exc.problems)) from exc
-    jobs = [item.obj for item in written if item.manifest.kind == workloads.JOB.kind]
+    jobs = [m for m in work.manifests if m.kind == workloads.JOB.kind]
     if len(jobs) != 1:  # pragma: no cover - a one-node training spec renders one Job
         raise WorkloadInvalid(f"the training spec rendered {len(jobs)} Jobs, not one")
-    job = jobs[0]
-    for meta in (job["metadata"], job["spec"]["template"]["metadata"]):
-        meta["labels"][WORKLOAD_LABEL] = label_value(workload.name)
-        meta.setdefault("annotations", {})[c.WORKLOAD_NAME_ANNOTATION] = workload.name
-    job["metadata"]["ownerReferences"] = [owner_reference(workload)]
-    pin_to_nodes(pod_spec_of(job), [node])
-    return job
+    return work.manifests
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobMarks(Marks):
+    """What the controller adds to the Job the create verb writes, after its fingerprint: the
+    owner, the workload label (on the Job and its pods) and the pin to `node` by required node
+    affinity (the scheduler still checks it fits, unlike nodeName). They are the
+    controller's, not the spec's, so `gpuctl apply` of the same spec leaves the Job alone."""
+
+    workload: Workload
+    node: str
+
+    def on(self, manifest: Manifest, obj: dict[str, Any]) -> dict[str, Any]:
+        obj = super().on(manifest, obj)
+        if manifest.kind != workloads.JOB.kind:
+            return obj
+        for meta in (obj["metadata"], obj["spec"]["template"]["metadata"]):
+            meta.setdefault("labels", {})[WORKLOAD_LABEL] = label_value(self.workload.name)
+            meta.setdefault("annotations", {})[c.WORKLOAD_NAME_ANNOTATION] = self.workload.name
+        obj["metadata"]["ownerReferences"] = [owner_reference(self.workload)]
+        pin_to_nodes(pod_spec_of(obj), [self.node])
+        return obj
+
+
+def render_job(
+    workload: Workload, node: str, pool: str | None = None, options: Options | None = None
+) -> dict[str, Any]:
+    """The Job the controller writes for the workload on `node` (in `pool`, the node's pool;
+    None: a node in no pool), as the create verb sends it (fingerprinted, carrying its spec
+    text, with the controller's marks), before the verb's cluster checks (which may leave out
+    a PriorityClass the cluster lacks). Pure: for plans and benchmarks."""
+    manifests = job_manifests(workload, pool, options or Options())
+    (job,) = [m for m in manifests if m.kind == workloads.JOB.kind]
+    return JobMarks(workload=workload, node=node).on(job, desired_object(job))
 
 
 def owner_reference(workload: Workload) -> dict[str, Any]:

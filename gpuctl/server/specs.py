@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import Forbidden
 from gpuctl.errors import Problem, SpecError
-from gpuctl.inventory.kueue import kueue_pools, served_kueue_version
 from gpuctl.render import engine
 from gpuctl.server.auth import Policy, Principal
 from gpuctl.server.errors import ApiError, verb_failed
@@ -18,6 +17,7 @@ from gpuctl.spec.check import Spec
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.common import VerbResult
 from gpuctl.verbs.create import Create, Marks
+from gpuctl.verbs.options import cluster_options
 from gpuctl.verbs.workset import Admit, Workset
 
 SOURCE = "yamlContent"
@@ -44,12 +44,7 @@ def workset(
 
     def options() -> Options:
         forced, default = namespaces()
-        return Options(
-            namespace=forced,
-            default_namespace=default or cluster.namespace,
-            kueue=served_kueue_version(cluster),
-            kueue_pools=kueue_pools(cluster),
-        )
+        return cluster_options(cluster, forced, default)
 
     return Workset.from_text(text, source, options, checked)
 

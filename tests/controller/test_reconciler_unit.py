@@ -8,6 +8,7 @@ with exponential backoff."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ from gpuctl.controller.reconcile import Reconciler
 from gpuctl.controller.status import ERROR_RETRY_SECONDS
 from gpuctl.controller.workload import label_value
 from gpuctl.placement.affinity import pinned_node
+from gpuctl.render.engine import render_priority_classes
 from tests.controller.conftest import workload
 
 NOW = 1_900_000_000.0
@@ -67,8 +69,10 @@ def node(name: str, gpus: int, ready: bool = True) -> dict[str, Any]:
 
 @pytest.fixture
 def fake() -> FakeCluster:
+    """Two GPU nodes, and gpuctl's PriorityClasses (`controller install` installs them)."""
     cluster = FakeCluster()
     cluster.add(node("big", 8), node("small", 4))
+    cluster.add(*(manifest.obj for manifest in render_priority_classes()))
     return cluster
 
 
@@ -111,6 +115,24 @@ def test_a_new_workload_gets_its_job_on_its_strategys_node(fake: FakeCluster) ->
         ("create", "Job", "w"),
         ("patch-status", resource.KIND, "w"),
     ]
+
+
+def test_the_job_is_written_by_the_create_verb_which_installs_a_missing_priority_class(
+    fake: FakeCluster,
+) -> None:
+    """The create verb's opening runs before the Job is written: the PriorityClass its pods
+    name is created first when the cluster lacks it (as `gpuctl create` does)."""
+    fake.delete("PriorityClass", "gpuctl-high")
+    obj = made(fake, workload("w", 2, priority="high"))
+    before = len(fake.writes())
+    assert reconciler(fake).reconcile(obj).result == "scheduled"
+    assert fake.writes()[before:] == [
+        ("create", "PriorityClass", "gpuctl-high"),
+        ("create", "Job", "w"),
+        ("patch-status", resource.KIND, "w"),
+    ]
+    job = fake.get("Job", "w", "default")
+    assert job["spec"]["template"]["spec"]["priorityClassName"] == "gpuctl-high"
 
 
 def test_a_workload_whose_node_is_lost_before_its_pod_started_is_placed_again(
@@ -286,3 +308,124 @@ def test_a_workload_on_a_shared_pools_node_runs_in_that_pool(fake: FakeCluster) 
     job = fake.get("Job", "w", "default")
     assert pinned_node(job) == "small"
     assert job["metadata"]["labels"][c.Labels.POOL] == "team"
+
+
+def pool_record(pool: str, **data: str) -> dict[str, Any]:
+    """A pool's record, as creating a pool file writes it."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": f"{c.POOL_CONFIGMAP_PREFIX}{pool}",
+            "namespace": c.SYSTEM_NAMESPACE,
+            "labels": {c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE, c.Labels.POOL: pool},
+        },
+        "data": data,
+    }
+
+
+def test_a_job_on_a_kueue_pools_node_is_queued_there_as_create_queues_it(
+    fake: FakeCluster,
+) -> None:
+    """The render options are the cluster's (verbs.options): the pool of the chosen node is a
+    Kueue ClusterQueue, so the Job carries its queue label and is created suspended, and the
+    create verb makes the namespace's LocalQueue; the status says where it waits."""
+    fake.patch("Node", "small", None, {"metadata": {"labels": {c.Labels.POOL: "team"}}})
+    fake.add(pool_record("team", **{c.POOL_KUEUE_KEY: "true", c.POOL_MAX_GPUS_KEY: "4"}))
+    outcome = reconciler(fake).reconcile(made(fake, workload("w", 2, "binpack")))
+    assert (outcome.result, outcome.message) == ("scheduled", "small")
+    job = fake.get("Job", "w", "default")
+    assert job["metadata"]["labels"][c.KUEUE_QUEUE_LABEL] == "team"
+    assert job["spec"]["suspend"] is True
+    assert pinned_node(job) == "small"
+    assert fake.find("LocalQueue", "team", "default") is not None
+    status = current(fake, "w")["status"]
+    assert "queued in Kueue pool team" in status["message"]
+
+
+def running_pod(name: str, node_name: str, gpus: int, pool: str) -> dict[str, Any]:
+    """A running pod of a gpuctl job of `pool` (what counts against the pool's cap)."""
+    labels = {c.Labels.POOL: pool, c.Labels.INSTANCE: name}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "other", "labels": labels},
+        "spec": {
+            "nodeName": node_name,
+            "containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": gpus}}}],
+        },
+        "status": {"phase": "Running"},
+    }
+
+
+def test_a_pool_without_kueue_at_its_cap_refuses_the_job_and_the_workload_retries(
+    fake: FakeCluster,
+) -> None:
+    """The create verb refuses a Job that would take its pool beyond its GPU cap (a pool
+    without Kueue): nothing is written, the GPUs the placement took are free again, and the
+    workload retries on the backoff schedule with the verb's words."""
+    for name in ("big", "small"):
+        fake.patch("Node", name, None, {"metadata": {"labels": {c.Labels.POOL: "team"}}})
+    fake.add(pool_record("team", **{c.POOL_MAX_GPUS_KEY: "4"}))
+    fake.add(running_pod("busy", "big", 3, "team"))
+    controller = reconciler(fake)
+    outcome = controller.reconcile(made(fake, workload("w", 2, retryPolicy={"maxRetries": 2})))
+    assert outcome.result == "retry"
+    assert fake.find("Job", "w", "default") is None
+    status = current(fake, "w")["status"]
+    assert (status["phase"], status["reason"], status["retries"]) == (
+        "Pending",
+        "CreateRefused",
+        1,
+    )
+    assert "pool team: 3 of 4 GPUs used, this job asks 2 (cap 4)" in status["message"]
+    assert controller.placer.recent.unseen({}, time.monotonic()) == {}  # released
+
+
+def test_a_namespace_quota_below_the_request_is_unschedulable_and_retried(
+    fake: FakeCluster,
+) -> None:
+    """A request the namespace's quota never allows is refused by the create verb's
+    feasibility check: the workload says so (reason Unschedulable) and is retried (an
+    administrator may raise the quota); no Job is written."""
+    fake.add(
+        {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": {"name": "gpus", "namespace": "default"},
+            "spec": {"hard": {"requests.nvidia.com/gpu": "1"}},
+        }
+    )
+    outcome = reconciler(fake).reconcile(made(fake, workload("w", 2)))
+    assert outcome.result == "retry"
+    assert fake.find("Job", "w", "default") is None
+    status = current(fake, "w")["status"]
+    assert (status["phase"], status["reason"]) == ("Pending", "Unschedulable")
+    assert "namespace default's quota allows 1 nvidia.com/gpu in all" in status["message"]
+    assert "\n" not in status["message"]
+
+
+def test_a_job_of_the_workloads_name_that_is_not_a_job_fails_it(fake: FakeCluster) -> None:
+    """The create verb refuses a job of that name whatever its kind (here an inference job's
+    Deployment): the workload fails with JobNameTaken, nothing is written."""
+    fake.add(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {
+                "name": "w",
+                "namespace": "default",
+                "labels": {
+                    c.Labels.MANAGED_BY: c.MANAGED_BY_VALUE,
+                    c.Labels.INSTANCE: "w",
+                    c.Labels.JOB_TYPE: "inference",
+                },
+            },
+            "spec": {"template": {"spec": {"containers": []}}},
+        }
+    )
+    outcome = reconciler(fake).reconcile(made(fake, workload("w", 2)))
+    assert outcome.result == "failed"
+    status = current(fake, "w")["status"]
+    assert (status["phase"], status["reason"]) == ("Failed", "JobNameTaken")
+    assert fake.find("Job", "w", "default") is None

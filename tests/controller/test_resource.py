@@ -92,14 +92,26 @@ def test_manifests_install_a_hardened_least_privilege_controller() -> None:
     columns = [column["name"] for column in version["additionalPrinterColumns"]]
     assert columns[:6] == ["Model", "GPUs", "Strategy", "Phase", "Node", "Retries"]
 
-    # cluster-wide: the GPUWorkloads of every namespace, their Jobs, and reading nodes and pods
+    # cluster-wide: the GPUWorkloads of every namespace, their Jobs, reading nodes and pods,
+    # and what the create verb reads before it writes a Job; nothing else is written but a
+    # LocalQueue (a Job queued in a Kueue pool), and no Secret is read
     cluster_rules = by_kind["ClusterRole"]["rules"]
-    assert {(r["resources"][0], tuple(r["verbs"])) for r in cluster_rules} == {
+    assert {(name, tuple(r["verbs"])) for r in cluster_rules for name in r["resources"]} == {
         ("gpuworkloads", ("list", "watch")),  # read from the watch; never deleted by it
         ("gpuworkloads/status", ("patch",)),
-        ("jobs", ("get", "create", "delete")),  # delete: placing again
+        ("jobs", ("get", "list", "create", "delete")),  # delete: placing again
         ("nodes", ("list", "watch")),
         ("pods", ("list", "watch")),
+        ("configmaps", ("get", "list")),  # a job's objects; the pool records
+        ("services", ("list",)),
+        ("deployments", ("list",)),
+        ("statefulsets", ("list",)),
+        ("horizontalpodautoscalers", ("list",)),
+        ("poddisruptionbudgets", ("list",)),
+        ("namespaces", ("get",)),  # its Pod Security level
+        ("resourcequotas", ("list",)),
+        ("priorityclasses", ("list",)),  # installed with the controller, never created by it
+        ("localqueues", ("create",)),
     }
     # in its own namespace: only its Lease, read and renewed by name
     namespaced = [

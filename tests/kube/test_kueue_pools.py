@@ -1,7 +1,8 @@
 """Pools as Kueue ClusterQueues, with the real Kueue (tests/kube/kueue.py) on the local control
 plane: creating a capped pool makes its ResourceFlavor and ClusterQueue; a namespace's first
 job in the pool makes its LocalQueue; a job beyond the cap is not refused but Queued with no
-pod until the job holding the GPUs is gone; deleting the pool deletes its Kueue objects.
+pod until the job holding the GPUs is gone (a GPUWorkload's Job too: the controller writes it
+as create does); deleting the pool deletes its Kueue objects.
 
 The tests run on the session's plane with Kueue (tests/kube/session.py KUEUE), each in a pool of
 one node of its own (8 GPUs) with a name of its own: other tests on the same plane neither
@@ -10,6 +11,7 @@ take its GPUs nor queue to its ClusterQueue."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +24,7 @@ from gpuctl.spec.kinds import Options
 from tests.apply.test_cluster_scenarios import wait
 from tests.apply.test_scenarios import gpuctl
 from tests.conftest import run_gpuctl
+from tests.controller.scene import scene_on
 from tests.kube import kueue
 from tests.support.nodes import nodes_made, pool_name, pool_node
 from tests.support.sandbox import Cluster
@@ -237,3 +240,69 @@ def test_patching_a_pools_cap_sets_its_clusterqueue_quota_in_place(
         for n in (node, after)
     ]
     assert labels_and_taints[0] == labels_and_taints[1]
+
+
+SHARED_POOL = """kind: pool
+version: v0.1
+metadata: {{name: {name}}}
+max-gpus: 8
+isolation: shared
+nodes:
+  {first}: {{}}
+  {second}: {{}}
+"""
+
+
+def test_a_gpuworkload_in_a_kueue_pool_is_queued_there_and_held_by_its_cap(
+    kueue_local: Cluster,
+) -> None:
+    """The controller writes its Job through the create verb with the cluster's render
+    options: placed on a node of a pool that is a ClusterQueue, the Job carries the pool's
+    queue label and stays suspended, with no pod, while another job holds the pool's 8 GPUs
+    (on its other node: the node the controller chose has 8 free), and runs on the chosen
+    node once Kueue admits it."""
+    cluster = kueue_local
+    pool = pool_name(cluster, "kw")
+    with scene_on(cluster) as scene:
+        first, second = scene.add_node("kw-0", 8), scene.add_node("kw-1", 8)
+        pool_file = SHARED_POOL.format(name=pool, first=first, second=second)
+        try:
+            made = gpuctl(cluster, "create", "-f", "-", stdin=pool_file)
+            assert made.returncode == 0, made.stderr
+            assert f"clusterqueue.kueue.x-k8s.io/{pool} created" in made.stdout
+            queue = engine.render_local_queue(pool, cluster.namespace, kueue.SERVED_VERSION)
+            cluster.kubectl("create", "-f", "-", input=json.dumps(queue.obj))
+            _holding(cluster, pool, "kw-hold", 8)
+            wait(lambda: _status(cluster, "kw-hold") == "Running", 120, "Kueue to admit kw-hold")
+            held = _pod_node(cluster, "kw-hold")
+            free = second if held == first else first
+
+            with scene.controller():
+                scene.create("kw-queued", 4, "leastLoaded")
+                status = scene.wait_phase("kw-queued", "Scheduled", timeout=60)
+                assert status["assignedNode"] == free
+                assert f"queued in Kueue pool {pool}" in status["message"]
+                job = scene.client.get("Job", "kw-queued", scene.namespace)
+                assert job["metadata"]["labels"][c.KUEUE_QUEUE_LABEL] == pool
+                wait(lambda: _status(cluster, "kw-queued") == "Queued", 60, "kw-queued Queued")
+                time.sleep(5)  # Kueue had time to admit it, were there room
+                job = scene.client.get("Job", "kw-queued", scene.namespace)
+                assert job["spec"]["suspend"] is True
+                assert _pods(cluster, "kw-queued") == ""
+                described = gpuctl(cluster, "describe", "job", "kw-queued").stdout
+                assert f"waiting for Kueue to admit it from queue {pool}" in described
+
+                gone = gpuctl(cluster, "delete", "job", "kw-hold", "--wait")
+                assert gone.returncode == 0, gone.stderr
+                assert scene.pod_node("kw-queued", timeout=120) == free
+                assert scene.status("kw-queued")["phase"] == "Scheduled"
+        finally:
+            cluster.kubectl("delete", "job", "kw-hold", "kw-queued", "--wait=false", check=False)
+            gpuctl(cluster, "delete", "-f", "-", stdin=pool_file)
+
+
+def _pod_node(cluster: Cluster, job: str) -> str:
+    listed = cluster.kubectl("get", "pods", "-l", f"job-name={job}", "-o", "json").stdout
+    nodes = [pod["spec"].get("nodeName") for pod in json.loads(listed)["items"]]
+    assert len(nodes) == 1 and nodes[0], nodes
+    return str(nodes[0])

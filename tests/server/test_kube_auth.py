@@ -124,9 +124,10 @@ def test_rbac_decides_what_a_service_account_may_do(kube_api: KubeApi) -> None:
     made = kube_api.call("runner", "POST", "/jobs", json={"yamlContent": training("sa-job")})
     assert made.status_code == 201, made.text
     assert made.json()["jobId"] == f"{namespace}.sa-job"  # its own namespace by default
-    # the service account may read neither nodes nor PriorityClasses: both are said, and the
-    # job is made all the same
+    # the service account may read neither its namespace (cluster-scoped) nor nodes nor
+    # PriorityClasses: each is said, and the job is made all the same
     assert made.json()["warnings"] == [
+        f"Pod Security not checked: you may not read namespace {namespace}",
         "placement not checked: you may not read the cluster's nodes",
         "job/sa-job: its pods run without priorityClassName gpuctl-medium (you may not read "
         "PriorityClasses, so whether it exists is unknown); its priority takes effect once the "

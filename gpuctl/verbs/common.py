@@ -4,7 +4,7 @@ for a deletion (the errors a verb raises are in verbs/errors.py)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import Enum
@@ -13,11 +13,13 @@ from typing import Any
 from gpuctl import constants as c
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.client import KubeError, ref
+from gpuctl.cluster.errors import Forbidden
 from gpuctl.render.engine import Manifest
 from gpuctl.verbs.errors import WaitTimeout
 from gpuctl.verbs.plan import JOB_OBJECT_KINDS, SCALED_KINDS
 
 WORKERS = 8  # concurrent requests to the API server (kubectl's client-side QPS is 5-50)
+LIST_AT = 32  # objects of one kind in one namespace from which one list reads them all
 DEFAULT_TIMEOUT = 300.0
 Progress = Callable[[str], None]
 Target = tuple[str, str, str | None]  # kind, name, namespace (None: cluster-scoped)
@@ -129,12 +131,40 @@ def locate(manifest: Manifest) -> Target:
 
 
 def read_live(
-    cluster: ClusterAPI, manifests: list[Manifest]
+    cluster: ClusterAPI, manifests: Sequence[Manifest]
 ) -> dict[tuple[str, str, str, str], dict[str, Any] | None]:
-    """The live copy of every manifest's object (None when absent), with bounded concurrency."""
+    """The live copy of every manifest's object (None when absent). Where LIST_AT or more of
+    the objects are of one kind in one namespace, one list reads them all (a re-apply of a
+    thousand jobs is a few lists, not a thousand reads); the rest are read one by one, with
+    bounded concurrency. A caller who may get but not list those objects reads them one by
+    one."""
+    groups: dict[tuple[str, str | None], list[Manifest]] = {}
+    for manifest in manifests:
+        groups.setdefault((manifest.kind, manifest.namespace or None), []).append(manifest)
+    found: dict[tuple[str, str, str, str], dict[str, Any] | None] = {}
+    one_by_one: list[Manifest] = []
+    for (kind, namespace), members in groups.items():
+        listed = _listed_by_name(cluster, kind, namespace) if len(members) >= LIST_AT else None
+        if listed is None:
+            one_by_one += members
+            continue
+        for manifest in members:
+            found[manifest.identity] = listed.get(manifest.name)
     with ThreadPoolExecutor(WORKERS) as pool:
-        found = list(pool.map(lambda m: cluster.find(*locate(m)), manifests))
-    return {m.identity: live for m, live in zip(manifests, found, strict=True)}
+        read = pool.map(lambda m: cluster.find(*locate(m)), one_by_one)
+        found.update((m.identity, live) for m, live in zip(one_by_one, read, strict=True))
+    return {m.identity: found[m.identity] for m in manifests}
+
+
+def _listed_by_name(
+    cluster: ClusterAPI, kind: str, namespace: str | None
+) -> dict[str, dict[str, Any]] | None:
+    """Every object of the kind in the namespace by name; None when they may not be listed."""
+    try:
+        objects = cluster.list(kind, namespace)
+    except Forbidden:
+        return None
+    return {str((obj.get("metadata") or {}).get("name")): obj for obj in objects}
 
 
 def live_autoscalers(

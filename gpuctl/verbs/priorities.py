@@ -29,7 +29,7 @@ from gpuctl import workloads
 from gpuctl.cluster.api import ClusterAPI
 from gpuctl.cluster.errors import AlreadyExists, Forbidden, KubeError
 from gpuctl.render.engine import Manifest, priority_class_of, render_priority_classes
-from gpuctl.verbs.common import ObjectResult
+from gpuctl.verbs.common import ObjectResult, read_live
 
 INSTALL_HINT = "an administrator installs them with `gpuctl priority-classes install`"
 
@@ -79,16 +79,23 @@ def _without_class(manifest: Manifest) -> Manifest:
     return dataclasses.replace(manifest, obj=obj, text=text)
 
 
-def _live_without_class(cluster: ClusterAPI, manifest: Manifest) -> bool:
-    """A live workload of that name exists and its pods name no PriorityClass."""
+def _without_class_live(
+    cluster: ClusterAPI, manifests: Sequence[Manifest]
+) -> set[tuple[str, str, str, str]]:
+    """The identities of the manifests whose live workload exists and whose pods name no
+    PriorityClass, read together (gpuctl.verbs.common.read_live); none when they cannot be
+    read."""
     try:
-        live = cluster.find(manifest.kind, manifest.name, manifest.namespace or None)
+        live = read_live(cluster, manifests)
     except KubeError:
-        return False
-    if live is None:
-        return False
-    adapter = workloads.adapter(manifest.kind)
-    return adapter is not None and "priorityClassName" not in adapter.pod_spec(live)
+        return set()
+    return {
+        manifest.identity
+        for manifest in manifests
+        if (obj := live.get(manifest.identity)) is not None
+        and (adapter := workloads.adapter(manifest.kind)) is not None
+        and "priorityClassName" not in adapter.pod_spec(obj)
+    }
 
 
 def check(
@@ -126,8 +133,10 @@ def _leave_out(
     """Drop the class from the pod templates that name a missing one (or, with `keep_live`,
     whose live workload has none), with a warning per job."""
     kept: list[Manifest] = []
-    for manifest in result.manifests:
-        name = priority_class_of(manifest)
+    named = [(m, priority_class_of(m)) for m in result.manifests]
+    asked = [m for m, name in named if name is not None and name not in missing]
+    classless = _without_class_live(cluster, asked) if keep_live and asked else set()
+    for manifest, name in named:
         if name is not None and name in missing:
             kept.append(_without_class(manifest))
             result.warnings.append(
@@ -135,7 +144,7 @@ def _leave_out(
                 f"priorityClassName {name} ({why}); its priority takes effect once the classes "
                 f"are installed: {INSTALL_HINT}"
             )
-        elif name is not None and keep_live and _live_without_class(cluster, manifest):
+        elif manifest.identity in classless:
             kept.append(_without_class(manifest))
         else:
             kept.append(manifest)

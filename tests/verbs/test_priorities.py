@@ -13,7 +13,7 @@ from gpuctl.render.engine import Manifest
 from gpuctl.spec.document import load_text
 from gpuctl.spec.kinds import Options
 from gpuctl.verbs.apply import Apply
-from gpuctl.verbs.common import DryRun
+from gpuctl.verbs.common import LIST_AT, DryRun, read_live
 from gpuctl.verbs.create import Create
 from gpuctl.verbs.diff import Diff
 
@@ -120,3 +120,47 @@ def test_diff_agrees_with_apply_on_a_live_job_without_a_class() -> None:
     cluster = FakeCluster()
     Apply(cluster).run(render("high", Options(priority_classes=False)))
     assert not Diff(cluster).run(render("high")).differs
+
+
+def many(count: int, options: Options | None = None) -> list[Manifest]:
+    text = "---\n".join(
+        TRAINING.format(priority="high").replace("ft", f"ft-{i}") for i in range(count)
+    )
+    return engine.render_documents(load_text("spec.yaml", text), options or Options())
+
+
+def test_a_re_apply_of_many_jobs_reads_them_by_kind_with_lists() -> None:
+    """Past LIST_AT objects of one kind in one namespace, the live objects are listed, not
+    read one by one (an unchanged re-apply of 1,000 jobs made 2,000 reads before)."""
+    count = LIST_AT + 8
+    cluster = FakeCluster()
+    Apply(cluster).run(many(count - 1))
+    Apply(cluster).run(many(1, Options(priority_classes=False))[:1])  # ft-0 without a class
+    cluster.calls.clear()
+    result = Apply(cluster).run(many(count))
+    jobs_read = [call for call in cluster.calls if call[1] == "Job" and call[0] == "get"]
+    assert jobs_read == [], jobs_read
+    assert sum(1 for call in cluster.calls if call[:2] == ("list", "Job")) >= 1
+    assert f"job.batch/ft-{count - 1} created" in result.lines()
+    assert "job.batch/ft-1 unchanged" in result.lines()
+    assert pod_class(cluster, "ft-0") is None  # its live Job has none, and keeps none
+    assert pod_class(cluster, "ft-1") == "gpuctl-high"
+
+
+class NoJobLists(FakeCluster):
+    """A user who may get Jobs but not list them."""
+
+    def list(self, kind: str, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        if kind == "Job":
+            raise Forbidden('cannot list resource "jobs"')
+        return super().list(kind, *args, **kwargs)
+
+
+def test_a_caller_who_may_not_list_reads_the_jobs_one_by_one() -> None:
+    count = LIST_AT + 1
+    cluster = NoJobLists()
+    manifests = [m for m in many(count) if m.kind == "Job"]
+    cluster.add(*(m.obj for m in manifests))
+    live = read_live(cluster, manifests)
+    assert all(live[m.identity] is not None for m in manifests)
+    assert sum(1 for call in cluster.calls if call[:2] == ("get", "Job")) == count

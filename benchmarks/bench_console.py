@@ -14,6 +14,7 @@ Run: python benchmarks/bench_console.py
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ TOKEN = "bench-console-admin-token"
 START_SECONDS = 180.0
 PAINT_WAIT_SECONDS = 30.0
 CHROMIUM = shutil.which("chromium")
+SHORT_TMPDIR = "/tmp"
 CHROMEDRIVER = shutil.which("chromedriver")
 TRAINING = """kind: training
 version: v0.1
@@ -120,19 +122,6 @@ def check_jobs(base: str, kubeconfig: Path, count: int) -> None:
     harness.wait_pods(cluster, "default", count, done=("Running", "Succeeded"), timeout=120)
 
 
-def _start(start: Callable[[], Any]) -> Any:
-    """The browser, started again once when it exits while starting (Chromium does so now and
-    then on a loaded machine: "session not created: Chrome instance exited"); the page load
-    measured comes after, so a second start changes no figure."""
-    from selenium.common.exceptions import SessionNotCreatedException
-
-    try:
-        return start()
-    except SessionNotCreatedException as error:
-        print(f"chromium did not start ({error.msg}); starting it once more", file=sys.stderr)
-        return start()
-
-
 @contextmanager
 def chromium() -> Iterator[Any]:
     from selenium import webdriver
@@ -144,7 +133,10 @@ def chromium() -> Iterator[Any]:
         options.add_argument(flag)
     options.add_argument("--disable-dev-shm-usage")
     options.add_argument("--window-size=1280,900")
-    driver = _start(lambda: webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options))
+    # Chromium makes its Unix sockets under TMPDIR, and a socket's path is at most 107 bytes:
+    # under a deep TMPDIR (a test's own temporary folder) it exits while starting
+    service = Service(str(CHROMEDRIVER), env={**os.environ, "TMPDIR": SHORT_TMPDIR})
+    driver = webdriver.Chrome(service=service, options=options)
     try:
         yield driver
     finally:

@@ -194,6 +194,17 @@ def _answer_matches(command: Command, output: str) -> bool:
     return shown_matches(command.shown, output)
 
 
+def _refusal(output: str) -> str | None:
+    """The `error` of a REST answer (`{"error": "JobNotFound", ...}`): a page names the refusals
+    it shows, so `curl -s`, which exits 0 on any answer, cannot hide one it does not."""
+    try:
+        answer = json.loads(output)
+    except json.JSONDecodeError:
+        return None
+    error = answer.get("error") if isinstance(answer, dict) else None
+    return error if isinstance(error, str) else None
+
+
 # ------------------------------------------------------------------------- one page's session
 
 
@@ -310,6 +321,10 @@ def _first_problem(run: list[Command], results: Path) -> str | None:
         expected = "a failure" if command.exit is None else f"exit {command.exit}"
         if (rc == 0) != (command.exit == 0) or (command.exit not in (None, 0, rc)):
             return f"{command.where}: exit {rc}, shown as {expected}: $ {command.text}\n{output}"
+        refused = _refusal(output)
+        if refused and refused not in command.text + "\n".join(command.shown):
+            unshown = f"answered {refused}, which the page does not show"
+            return f"{command.where}: {unshown}: $ {command.text}\n{output}"
         if not _answer_matches(command, output):
             shown = "\n".join(command.shown)
             return f"{command.where}: $ {command.text}\nprinted:\n{output}\nshown:\n{shown}"

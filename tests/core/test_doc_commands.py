@@ -14,7 +14,8 @@ stopped ...). Every other block of a page is run, in the page's order, as one sh
   console block's are its `$ ` lines, and the lines up to the next `$ ` are what it prints;
 - each command must exit 0, unless its comment says `(exit N)` (then N), or the comment line
   right after it starts with `# error:` (then it must fail, printing that error);
-- what a block shows is compared: a console command's output lines, in order (`...` or `…`
+- what a block shows is compared: a table header in a command's comment (`# NAME STATUS …`)
+  with a line of its output; a console command's output lines, in order (`...` or `…`
   stands for any lines or any text); a bash command's `# {...}`, `# [...]` (JSON, compared
   as data), `# ok` and `# error: ...` line right after it;
 - `gpuctl serve` listens on a free port, not 8000, which the commands' `127.0.0.1:8000` then
@@ -160,6 +161,15 @@ def _exit_of(text: str) -> int:
     return next((int(s.group(1)) for s in status if s), 0)
 
 
+HEADER = re.compile(r"(?:^|\s)#\s+((?:[A-Z][A-Z-]+\s+)+[A-Z][A-Z-]+)(?:\s+…)?\s*$")
+
+
+def header_of(text: str) -> list[str]:
+    """The table header a command's comment shows (`# NAME STATUS GPU …`), as words."""
+    shown = HEADER.search(text.splitlines()[0])
+    return shown.group(1).split() if shown else []
+
+
 # ------------------------------------------------------------------------- the checks
 
 
@@ -182,6 +192,9 @@ def shown_matches(shown: list[str], output: str) -> bool:
 
 
 def _answer_matches(command: Command, output: str) -> bool:
+    header = header_of(command.text)
+    if header and not any(line.split()[: len(header)] == header for line in output.splitlines()):
+        return False
     if not command.shown:
         return True
     if command.json:
@@ -326,7 +339,7 @@ def _first_problem(run: list[Command], results: Path) -> str | None:
             unshown = f"answered {refused}, which the page does not show"
             return f"{command.where}: {unshown}: $ {command.text}\n{output}"
         if not _answer_matches(command, output):
-            shown = "\n".join(command.shown)
+            shown = "\n".join(command.shown) or " ".join(header_of(command.text))
             return f"{command.where}: $ {command.text}\nprinted:\n{output}\nshown:\n{shown}"
     return None
 
@@ -405,6 +418,8 @@ def test_a_bash_block_joins_continuations_and_heredocs_and_reads_its_answers() -
     ]
     assert found[2].text == "gpuctl create -f - <<'EOF'\nkind: training\nEOF"
     assert _exit_of("gpuctl diff -f x  # no changes (exit 1)") == 1
+    assert header_of("gpuctl get pools   # NAME NODES GPU …") == ["NAME", "NODES", "GPU"]
+    assert header_of("gpuctl get nodes --label x   # NAME KEY VALUE of that label") == []
 
 
 def test_shown_output_matches_in_order_with_ellipses() -> None:

@@ -306,8 +306,10 @@ def run_page(page: str, tmp_path: Path) -> str | None:
     try:
         prelude, _ = session.communicate(timeout=PAGE_SECONDS)
     except subprocess.TimeoutExpired:
-        started = int((results / "started").read_text())
-        return f"{run[started].where}: still running after {PAGE_SECONDS} s: {run[started].text}"
+        if not (results / "started").exists():
+            return f"{page}: the README's first command still runs after {PAGE_SECONDS} s"
+        late = run[int((results / "started").read_text())]
+        return f"{late.where}: still running after {PAGE_SECONDS} s: {late.text}"
     finally:
         _stop(session, work, env)
     if session.returncode in (90, 91):

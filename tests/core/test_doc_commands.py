@@ -15,8 +15,9 @@ stopped ...). Every other block of a page is run, in the page's order, as one sh
 - each command must exit 0, unless its comment says `(exit N)` (then N), or the comment line
   right after it starts with `# error:` (then it must fail, printing that error);
 - what a block shows is compared: a table header in a command's comment (`# NAME STATUS …`)
-  with a line of its output; a console command's output lines, in order (`...` or `…`
-  stands for any lines or any text); a bash command's `# {...}`, `# [...]` (JSON, compared
+  with a line of its output, and so an object's line (`# job.batch/x created`); a console
+  command's output lines, in order, each a whole line (`...` or `…` alone stands for any
+  lines, `…` in a line for any text); a bash command's `# {...}`, `# [...]` (JSON, compared
   as data), `# ok` and `# error: ...` line right after it;
 - `gpuctl serve` listens on a free port, not 8000, which the commands' `127.0.0.1:8000` then
   names; a server the page starts in the background is stopped with the page's session.
@@ -164,6 +165,16 @@ def _exit_of(text: str) -> int:
 HEADER = re.compile(r"(?:^|\s)#\s+((?:[A-Z][A-Z-]+\s+)+[A-Z][A-Z-]+)(?:\s+…)?\s*$")
 
 
+OBJECT_LINE = re.compile(r"(?:^|\s)#\s+([a-z][a-z0-9.-]*/\S+ [a-z]+\b[^(;]*)")
+
+
+def object_line_of(text: str) -> str | None:
+    """The line a command's comment says it prints (`# job.batch/x created`, `# node/y
+    labeled`, `# examples/z.yaml: ok …`), up to a note in brackets or after `;`."""
+    shown = OBJECT_LINE.search(text.splitlines()[0])
+    return shown.group(1).strip() if shown else None
+
+
 def header_of(text: str) -> list[str]:
     """The table header a command's comment shows (`# NAME STATUS GPU …`), as words."""
     shown = HEADER.search(text.splitlines()[0])
@@ -185,8 +196,8 @@ def shown_matches(shown: list[str], output: str) -> bool:
         if words(line) in ("...", "…"):
             pattern += r"(?:.*\n)*?"
         else:
-            parts = [re.escape(part) for part in words(line).split("…")]
-            pattern += r"(?:.*\n)*?" + "[^\n]*?" + ".*?".join(parts) + r"[^\n]*\n"
+            parts = [re.escape(part.strip()) for part in words(line).split("…")]
+            pattern += r"(?:.*\n)*?" + ".*?".join(parts) + r"\n"
     text = "\n".join(words(line) for line in output.splitlines()) + "\n"
     return re.match(pattern, text) is not None
 
@@ -194,6 +205,9 @@ def shown_matches(shown: list[str], output: str) -> bool:
 def _answer_matches(command: Command, output: str) -> bool:
     header = header_of(command.text)
     if header and not any(line.split()[: len(header)] == header for line in output.splitlines()):
+        return False
+    line = object_line_of(command.text)
+    if line and not shown_matches([line], output):
         return False
     if not command.shown:
         return True
@@ -342,6 +356,7 @@ def _first_problem(run: list[Command], results: Path) -> str | None:
             return f"{command.where}: {unshown}: $ {command.text}\n{output}"
         if not _answer_matches(command, output):
             shown = "\n".join(command.shown) or " ".join(header_of(command.text))
+            shown = shown or str(object_line_of(command.text))
             return f"{command.where}: $ {command.text}\nprinted:\n{output}\nshown:\n{shown}"
     return None
 
@@ -422,6 +437,11 @@ def test_a_bash_block_joins_continuations_and_heredocs_and_reads_its_answers() -
     assert _exit_of("gpuctl diff -f x  # no changes (exit 1)") == 1
     assert header_of("gpuctl get pools   # NAME NODES GPU …") == ["NAME", "NODES", "GPU"]
     assert header_of("gpuctl get nodes --label x   # NAME KEY VALUE of that label") == []
+    assert object_line_of("gpuctl apply -f x.yaml   # deployment.apps/… configured") == (
+        "deployment.apps/… configured"
+    )
+    assert object_line_of("gpuctl get jobs   # the jobs, one a line") is None
+    assert object_line_of("gpuctl x  # node/n labeled (once); more") == "node/n labeled"
 
 
 def test_shown_output_matches_in_order_with_ellipses() -> None:
@@ -429,6 +449,7 @@ def test_shown_output_matches_in_order_with_ellipses() -> None:
     assert shown_matches(["kind: PodDisruptionBudget", "...", "spec:", "minAvailable: 1"], output)
     assert not shown_matches(["spec:", "kind: PodDisruptionBudget"], output)
     assert shown_matches(["a …"], output) and not shown_matches(["b …"], output)
+    assert not shown_matches(["a"], output)  # a whole line, unless `…` says more follows
 
 
 def test_a_not_run_marker_is_read_from_the_line_before_the_fence() -> None:

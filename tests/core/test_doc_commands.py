@@ -19,6 +19,8 @@ stopped ...). Every other block of a page is run, in the page's order, as one sh
   command's output lines, in order, each a whole line (`...` or `…` alone stands for any
   lines, `…` in a line for any text); a bash command's `# {...}`, `# [...]` (JSON, compared
   as data), `# ok` and `# error: ...` line right after it;
+- a REST answer with an `error` (`curl -s` exits 0 on any answer) is one the page names on the
+  command's line or shows after it;
 - `gpuctl serve` listens on a free port, not 8000, which the commands' `127.0.0.1:8000` then
   names; a server the page starts in the background is stopped with the page's session.
 """
@@ -386,7 +388,7 @@ def stray_markers() -> list[str]:
     for page in pages():
         lines = (REPO / page).read_text(encoding="utf-8").splitlines()
         for number, line in enumerate(lines, 1):
-            if "<!-- not run" not in line:
+            if not line.lstrip().startswith("<!-- not run"):
                 continue
             fence = FENCE.match(lines[number]) if number < len(lines) else None
             if NOT_RUN.match(line) is None or fence is None:

@@ -341,6 +341,19 @@ def _stop(session: subprocess.Popen[str], work: Path, env: dict[str, str]) -> No
     subprocess.run(
         [str(GPUCTL), "sandbox", "down"], cwd=work, env=env, capture_output=True, check=False
     )
+    for pid in _started_under(work.parent):  # a sandbox whose `up` failed has no state file
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+
+
+def _started_under(folder: Path) -> list[int]:
+    """The processes whose command line names `folder` (this test's own temporary folder)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        with contextlib.suppress(OSError):
+            if f"{folder}/".encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+    return [pid for pid in found if pid != os.getpid()]
 
 
 def _first_problem(run: list[Command], results: Path) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import signal
 import threading
 from pathlib import Path
@@ -33,8 +34,10 @@ def serve(config_file: str | None, port: int, kubeconfig: str, ready_file: str |
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     with Sandbox(config, port=port) as sandbox:
         sandbox.write_kubeconfig(kubeconfig)
-        if ready_file:
-            Path(ready_file).write_text(json.dumps({"url": sandbox.url}))
+        if ready_file:  # whole or absent: `sandbox up` reads it as soon as it exists
+            partial = Path(f"{ready_file}.partial")
+            partial.write_text(json.dumps({"url": sandbox.url}))
+            os.replace(partial, ready_file)
         print(f"sandbox listening on {sandbox.url}; KUBECONFIG={kubeconfig}", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             done.wait()

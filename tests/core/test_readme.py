@@ -318,6 +318,9 @@ def test_docs_build_strict_with_generated_references(tmp_path: Path) -> None:
     assert "/api/v1/jobs" in endpoints and 'id="shape-errorbody"' in endpoints
     layout = (site / "design" / "layout" / "index.html").read_text()
     assert "gpuctl/verbs/" in layout
+    marker = re.compile(r"&lt;!-- not run: (?!REASON)")  # the convention's own name is shown
+    shown = [page for page in site.rglob("*.html") if marker.search(page.read_text())]
+    assert shown == []  # a shell block's not-run marker (test_doc_commands) stays a comment
 
 
 def test_the_docs_extra_is_what_the_site_build_needs_and_the_tests_have_it() -> None:

@@ -40,6 +40,7 @@ from typing import Any, Protocol, TypeVar
 
 from gpuctl.cluster.api import ClusterAPI, VersionedLists
 from gpuctl.cluster.errors import Gone, KubeError, NotFound, Unreachable
+from gpuctl.cluster.forwarding import Forwarding
 
 log = logging.getLogger("gpuctl.cache")
 Obj = dict[str, Any]
@@ -628,7 +629,7 @@ class Remembered:
         return writes == self.writes and time.monotonic() - self.computed < trail_seconds
 
 
-class CachedReads:
+class CachedReads(Forwarding):
     """A ClusterAPI whose lists come from the cache when it can answer them; every other call
     (and every list it cannot answer) goes to the cluster.
 
@@ -704,62 +705,4 @@ class CachedReads:
             recording.append(None)  # read from the cluster: nothing to remember
         return self.cluster.list(
             kind, namespace, label_selector=label_selector, field_selector=field_selector
-        )
-
-    def get(self, kind: str, name: str, namespace: str | None = None) -> Obj:
-        return self.cluster.get(kind, name, namespace)
-
-    def find(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
-        return self.cluster.find(kind, name, namespace)
-
-    def served_versions(self, group: str) -> tuple[str, ...]:
-        return self.cluster.served_versions(group)
-
-    def create(self, obj: Obj, *, dry_run: bool = False) -> Obj:
-        return self.cluster.create(obj, dry_run=dry_run)
-
-    def replace(self, obj: Obj, *, dry_run: bool = False) -> Obj:
-        return self.cluster.replace(obj, dry_run=dry_run)
-
-    def patch(
-        self, kind: str, name: str, namespace: str | None, patch: Any, *, patch_type: str = "merge"
-    ) -> Obj:
-        return self.cluster.patch(kind, name, namespace, patch, patch_type=patch_type)
-
-    def delete(
-        self,
-        kind: str,
-        name: str,
-        namespace: str | None = None,
-        *,
-        propagation: str = "Foreground",
-        grace_period: int | None = None,
-        dry_run: bool = False,
-    ) -> None:
-        self.cluster.delete(
-            kind,
-            name,
-            namespace,
-            propagation=propagation,
-            grace_period=grace_period,
-            dry_run=dry_run,
-        )
-
-    def watch(
-        self,
-        kind: str,
-        namespace: str | None,
-        *,
-        resource_version: str,
-        field_selector: str | None = None,
-        label_selector: str | None = None,
-        timeout_seconds: int = 30,
-    ) -> Iterator[tuple[str, Obj]]:
-        return self.cluster.watch(
-            kind,
-            namespace,
-            resource_version=resource_version,
-            field_selector=field_selector,
-            label_selector=label_selector,
-            timeout_seconds=timeout_seconds,
         )

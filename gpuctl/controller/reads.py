@@ -12,24 +12,28 @@ objects are the cache's own: the verb's checks read them and never change them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from gpuctl.cluster.api import ClusterAPI
+from gpuctl.cluster.forwarding import Forwarding
 from gpuctl.controller.cache import ClusterCache
 from gpuctl.inventory.nodes import ACTIVE_PODS
 
 _FINISHED = ("Succeeded", "Failed")
 
 
-class CachedReads:
+class CachedReads(Forwarding):
     """`cluster`, with `list("Node")` and the list of active pods served by `cache` while it
     is fresh (ClusterCache.stale is empty)."""
 
     def __init__(self, cluster: ClusterAPI, cache: ClusterCache) -> None:
-        self.cluster = cluster
+        self._cluster = cluster
         self.cache = cache
         self.namespace = cluster.namespace
+
+    @property
+    def cluster(self) -> ClusterAPI:
+        return self._cluster
 
     def _cached(
         self,
@@ -64,67 +68,3 @@ class CachedReads:
         return self.cluster.list(
             kind, namespace, label_selector=label_selector, field_selector=field_selector
         )
-
-    def get(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any]:
-        return self.cluster.get(kind, name, namespace)
-
-    def find(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
-        return self.cluster.find(kind, name, namespace)
-
-    def create(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
-        return self.cluster.create(obj, dry_run=dry_run)
-
-    def replace(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
-        return self.cluster.replace(obj, dry_run=dry_run)
-
-    def patch(
-        self,
-        kind: str,
-        name: str,
-        namespace: str | None,
-        patch: Any,
-        *,
-        patch_type: str = "merge",
-    ) -> dict[str, Any]:
-        return self.cluster.patch(kind, name, namespace, patch, patch_type=patch_type)
-
-    def delete(
-        self,
-        kind: str,
-        name: str,
-        namespace: str | None = None,
-        *,
-        propagation: str = "Foreground",
-        grace_period: int | None = None,
-        dry_run: bool = False,
-    ) -> None:
-        self.cluster.delete(
-            kind,
-            name,
-            namespace,
-            propagation=propagation,
-            grace_period=grace_period,
-            dry_run=dry_run,
-        )
-
-    def watch(
-        self,
-        kind: str,
-        namespace: str | None,
-        *,
-        resource_version: str,
-        field_selector: str | None = None,
-        label_selector: str | None = None,
-        timeout_seconds: int = 30,
-    ) -> Iterator[tuple[str, dict[str, Any]]]:
-        return self.cluster.watch(
-            kind,
-            namespace,
-            resource_version=resource_version,
-            field_selector=field_selector,
-            label_selector=label_selector,
-            timeout_seconds=timeout_seconds,
-        )
-
-    def served_versions(self, group: str) -> tuple[str, ...]:
-        return self.cluster.served_versions(group)
